@@ -1,0 +1,135 @@
+"""Copy text to the clipboard, honestly.
+
+The chain: a system clipboard tool (the ones pyperclip knows: wl-copy, xclip, xsel, pbcopy,
+clip.exe; pyperclip itself on Windows) run with stderr captured — a tool that fails is
+detected, never trusted, and prints nothing over the screen; then OSC 52 through the
+terminal (wrapped for tmux). Every result says which way it went.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+TOOL_TIMEOUT_S = 5.0
+OSC52_NOTE = "terminal, OSC 52 — your terminal must allow clipboard writes"
+
+
+@dataclass(frozen=True, slots=True)
+class CopyResult:
+    ok: bool
+    method: str  #: "xclip", "wl-copy", … or OSC52_NOTE
+    detail: str = ""  #: why it failed, or what was tried
+
+    def describe(self) -> str:
+        return self.method if self.ok else self.detail
+
+
+def _candidates() -> list[tuple[str, list[str]]]:
+    """(name, argv) of the system tools that could work here, best first."""
+    tools: list[tuple[str, list[str]]] = []
+    if sys.platform == "darwin":
+        tools.append(("pbcopy", ["pbcopy"]))
+    if os.environ.get("WAYLAND_DISPLAY"):
+        tools.append(("wl-copy", ["wl-copy"]))
+    if os.environ.get("DISPLAY"):
+        tools.append(("xclip", ["xclip", "-selection", "clipboard", "-in"]))
+        tools.append(("xsel", ["xsel", "--clipboard", "--input"]))
+    if "microsoft" in _uname_release() or sys.platform == "cygwin":
+        tools.append(("clip.exe", ["clip.exe"]))
+    return [(name, argv) for name, argv in tools if shutil.which(argv[0])]
+
+
+def _uname_release() -> str:
+    try:
+        return os.uname().release.lower()
+    except AttributeError:  # pragma: no cover - Windows
+        return ""
+
+
+def _run_tool(name: str, argv: list[str], text: str) -> CopyResult:
+    # xclip and xsel stay behind to serve the selection, holding their stdout/stderr open:
+    # stdout goes to /dev/null and stderr to a file, so that we never wait on a pipe.
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.run(
+                argv,
+                input=text.encode("utf-8"),
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                timeout=TOOL_TIMEOUT_S,
+                check=False,
+                start_new_session=True,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            return CopyResult(False, name, f"{name} failed: {exc}")
+        err.seek(0)
+        message = err.read(2000).decode("utf-8", "replace").strip().splitlines()
+    if proc.returncode != 0:
+        reason = message[0] if message else f"exit code {proc.returncode}"
+        return CopyResult(False, name, f"{name} failed: {reason}")
+    return CopyResult(True, name)
+
+
+def copy_with_system_tool(text: str) -> CopyResult:
+    """Try the system clipboard tools in turn; the first that succeeds wins."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        try:
+            import pyperclip
+
+            pyperclip.copy(text)
+            return CopyResult(True, "Windows clipboard")
+        except Exception as exc:
+            return CopyResult(False, "pyperclip", f"Windows clipboard failed: {exc}")
+    failures: list[str] = []
+    for name, argv in _candidates():
+        result = _run_tool(name, argv, text)
+        if result.ok:
+            return result
+        failures.append(result.detail)
+    if not failures:
+        return CopyResult(False, "", "no clipboard tool (no display, or none of wl-copy, "
+                          "xclip, xsel, pbcopy installed)")
+    return CopyResult(False, "", "; ".join(failures))
+
+
+def osc52_sequence(text: str, tmux: bool | None = None) -> str:
+    payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    sequence = f"\x1b]52;c;{payload}\x07"
+    if tmux if tmux is not None else bool(os.environ.get("TMUX")):
+        sequence = "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
+    return sequence
+
+
+def copy_via_tty(text: str) -> CopyResult:
+    """OSC 52 written straight to the controlling terminal (the CLI's fallback)."""
+    try:
+        fd = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
+    except OSError:
+        return CopyResult(False, "", "no terminal to send OSC 52 to")
+    try:
+        os.write(fd, osc52_sequence(text).encode("ascii"))
+    except OSError as exc:
+        return CopyResult(False, "", f"writing OSC 52 to the terminal failed: {exc}")
+    finally:
+        os.close(fd)
+    return CopyResult(True, OSC52_NOTE)
+
+
+def copy(text: str, terminal: Callable[[str], CopyResult] | None = copy_via_tty) -> CopyResult:
+    """The whole chain. ``terminal`` is the OSC 52 fallback (the reader passes its own)."""
+    system = copy_with_system_tool(text)
+    if system.ok:
+        return system
+    if terminal is not None:
+        result = terminal(text)
+        if result.ok:
+            return result
+        return CopyResult(False, "", f"{system.detail}; {result.detail}")
+    return system

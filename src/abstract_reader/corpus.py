@@ -1,0 +1,353 @@
+"""Dump files → papers: parsing, sanitising, stable ids, de-duplication, load errors.
+
+A paper is identified by a hash of its whitespace-normalised (sanitised) abstract, so the
+same abstract in several dumps, re-ordered or re-exported, is one paper with several sources.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .text import derive_title, disambiguate, escape_for_terminal, sanitise
+
+ID_LENGTH = 16
+MIN_PREFIX = 4
+_BINARY_SAMPLE = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a paper was found: the dump's file name and its 1-based position in it."""
+
+    file: str
+    index: int
+
+    def __str__(self) -> str:
+        return f"{self.file} #{self.index}"
+
+
+@dataclass(slots=True)
+class Paper:
+    id: str
+    abstract: str  #: sanitised source text (LaTeX and emphasis markers kept)
+    title: str  #: the derived stand-in title, or the real one when a source has it
+    title_derived: bool = True
+    venue: str | None = None
+    year: int | None = None
+    sources: list[Source] = field(default_factory=list)
+    authors: tuple[str, ...] = ()
+    url: str | None = None
+    doi: str | None = None
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:12]
+
+    @property
+    def venue_year(self) -> str:
+        parts = [p for p in (self.venue, str(self.year) if self.year else None) if p]
+        return " ".join(parts) if parts else "unknown venue"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadError:
+    """A problem with one input path, worded for one line on stderr."""
+
+    path: str
+    message: str
+    fatal: bool = True  #: the path was skipped (False: it loaded, with a warning)
+
+    def __str__(self) -> str:
+        return f"{escape_for_terminal(self.path)}: {self.message}"
+
+
+@dataclass(slots=True)
+class Corpus:
+    papers: list[Paper] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    _by_id: dict[str, Paper] = field(default_factory=dict, repr=False)
+    _positions: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    def __iter__(self) -> Iterator[Paper]:
+        return iter(self.papers)
+
+    def get(self, paper_id: str) -> Paper | None:
+        return self._by_id.get(paper_id)
+
+    def index_of(self, paper_id: str) -> int:
+        """The paper's position in corpus order (KeyError if it is not loaded)."""
+        if len(self._positions) != len(self.papers):
+            self._positions.clear()
+            self._positions.update((p.id, i) for i, p in enumerate(self.papers))
+        return self._positions[paper_id]
+
+    def resolve(self, prefix: str) -> Paper:
+        """Find a paper by id or unambiguous id prefix (like git). Raises LookupError."""
+        key = prefix.strip().lower()
+        if not re.fullmatch(r"[0-9a-f]+", key):
+            raise LookupError(f"{escape_for_terminal(prefix)!s}: not a paper id (hex digits)")
+        exact = self._by_id.get(key)
+        if exact is not None:
+            return exact
+        if len(key) < MIN_PREFIX:
+            raise LookupError(f"{key}: id prefix too short (at least {MIN_PREFIX} digits)")
+        matches = [p for p in self.papers if p.id.startswith(key)]
+        if not matches:
+            raise LookupError(f"{key}: no paper with this id in the loaded dumps")
+        if len(matches) > 1:
+            shown = ", ".join(p.short_id for p in matches[:5])
+            raise LookupError(f"{key}: ambiguous id prefix ({len(matches)} papers: {shown})")
+        return matches[0]
+
+    @property
+    def fatal_errors(self) -> list[LoadError]:
+        return [e for e in self.errors if e.fatal]
+
+
+def paper_id(abstract: str) -> str:
+    normalised = " ".join(abstract.split())
+    return hashlib.blake2b(normalised.encode("utf-8"), digest_size=ID_LENGTH // 2).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------
+# Reading one dump file
+# ---------------------------------------------------------------------------------------
+
+_HEADER_RE = re.compile(
+    r"^\s*(?P<venue>[^\d\s][^\n]{0,80}?)\s+(?P<year>(?:19|20)\d\d)\s+"
+    r"(?:Accepted\s+)?(?:Papers|Abstracts|Proceedings)\s*$",
+    re.IGNORECASE,
+)
+_PARA_SPLIT_RE = re.compile(r"\n(?:[ \t]*\n)+")
+_NEEDS_SANITISE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+@dataclass(slots=True)
+class _Parsed:
+    venue: str | None
+    year: int | None
+    abstracts: list[str]
+    warnings: list[str]
+
+
+def _decode(data: bytes) -> tuple[str, list[str]]:
+    warnings: list[str] = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\x00" in data:
+        first = data.index(b"\x00")
+        line = _line_of(data, first)
+        nuls = data.count(0)
+        warnings.append(f"{nuls} NUL byte(s) dropped (first on line {line})")
+        data = data.replace(b"\x00", b"")
+    try:
+        return data.decode("utf-8"), warnings
+    except UnicodeDecodeError as exc:
+        line = _line_of(data, exc.start)
+        text = data.decode("utf-8", errors="replace")
+        count = text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
+        warnings.append(f"invalid UTF-8 on line {line} ({count} byte sequence(s) shown as \ufffd)")
+        return text, warnings
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    head = data[:offset]
+    crlf = head.count(b"\r\n")
+    return head.count(b"\n") + head.count(b"\r") - crlf + 1
+
+
+def _looks_binary(data: bytes) -> bool:
+    sample = data[:_BINARY_SAMPLE]
+    if not sample:
+        return False
+    bad = sum(1 for b in sample if b < 0x20 and b not in (0x09, 0x0A, 0x0D, 0x0C))
+    return bad / len(sample) > 0.10
+
+
+def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
+    """Split dump text into (venue, year, abstracts). Abstracts are sanitised."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    paragraphs = _PARA_SPLIT_RE.split(text)
+    venue: str | None = None
+    year: int | None = None
+    abstracts: list[str] = []
+    for paragraph in paragraphs:
+        if "\n" in paragraph:
+            joined = " ".join(
+                stripped for line in paragraph.split("\n") if (stripped := line.strip(" \t"))
+            )
+        else:
+            joined = paragraph.strip(" \t")
+        if not joined:
+            continue
+        if _NEEDS_SANITISE_RE.search(joined):
+            joined = sanitise(joined)
+        if not abstracts and venue is None and (header := _HEADER_RE.match(joined)):
+            venue = header.group("venue").strip()
+            year = int(header.group("year"))
+            continue
+        abstracts.append(joined)
+    return venue, year, abstracts
+
+
+def _read_dump(path: Path) -> _Parsed:
+    """Read one dump file; raises _Skip with a reason for a path that cannot load."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _Skip(_os_reason(exc)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _Skip("is a directory, expected a dump file")
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "not a regular file"
+        )
+        raise _Skip(f"is {kind}, not a regular file; skipped")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise _Skip(_os_reason(exc)) from None
+    if not data:
+        raise _Skip("empty file")
+    if _looks_binary(data):
+        raise _Skip("looks like a binary file, not a text dump; skipped")
+    text, warnings = _decode(data)
+    venue, year, abstracts = parse_text(text)
+    if not abstracts:
+        raise _Skip("no abstracts in this file (only whitespace or a header)")
+    return _Parsed(venue, year, abstracts, warnings)
+
+
+class _Skip(Exception):
+    pass
+
+
+def _os_reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        return "no such file or directory"
+    if exc.errno == errno.ELOOP:
+        return "symlink loop (too many levels of symbolic links)"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ENOTDIR:
+        return "not a directory (a file was given where a directory was expected)"
+    if exc.errno == errno.EISDIR:
+        return "is a directory, expected a dump file"
+    return (exc.strerror or str(exc)).lower()
+
+
+# ---------------------------------------------------------------------------------------
+# Paths → files
+# ---------------------------------------------------------------------------------------
+
+#: Readers by file suffix. Other formats (arXiv JSON Lines, BibTeX) plug in here.
+DUMP_SUFFIXES = (".txt",)
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[LoadError]]:
+    """Files to read, in order: a folder means its dumps sorted by name."""
+    files: list[Path] = []
+    errors: list[LoadError] = []
+    for raw in paths:
+        path = Path(raw)
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            errors.append(LoadError(str(raw), _os_reason(exc)))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            try:
+                entries = sorted(
+                    (p for p in path.iterdir() if p.suffix.lower() in DUMP_SUFFIXES),
+                    key=lambda p: p.name,
+                )
+            except OSError as exc:
+                errors.append(LoadError(str(raw), _os_reason(exc)))
+                continue
+            if not entries:
+                errors.append(LoadError(str(raw), "directory has no *.txt dumps"))
+            files.extend(entries)
+        else:
+            files.append(path)
+    return files, errors
+
+
+def bundled_dumps() -> Path:
+    """The NeurIPS 2026 dumps shipped with the package (or the checkout's seeds/)."""
+    packaged = Path(str(resources.files("abstract_reader") / "data" / "seeds"))
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[2] / "seeds"
+    return checkout
+
+
+def load_corpus(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Corpus:
+    """Load dumps (files or folders; None: the bundled dumps). Never raises for bad input:
+    every problem is in ``corpus.errors`` and the good files load."""
+    path_list = [bundled_dumps()] if paths is None else list(paths)
+    files, errors = expand_paths(path_list)
+    corpus = Corpus(errors=errors)
+    by_id = corpus._by_id
+    papers = corpus.papers
+    for n, path in enumerate(files):
+        shown = str(path)
+        try:
+            parsed = _read_dump(path)
+        except _Skip as skip:
+            corpus.errors.append(LoadError(shown, str(skip)))
+            continue
+        corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
+        corpus.files.append(shown)
+        name = path.name
+        for index, abstract in enumerate(parsed.abstracts, start=1):
+            pid = paper_id(abstract)
+            existing = by_id.get(pid)
+            if existing is not None:
+                existing.sources.append(Source(name, index))
+                continue
+            paper = Paper(
+                id=pid,
+                abstract=abstract,
+                title="",
+                venue=parsed.venue,
+                year=parsed.year,
+                sources=[Source(name, index)],
+            )
+            by_id[pid] = paper
+            papers.append(paper)
+        if progress is not None:
+            progress(n + 1, len(files))
+    _assign_titles(papers)
+    return corpus
+
+
+def _assign_titles(papers: list[Paper]) -> None:
+    titles = [derive_title(p.abstract) for p in papers]
+    distinct = disambiguate(titles, [p.id for p in papers])
+    for paper, title in zip(papers, distinct, strict=True):
+        if not paper.title:
+            paper.title = title
