@@ -302,27 +302,28 @@ def bundled_dumps() -> Path:
     return checkout
 
 
-def load_corpus(
-    paths: Iterable[str | os.PathLike[str]] | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> Corpus:
-    """Load dumps (files or folders; None: the bundled dumps). Never raises for bad input:
-    every problem is in ``corpus.errors`` and the good files load."""
-    path_list = [bundled_dumps()] if paths is None else list(paths)
-    files, errors = expand_paths(path_list)
-    corpus = Corpus(errors=errors)
-    by_id = corpus._by_id
-    papers = corpus.papers
-    for n, path in enumerate(files):
+class CorpusBuilder:
+    """Loads a corpus file by file, so that a reader can show papers as they arrive."""
+
+    def __init__(self, paths: Iterable[str | os.PathLike[str]] | None = None) -> None:
+        path_list = [bundled_dumps()] if paths is None else list(paths)
+        self.files, errors = expand_paths(path_list)
+        self.corpus = Corpus(errors=errors)
+
+    def add_file(self, path: Path) -> list[Paper]:
+        """Read one dump; returns the papers it added (duplicates only gain a source)."""
+        corpus = self.corpus
         shown = str(path)
         try:
             parsed = _read_dump(path)
         except _Skip as skip:
             corpus.errors.append(LoadError(shown, str(skip)))
-            continue
+            return []
         corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
         corpus.files.append(shown)
         name = path.name
+        by_id = corpus._by_id
+        added: list[Paper] = []
         for index, abstract in enumerate(parsed.abstracts, start=1):
             pid = paper_id(abstract)
             existing = by_id.get(pid)
@@ -332,22 +333,34 @@ def load_corpus(
             paper = Paper(
                 id=pid,
                 abstract=abstract,
-                title="",
+                title=derive_title(abstract),
                 venue=parsed.venue,
                 year=parsed.year,
                 sources=[Source(name, index)],
             )
             by_id[pid] = paper
-            papers.append(paper)
-        if progress is not None:
-            progress(n + 1, len(files))
-    _assign_titles(papers)
-    return corpus
+            added.append(paper)
+        corpus.papers.extend(added)
+        return added
 
-
-def _assign_titles(papers: list[Paper]) -> None:
-    titles = [derive_title(p.abstract) for p in papers]
-    distinct = disambiguate(titles, [p.id for p in papers])
-    for paper, title in zip(papers, distinct, strict=True):
-        if not paper.title:
+    def finish(self) -> Corpus:
+        """Make the derived titles distinct across the whole corpus."""
+        papers = [p for p in self.corpus.papers if p.title_derived]
+        distinct = disambiguate([p.title for p in papers], [p.id for p in papers])
+        for paper, title in zip(papers, distinct, strict=True):
             paper.title = title
+        return self.corpus
+
+
+def load_corpus(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Corpus:
+    """Load dumps (files or folders; None: the bundled dumps). Never raises for bad input:
+    every problem is in ``corpus.errors`` and the good files load."""
+    builder = CorpusBuilder(paths)
+    for n, path in enumerate(builder.files):
+        builder.add_file(path)
+        if progress is not None:
+            progress(n + 1, len(builder.files))
+    return builder.finish()

@@ -1,0 +1,746 @@
+"""ReaderApp: the full-screen reader. Thin: user intent → calls on the core → redraw."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static
+
+from ..cite import FORMAT_NAMES, FORMATS, Record, format_records, record
+from ..clipboard import OSC52_NOTE, CopyResult, copy_with_system_tool, osc52_sequence
+from ..corpus import Corpus, CorpusBuilder, LoadError, Paper
+from ..library import Library, LibraryError, Metadata
+from ..paths import default_db_path
+from ..search import SearchIndex, SearchResult, cache_key_for, default_cache_dir
+from ..text import render
+from .screens.editors import MetadataEditor, NoteEditor, NoteResult, TagEditor
+from .screens.help import HelpScreen
+from .screens.paper import PaperScreen
+from .screens.pickers import CitePicker, CopyFallback, TagList
+from .widgets.paper_list import PaperList, Row
+from .widgets.paper_view import PaperDetails, PaperView
+
+NARROW_WIDTH = 100
+READ_DELAY_S = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class _FrozenState:
+    """A copy of the library's state filters, handed to a search thread."""
+
+    tags: dict[str, frozenset[str]]
+    states: dict[str, frozenset[str]]
+
+    def ids_with_tag(self, tag: str) -> set[str]:
+        return set(self.tags.get(tag.casefold(), frozenset()))
+
+    def ids_with_state(self, state: str) -> set[str]:
+        return set(self.states.get(state, frozenset()))
+
+
+class _Rows:
+    """The list's rows: the search result (or the corpus order) seen through the library."""
+
+    def __init__(self, app: ReaderApp) -> None:
+        self.app = app
+
+    def __len__(self) -> int:
+        result = self.app.result
+        return len(result) if result is not None else self.app.loaded
+
+    def paper(self, index: int) -> Paper:
+        result = self.app.result
+        if result is not None:
+            return result.paper_at(index)
+        return self.app.corpus.papers[index]
+
+    def row(self, index: int) -> Row:
+        app = self.app
+        paper = self.paper(index)
+        snap = app.library.snapshot
+        title = app.title_of(paper)
+        spans: tuple[tuple[int, int], ...] = ()
+        if app.result is not None and not app.result.query.empty:
+            spans = tuple(app.result.matcher.spans(title))
+        return Row(
+            paper_id=paper.id,
+            title=title,
+            venue=paper.venue_year,
+            tags=tuple(snap.tags.get(paper.id, ())),
+            bookmarked=paper.id in snap.bookmarks,
+            read=paper.id in snap.read,
+            marked=paper.id in app.marked,
+            spans=spans,
+        )
+
+
+class ReaderApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "abstract-reader"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("escape", "escape", "Back", show=False),
+        Binding("n", "next_unread", "Next unread", show=False),
+        Binding("N", "previous_unread", "Prev unread", show=False),
+        Binding("b", "bookmark", "Bookmark"),
+        Binding("r", "toggle_read", "Read"),
+        Binding("t", "tags", "Tags"),
+        Binding("T", "tag_list", "Tag list", show=False),
+        Binding("e", "edit_metadata", "Edit", show=False),
+        Binding("o", "note", "Note", show=False),
+        Binding("c", "copy", "Copy"),
+        Binding("C", "cite_picker", "Cite…", show=False),
+    ]
+
+    def __init__(
+        self,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
+        db: str | os.PathLike[str] | None = None,
+        *,
+        read_delay: float = READ_DELAY_S,
+        cache_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.paths = list(paths) if paths is not None else None
+        self.library = Library(Path(db) if db is not None else default_db_path())
+        self.read_delay = read_delay
+        self.cache_dir = cache_dir if cache_dir is not None else default_cache_dir()
+        self.corpus = Corpus()
+        self.index: SearchIndex | None = None
+        self.result: SearchResult | None = None
+        self.loaded = 0
+        self.loading = True
+        self.load_progress = (0, 0)
+        self.marked: set[str] = set()
+        self.query_text = ""
+        self._generation = 0
+        self._read_timer: Timer | None = None
+        self._restore_paper: str | None = None
+        self._rows = _Rows(self)
+        saved_theme = self.library.setting("theme")
+        if saved_theme and saved_theme in self.available_themes:
+            self.theme = saved_theme
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="/ to filter — words, 'exact, ^title, !not, a | b, #tag, "
+                    "is:unread — ? for help", id="filter")
+        with Horizontal(id="main"):
+            yield PaperList(id="paper-list")
+            yield PaperView(id="paper-view")
+        yield Static(id="status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        paper_list = self.query_one(PaperList)
+        paper_list.empty_message = Content("Loading dumps…")
+        paper_list.focus()
+        self.query_one(PaperView).show(None, "Loading…")
+        self._apply_layout(self.size.width)
+        self.query_text = self.library.setting("filter", "") or ""
+        self._restore_paper = self.library.setting("paper")
+        if self.query_text:
+            with self.prevent(Input.Changed):
+                self.query_one("#filter", Input).value = self.query_text
+        if self.library.problem:
+            self.notify(self.library.problem, title="Library", severity="warning",
+                        timeout=15, markup=False)
+        self._update_status()
+        self._load()
+
+    def on_resize(self) -> None:
+        self._apply_layout(self.size.width)
+
+    def _apply_layout(self, width: int) -> None:
+        self.screen.set_class(width < NARROW_WIDTH, "-narrow")
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < NARROW_WIDTH
+
+    # -- loading --------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        builder = CorpusBuilder(self.paths)
+        self.corpus = builder.corpus
+        total = len(builder.files)
+        self.call_from_thread(self._papers_arrived, 0, total)
+        for n, path in enumerate(builder.files, start=1):
+            builder.add_file(path)
+            self.call_from_thread(self._papers_arrived, n, total)
+        builder.finish()
+        self.call_from_thread(self._all_loaded)
+        key = cache_key_for(self.corpus.files)
+        index = SearchIndex(self.corpus, cache_dir=self.cache_dir, cache_key=key)
+        self.call_from_thread(self._index_ready, index)
+
+    def _papers_arrived(self, files_done: int, files_total: int) -> None:
+        self.load_progress = (files_done, files_total)
+        count = len(self.corpus.papers)
+        if count != self.loaded:
+            first = self.loaded == 0
+            self.loaded = count
+            paper_list = self.query_one(PaperList)
+            if self.result is None:
+                paper_list.set_source(self._rows, paper_list.cursor)
+            if first:
+                self._show_current()
+        self._update_status()
+
+    def _all_loaded(self) -> None:
+        self.loading = False
+        self.loaded = len(self.corpus.papers)
+        errors = self.corpus.errors
+        if errors:
+            self._report_load_errors(errors)
+        paper_list = self.query_one(PaperList)
+        if self.loaded == 0:
+            paper_list.empty_message = Content(
+                "No dumps loaded.\n\nStart with: abstract-reader PATH…  (dump files or folders)"
+                "\nor with no argument for the bundled NeurIPS 2026 dumps."
+            )
+        if self.result is None:
+            paper_list.set_source(self._rows, paper_list.cursor)
+        if not self.query_text and self._restore_paper:
+            self._move_to(self._restore_paper)
+            self._restore_paper = None
+        self._show_current()
+        self._update_status()
+
+    def _report_load_errors(self, errors: list[LoadError]) -> None:
+        fatal = [e for e in errors if e.fatal]
+        lines = [str(e) for e in errors[:12]]
+        if len(errors) > 12:
+            lines.append(f"… and {len(errors) - 12} more")
+        title = (
+            f"{len(fatal)} path{'s' if len(fatal) != 1 else ''} could not be loaded"
+            if fatal
+            else "Loaded with warnings"
+        )
+        self.notify("\n".join(lines), title=title, severity="error" if fatal else "warning",
+                    timeout=20, markup=False)
+
+    def _index_ready(self, index: SearchIndex) -> None:
+        self.index = index
+        self._sync_title_overrides()
+        if self.query_text:
+            self._run_filter()
+        self._update_status()
+
+    # -- the filter -------------------------------------------------------------------------
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value
+        self._run_filter()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(PaperList).focus()
+
+    def _run_filter(self) -> None:
+        self._generation += 1
+        if not self.query_text.strip():
+            self._show_result(None, self._generation)
+            return
+        if self.index is None:
+            self._update_status()
+            return
+        state = _FrozenState(
+            tags={
+                name.casefold(): frozenset(self.library.ids_with_tag(name))
+                for name in self.library.snapshot.tag_names
+            },
+            states={
+                s: frozenset(self.library.ids_with_state(s))
+                for s in ("bookmarked", "read", "noted", "tagged")
+            },
+        )
+        self._search(self.index, self.query_text, state, self._generation)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _search(self, index: SearchIndex, query: str, state: _FrozenState, generation: int) -> None:
+        result = index.search(query, state)
+        self.call_from_thread(self._show_result, result, generation)
+
+    def _show_result(self, result: SearchResult | None, generation: int) -> None:
+        if generation != self._generation:
+            return  # an older query finished after a newer one started
+        paper_list = self.query_one(PaperList)
+        current = paper_list.current_id
+        self.result = result
+        if result is None:
+            position = self.corpus.index_of(current) if current and self.loaded else 0
+        else:
+            found = result.position_of(current) if current else None
+            position = found if found is not None else 0
+            query = self.query_text.strip()
+            paper_list.empty_message = Content.assemble(
+                "No paper matches ",
+                (query, "bold"),
+                ".\n\nEsc clears the filter; ? shows the query language.",
+            )
+        paper_list.set_source(self._rows, position)
+        self._show_current()
+        self._update_status()
+
+    def _move_to(self, paper_id: str) -> bool:
+        paper_list = self.query_one(PaperList)
+        if self.result is not None:
+            position = self.result.position_of(paper_id)
+        else:
+            try:
+                position = self.corpus.index_of(paper_id)
+            except KeyError:
+                position = None
+        if position is None or position >= len(self._rows):
+            return False
+        paper_list.cursor = position
+        return True
+
+    # -- the current paper -------------------------------------------------------------------
+    def title_of(self, paper: Paper) -> str:
+        meta = self.library.snapshot.metadata.get(paper.id)
+        return meta.title if meta is not None and meta.title else paper.title
+
+    def current_paper(self) -> Paper | None:
+        paper_id = self.query_one(PaperList).current_id
+        return self.corpus.get(paper_id) if paper_id else None
+
+    def details(self, paper: Paper) -> PaperDetails:
+        snap = self.library.snapshot
+        rec = record(paper, snap)
+        rendered = render(paper.abstract)
+        title_spans: tuple[tuple[int, int], ...] = ()
+        body_spans: tuple[tuple[int, int], ...] = ()
+        if self.result is not None and not self.result.query.empty:
+            title_spans = tuple(self.result.matcher.spans(rec.title))
+            body_spans = tuple(self.result.matcher.spans(rendered.text))
+        return PaperDetails(
+            paper_id=paper.id,
+            title=rec.title,
+            title_derived=rec.title_derived,
+            venue=paper.venue_year,
+            sources=tuple(str(s) for s in paper.sources),
+            tags=rec.tags,
+            bookmarked=rec.bookmarked,
+            read=rec.read,
+            marked=paper.id in self.marked,
+            body=rendered,
+            authors=rec.authors,
+            url=rec.url,
+            doi=rec.doi,
+            note=rec.note,
+            title_spans=title_spans,
+            body_spans=body_spans,
+        )
+
+    @on(PaperList.CursorMoved)
+    def _cursor_moved(self, event: PaperList.CursorMoved) -> None:
+        self._show_current()
+
+    def _show_current(self) -> None:
+        paper = self.current_paper()
+        view = self.query_one(PaperView)
+        if paper is None:
+            if self.loading:
+                message = "Loading…"
+            elif self.loaded == 0:
+                message = "No dumps loaded."
+            else:
+                message = "No paper matches the filter."
+            view.show(None, message)
+            return
+        details = self.details(paper)
+        view.show(details)
+        if isinstance(self.screen, PaperScreen):
+            self.screen.update(details)
+        self._schedule_read(paper.id)
+
+    def _schedule_read(self, paper_id: str) -> None:
+        if self._read_timer is not None:
+            self._read_timer.stop()
+            self._read_timer = None
+        if self.library.setting("auto_read", "on") == "off" or self.library.read_only:
+            return
+        if paper_id in self.library.snapshot.read:
+            return
+        if self.narrow and not isinstance(self.screen, PaperScreen):
+            return  # narrow: the paper is not on screen until it is opened
+
+        def mark() -> None:
+            self._read_timer = None
+            if self.query_one(PaperList).current_id == paper_id:
+                self._write(lambda: self.library.set_read([paper_id], True))
+
+        self._read_timer = self.set_timer(self.read_delay, mark)
+
+    def _refresh(self) -> None:
+        self.query_one(PaperList).refresh_rows()
+        paper = self.current_paper()
+        if paper is not None:
+            details = self.details(paper)
+            self.query_one(PaperView).show(details)
+            if isinstance(self.screen, PaperScreen):
+                self.screen.update(details)
+        self._update_status()
+
+    @on(PaperList.Opened)
+    def _opened(self, event: PaperList.Opened) -> None:
+        paper = self.corpus.get(event.paper_id)
+        if paper is None:
+            return
+        if self.narrow:
+            self.push_screen(PaperScreen(self.details(paper)))
+            self._schedule_read(paper.id)
+        else:
+            self.query_one(PaperView).focus()
+
+    # -- status -------------------------------------------------------------------------------
+    def _update_status(self) -> None:
+        snap = self.library.snapshot
+        total = self.loaded
+        shown = len(self._rows)
+        by_id = self.corpus.get
+        read = sum(1 for pid in snap.read if by_id(pid) is not None)
+        bookmarked = sum(1 for pid in snap.bookmarks if by_id(pid) is not None)
+        parts = [f"{shown:,} of {total:,}" if self.result is not None else f"{total:,} papers"]
+        parts.append(f"{max(0, total - read):,} unread")
+        parts.append(f"{bookmarked:,} bookmarked")
+        if self.marked:
+            parts.append(f"{len(self.marked)} marked")
+        if self.loading:
+            done, files = self.load_progress
+            parts.append(f"loading {done}/{files} files…")
+        elif self.index is None:
+            parts.append("indexing…" + (" (the filter applies when ready)" if self.query_text else ""))
+        if self.result is not None and self.result.ignored:
+            parts.append("ignored: " + " ".join(self.result.ignored))
+        problems = [e for e in self.corpus.errors if e.fatal]
+        if problems:
+            parts.append(f"⚠ {len(problems)} load error{'s' if len(problems) != 1 else ''}")
+        if self.library.read_only:
+            parts.append("⚠ library read-only")
+        orphans = len(snap.paper_ids()) - sum(1 for pid in snap.paper_ids() if by_id(pid))
+        if orphans and not self.loading:
+            parts.append(f"{orphans} saved paper{'s' if orphans != 1 else ''} not in these dumps")
+        self.query_one("#status", Static).update(Content(" · ".join(parts)))
+
+    # -- actions: moving ----------------------------------------------------------------------
+    def action_focus_filter(self) -> None:
+        # Synchronously: keys typed right after `/` (fast typing, a paste) must reach the
+        # filter, not run as commands on the list.
+        self.screen.set_focus(self.query_one("#filter", Input))
+
+    def action_escape(self) -> None:
+        filter_bar = self.query_one("#filter", Input)
+        if filter_bar.has_focus:
+            self.query_one(PaperList).focus()
+        elif self.query_one(PaperView).has_focus and not self.narrow:
+            self.query_one(PaperList).focus()
+        elif self.marked:
+            self.marked.clear()
+            self._refresh()
+        elif filter_bar.value:
+            filter_bar.value = ""
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def _step_unread(self, step: int) -> None:
+        rows = self._rows
+        paper_list = self.query_one(PaperList)
+        read = self.library.snapshot.read
+        i = paper_list.cursor + step
+        while 0 <= i < len(rows):
+            if rows.paper(i).id not in read:
+                paper_list.cursor = i
+                return
+            i += step
+        self.notify("No more unread papers " + ("below." if step > 0 else "above."),
+                    severity="information", timeout=3)
+
+    def action_next_unread(self) -> None:
+        self._step_unread(1)
+
+    def action_previous_unread(self) -> None:
+        self._step_unread(-1)
+
+    # -- actions: library -----------------------------------------------------------------------
+    def _targets(self) -> list[Paper]:
+        """The marked papers (in list order) when some are marked, else the current one."""
+        if self.marked:
+            papers = [p for pid in self.marked if (p := self.corpus.get(pid)) is not None]
+            return sorted(papers, key=lambda p: self.corpus.index_of(p.id))
+        paper = self.current_paper()
+        return [paper] if paper is not None else []
+
+    def _write(self, change: object) -> bool:
+        try:
+            assert callable(change)
+            change()
+        except LibraryError as exc:
+            self.notify(str(exc), title="Not saved", severity="error", markup=False)
+            return False
+        self._refresh()
+        return True
+
+    def action_bookmark(self) -> None:
+        papers = self._targets()
+        if not papers:
+            return
+        on_ = not all(p.id in self.library.snapshot.bookmarks for p in papers)
+        if self._write(lambda: self.library.set_bookmark([p.id for p in papers], on_)) and len(
+            papers
+        ) > 1:
+            self.notify(f"{'Bookmarked' if on_ else 'Unbookmarked'} {len(papers)} papers")
+
+    def action_toggle_read(self) -> None:
+        papers = self._targets()
+        if not papers:
+            return
+        on_ = not all(p.id in self.library.snapshot.read for p in papers)
+        if self._read_timer is not None:
+            self._read_timer.stop()
+            self._read_timer = None
+        if self._write(lambda: self.library.set_read([p.id for p in papers], on_)) and len(
+            papers
+        ) > 1:
+            self.notify(f"Marked {len(papers)} papers {'read' if on_ else 'unread'}")
+
+    def action_mark(self) -> None:
+        paper_list = self.query_one(PaperList)
+        paper_id = paper_list.current_id
+        if paper_id is None:
+            return
+        if paper_id in self.marked:
+            self.marked.discard(paper_id)
+        else:
+            self.marked.add(paper_id)
+        paper_list.cursor += 1
+        self._refresh()
+
+    def _what(self, papers: list[Paper]) -> str:
+        if len(papers) == 1:
+            title = self.title_of(papers[0])
+            return f"“{title[:50]}{'…' if len(title) > 50 else ''}”"
+        return f"{len(papers)} marked papers"
+
+    def action_tags(self) -> None:
+        papers = self._targets()
+        if not papers:
+            return
+        snap = self.library.snapshot
+        if len(papers) == 1:
+            current = list(snap.tags.get(papers[0].id, []))
+        else:  # bulk: start from the tags all marked papers share
+            sets = [set(snap.tags.get(p.id, [])) for p in papers]
+            current = sorted(set.intersection(*sets), key=str.casefold)
+
+        def save(tags: list[str] | None) -> None:
+            if tags is None:
+                return
+            if len(papers) == 1:
+                self._write(lambda: self.library.set_tags(papers[0].id, tags))
+            else:
+                removed = [t for t in current if t.casefold() not in {x.casefold() for x in tags}]
+                ids = [p.id for p in papers]
+
+                def change() -> None:
+                    if tags:
+                        self.library.add_tags(ids, tags)
+                    if removed:
+                        self.library.remove_tags(ids, removed)
+
+                if self._write(change):
+                    self.notify(f"Tags saved on {len(papers)} papers")
+            if self.query_text and "#" in self.query_text:
+                self._run_filter()
+
+        self.push_screen(TagEditor(current, snap.tag_names, self._what(papers)), save)
+
+    def action_tag_list(self) -> None:
+        def chosen(tag: str | None) -> None:
+            if tag:
+                filter_bar = self.query_one("#filter", Input)
+                filter_bar.value = "#" + tag if " " not in tag else f"#{tag.split()[0]}"
+                self.query_one(PaperList).focus()
+
+        self.push_screen(TagList(self.library.tag_counts()), chosen)
+
+    def action_edit_metadata(self) -> None:
+        paper = self.current_paper()
+        if paper is None:
+            return
+        meta = self.library.snapshot.metadata.get(paper.id, Metadata())
+
+        def save(new: Metadata | None) -> None:
+            if new is None:
+                return
+            if self._write(lambda: self.library.set_metadata(paper.id, new)):
+                self._sync_title_overrides()
+
+        self.push_screen(MetadataEditor(meta, paper.title), save)
+
+    def _sync_title_overrides(self) -> None:
+        if self.index is not None:
+            self.index.set_title_overrides(
+                {pid: m.title for pid, m in self.library.snapshot.metadata.items() if m.title}
+            )
+
+    def action_note(self) -> None:
+        paper = self.current_paper()
+        if paper is None:
+            return
+        note = self.library.snapshot.notes.get(paper.id, "")
+
+        def save(result: NoteResult | None) -> None:
+            if result is not None and result.text != note:
+                self._write(lambda: self.library.set_note(paper.id, result.text))
+
+        self.push_screen(NoteEditor(note, self._what([paper])), save)
+
+    # -- actions: citations -------------------------------------------------------------------
+    def _records(self, papers: Iterable[Paper]) -> list[Record]:
+        snap = self.library.snapshot
+        return [record(p, snap) for p in papers]
+
+    def default_format(self) -> str:
+        fmt = self.library.setting("cite_format", "bibtex") or "bibtex"
+        return fmt if fmt in FORMATS else "bibtex"
+
+    def action_copy(self, fmt: str | None = None) -> None:
+        papers = self._targets()
+        if not papers:
+            return
+        chosen = fmt or self.default_format()
+        text = format_records(self._records(papers), chosen)
+        count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+        self._copy(text, f"{FORMAT_NAMES[chosen]} for {count}")
+
+    def action_cite_picker(self) -> None:
+        papers = self._targets()
+        if not papers:
+            return
+        records = self._records(papers)
+
+        def done(choice: tuple[str, bool] | None) -> None:
+            if choice is None:
+                return
+            fmt, make_default = choice
+            if make_default:
+                self._write(lambda: self.library.set_setting("cite_format", fmt))
+            self.action_copy(fmt)
+
+        self.push_screen(
+            CitePicker(lambda f: format_records(records, f), self.default_format(),
+                       self._what(papers)),
+            done,
+        )
+
+    @work(thread=True, group="copy")
+    def _copy(self, text: str, what: str) -> None:
+        result = copy_with_system_tool(text)
+        self.call_from_thread(self._copied, text, what, result)
+
+    def _copied(self, text: str, what: str, result: CopyResult) -> None:
+        if result.ok:
+            self.notify(f"Copied {what} ({result.method})", markup=False)
+            return
+        if self._terminal_clipboard(text):
+            self.notify(f"Copied {what} ({OSC52_NOTE})", markup=False, timeout=6)
+            return
+        self.push_screen(CopyFallback(text, f"{result.detail}; and no terminal to send "
+                                            "OSC 52 to. The text is below."))
+
+    def _terminal_clipboard(self, text: str) -> bool:
+        """OSC 52 through the terminal (wrapped for tmux); False when there is none."""
+        driver = self._driver
+        if self.is_headless or driver is None or os.environ.get("TERM") == "dumb":
+            return False
+        if os.environ.get("TMUX"):
+            driver.write(osc52_sequence(text, tmux=True))
+        else:
+            self.copy_to_clipboard(text)
+        return True
+
+    # -- palette, theme, exit -------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        commands = [
+            ("Filter", "Focus the filter bar", self.action_focus_filter),
+            ("Bookmark", "Bookmark on/off (marked papers too)", self.action_bookmark),
+            ("Toggle read", "Mark read/unread (marked papers too)", self.action_toggle_read),
+            ("Mark for bulk action", "Mark/unmark the current paper", self.action_mark),
+            ("Edit tags", "Tag editor for the paper (or the marked ones)", self.action_tags),
+            ("Tag list", "Every tag with its count; filter to one", self.action_tag_list),
+            ("Edit metadata", "Real title, authors, URL, DOI, year", self.action_edit_metadata),
+            ("Edit note", "The paper's note", self.action_note),
+            ("Copy citation", "In the default format", self.action_copy),
+            ("Copy citation as…", "Choose a format, with a preview", self.action_cite_picker),
+            ("Next unread", "Move to the next unread paper", self.action_next_unread),
+            ("Previous unread", "Move to the previous unread paper",
+             self.action_previous_unread),
+            ("Show bookmarked", "Filter to bookmarked papers",
+             lambda: self._set_filter("is:bookmarked")),
+            ("Show unread", "Filter to unread papers", lambda: self._set_filter("is:unread")),
+            ("Clear filter", "Show every paper", lambda: self._set_filter("")),
+            ("Toggle auto-read", "Mark papers read when shown for a moment",
+             self.action_toggle_auto_read),
+            ("Help", "Keys and the query language", self.action_help),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)
+
+    def _set_filter(self, text: str) -> None:
+        self.query_one("#filter", Input).value = text
+
+    def action_toggle_auto_read(self) -> None:
+        on_ = self.library.setting("auto_read", "on") == "off"
+        if self._write(lambda: self.library.set_setting("auto_read", "on" if on_ else "off")):
+            self.notify(f"Auto-read {'on' if on_ else 'off'}")
+
+    def watch_theme(self, theme: str) -> None:
+        library = getattr(self, "library", None)
+        if library is not None and not library.read_only and library.setting("theme") != theme:
+            try:
+                library.set_setting("theme", theme)
+            except LibraryError:
+                pass
+
+    def _save_session(self) -> None:
+        if self.library.read_only:
+            return
+        try:
+            self.library.set_setting("filter", self.query_text)
+            paper_id = self.query_one(PaperList).current_id if self.loaded else None
+            if paper_id:
+                self.library.set_setting("paper", paper_id)
+        except LibraryError:
+            pass
+
+    async def action_quit(self) -> None:
+        self._save_session()
+        self.exit(0)
+
+
+def run(paths: Sequence[str] | None, db: str | None = None) -> int:
+    app = ReaderApp(paths, db)
+    code = app.run()
+    app.library.close()
+    if app.loaded == 0 and not app.loading and app.corpus.fatal_errors:
+        return 1
+    return code if isinstance(code, int) else 0

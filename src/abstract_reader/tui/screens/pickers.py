@@ -1,0 +1,138 @@
+"""Pickers: citation format (with a live preview), tag list, copy fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from ...cite import FORMAT_NAMES, FORMATS
+
+
+class CitePicker(ModalScreen[tuple[str, bool] | None]):
+    """Choose a format; the preview follows the highlight. Enter copies, d makes default."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("d", "make_default", "Copy & make default"),
+    ]
+
+    def __init__(self, preview: Callable[[str], str], current: str, what: str) -> None:
+        super().__init__()
+        self.preview = preview
+        self.current = current
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="cite-box", classes="modal-box"):
+            yield Static(Content(f"Copy the citation of {self.what}"), classes="modal-title",
+                         markup=False)
+            with Horizontal():
+                yield OptionList(
+                    *[
+                        Option(
+                            Content(FORMAT_NAMES[f] + (" (default)" if f == self.current else "")),
+                            id=f,
+                        )
+                        for f in FORMATS
+                    ],
+                    id="cite-formats",
+                )
+                with VerticalScroll(id="cite-preview-box"):
+                    yield Static(id="cite-preview", markup=False)
+            yield Label("Enter: copy · d: copy and make it the default · Esc: cancel",
+                        classes="modal-hint")
+
+    def on_mount(self) -> None:
+        options = self.query_one("#cite-formats", OptionList)
+        options.highlighted = FORMATS.index(self.current) if self.current in FORMATS else 0
+        options.focus()
+        self._show(self.current if self.current in FORMATS else FORMATS[0])
+
+    def _show(self, fmt: str) -> None:
+        self.query_one("#cite-preview", Static).update(Content(self.preview(fmt)))
+
+    @on(OptionList.OptionHighlighted, "#cite-formats")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id:
+            self._show(event.option.id)
+
+    @on(OptionList.OptionSelected, "#cite-formats")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.dismiss((event.option.id, False))
+
+    def action_make_default(self) -> None:
+        options = self.query_one("#cite-formats", OptionList)
+        if options.highlighted is not None:
+            self.dismiss((FORMATS[options.highlighted], True))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TagList(ModalScreen[str | None]):
+    """Every tag with its count; Enter filters to it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Close")]
+
+    def __init__(self, counts: list[tuple[str, int]]) -> None:
+        super().__init__()
+        self.counts = counts
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="taglist-box", classes="modal-box"):
+            yield Static("Tags", classes="modal-title")
+            if self.counts:
+                width = max(len(str(c)) for _, c in self.counts)
+                yield OptionList(
+                    *[
+                        Option(Content.assemble((f"{count:>{width}}  ", "$text-muted"), "#" + name),
+                               id=name)
+                        for name, count in self.counts
+                    ],
+                    id="taglist",
+                )
+            else:
+                yield Static("No tags yet: press t on a paper to tag it.", id="taglist-empty")
+            yield Label("Enter: show papers with the tag · Esc: close", classes="modal-hint")
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CopyFallback(ModalScreen[None]):
+    """No clipboard could be reached: show the text so it can be selected by hand."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__()
+        self.text = text
+        self.reason = reason
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="copy-box", classes="modal-box"):
+            yield Static("Could not reach a clipboard", classes="modal-title")
+            yield Static(Content(self.reason).stylize("$text-warning"), id="copy-reason",
+                         markup=False)
+            yield TextArea(self.text, read_only=True, id="copy-text")
+            yield Label("Select the text with the mouse (or ctrl+a) and copy it · Esc: close",
+                        classes="modal-hint")
+
+    def on_mount(self) -> None:
+        area = self.query_one("#copy-text", TextArea)
+        area.focus()
+        area.select_all()

@@ -1,0 +1,133 @@
+"""The paper view: title, facts, tags, note, then the rendered abstract. Scrollable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from ...text import Rendered, cap, sanitise
+
+#: Characters of an abstract the view shows; the rest is announced, so nothing freezes.
+DISPLAY_LIMIT = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class PaperDetails:
+    """Everything the view shows of a paper; assembled by the app from the core."""
+
+    paper_id: str
+    title: str
+    title_derived: bool
+    venue: str
+    sources: tuple[str, ...]
+    tags: tuple[str, ...]
+    bookmarked: bool
+    read: bool
+    marked: bool
+    body: Rendered
+    authors: tuple[str, ...] = ()
+    url: str | None = None
+    doi: str | None = None
+    note: str | None = None
+    title_spans: tuple[tuple[int, int], ...] = ()
+    body_spans: tuple[tuple[int, int], ...] = ()
+
+
+_STYLE_FOR = {"bold": "bold", "italic": "italic", "math": "$text-accent"}
+
+
+class PaperView(VerticalScroll, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,pagedown", "page_down", "Page", show=False),
+        Binding("shift+space,pageup", "page_up", "Page up", show=False),
+        Binding("j,down", "scroll_down", "Scroll down", show=False),
+        Binding("k,up", "scroll_up", "Scroll up", show=False),
+        Binding("g,home", "scroll_home", "Top", show=False),
+        Binding("G,end", "scroll_end", "Bottom", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.details: PaperDetails | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(""), id="paper-header", markup=False)
+        yield Static(Content(""), id="paper-body", markup=False)
+
+    def show(self, details: PaperDetails | None, message: str = "") -> None:
+        same_paper = self.details is not None and details is not None and (
+            self.details.paper_id == details.paper_id
+        )
+        self.details = details
+        header = self.query_one("#paper-header", Static)
+        body = self.query_one("#paper-body", Static)
+        if details is None:
+            header.update(Content(message).stylize("$text-muted"))
+            body.update(Content(""))
+            return
+        header.update(self._header(details))
+        body.update(self._body(details))
+        if not same_paper:
+            self.scroll_home(animate=False)
+
+    def _header(self, d: PaperDetails) -> Content:
+        title = Content(d.title).stylize("bold")
+        for start, end in d.title_spans:
+            title = title.stylize("$text-warning underline", start, end)
+        parts: list[Content] = [title]
+        if d.title_derived:
+            parts.append(Content("  derived title — e sets the real one").stylize("$text-muted"))
+        lines: list[Content] = [Content.assemble(*parts)]
+        if d.authors:
+            lines.append(Content(", ".join(d.authors)).stylize("italic"))
+        state = []
+        state.append("★ bookmarked" if d.bookmarked else "☆ not bookmarked")
+        state.append("read" if d.read else "● unread")
+        if d.marked:
+            state.append("▌marked")
+        lines.append(
+            Content.assemble(
+                (d.venue, "$text-accent"),
+                ("  ·  ", "$text-muted"),
+                (d.paper_id, "$text-muted"),
+                ("  ·  ", "$text-muted"),
+                " · ".join(state),
+            )
+        )
+        noun = "source" if len(d.sources) == 1 else "sources"
+        lines.append(Content(f"{noun}: " + ", ".join(d.sources)).stylize("$text-muted"))
+        if d.tags:
+            lines.append(Content(" ".join("#" + t for t in d.tags)).stylize("$text-success"))
+        if d.url:
+            lines.append(Content(f"url: {d.url}").stylize("$text-muted"))
+        if d.doi:
+            lines.append(Content(f"doi: {d.doi}").stylize("$text-muted"))
+        if d.note:
+            note = sanitise(d.note).replace("\u240a", "\n")
+            lines.append(Content("note: ").stylize("bold $text-secondary") + Content(note))
+        return Content("\n").join(lines)
+
+    def _body(self, d: PaperDetails) -> Content:
+        text, cut = cap(d.body.text, DISPLAY_LIMIT)
+        content = Content("\n" + text)
+        for span in d.body.spans:
+            if span.start < len(text):
+                content = content.stylize(_STYLE_FOR[span.style], span.start + 1, span.end + 1)
+        for start, end in d.body_spans:
+            if start < len(text):
+                content = content.stylize("$text-warning underline", start + 1, end + 1)
+        if cut:
+            content += Content(f"\n\n… {cut:,} more characters not shown").stylize("$text-muted")
+        return content
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
