@@ -165,7 +165,9 @@ _KEY_STOP = {"a", "an", "the", "of", "for", "and", "on", "in", "to", "with", "vi
 
 def bibtex_key(rec: Record, taken: set[str] | None = None) -> str:
     venue = re.sub(r"[^a-z0-9]", "", (rec.venue or "paper").lower()) or "paper"
-    words = [w for w in re.findall(r"[A-Za-z0-9]+", _ascii(rec.title)) if w.lower() not in _KEY_STOP]
+    words = [
+        w for w in re.findall(r"[A-Za-z0-9]+", _ascii(rec.title)) if w.lower() not in _KEY_STOP
+    ]
     title_part = "".join(w[:1].upper() + w[1:].lower() for w in words[:2]) or "Untitled"
     year = str(rec.year) if rec.year else ""
     length = 6
@@ -312,8 +314,21 @@ def json_record(rec: Record) -> dict[str, Any]:
     }
 
 
-CSV_FIELDS = ["id", "title", "title_derived", "venue", "year", "authors", "url", "doi",
-              "tags", "bookmarked", "read", "note", "abstract"]
+CSV_FIELDS = [
+    "id",
+    "title",
+    "title_derived",
+    "venue",
+    "year",
+    "authors",
+    "url",
+    "doi",
+    "tags",
+    "bookmarked",
+    "read",
+    "note",
+    "abstract",
+]
 
 
 def format_records(records: Sequence[Record], fmt: str) -> str:
@@ -328,9 +343,7 @@ def format_records(records: Sequence[Record], fmt: str) -> str:
     if fmt == "csl-json":
         return json.dumps([csl_item(r) for r in records], ensure_ascii=False, indent=2) + "\n"
     if fmt == "jsonl":
-        return "".join(
-            json.dumps(json_record(r), ensure_ascii=False) + "\n" for r in records
-        )
+        return "".join(json.dumps(json_record(r), ensure_ascii=False) + "\n" for r in records)
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
@@ -339,7 +352,9 @@ def format_records(records: Sequence[Record], fmt: str) -> str:
             row = json_record(r)
             row["authors"] = "; ".join(r.authors)
             row["tags"] = "; ".join(r.tags)
-            writer.writerow({k: clean(str(row[k])) if row[k] is not None else "" for k in CSV_FIELDS})
+            writer.writerow(
+                {k: clean(str(row[k])) if row[k] is not None else "" for k in CSV_FIELDS}
+            )
         return buffer.getvalue()
     raise ValueError(f"unknown format {fmt!r}")
 

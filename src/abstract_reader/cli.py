@@ -26,8 +26,20 @@ if TYPE_CHECKING:
 
 PROG = "abstract-reader"
 SHOW_LIMIT = 50_000  # characters of an abstract that `show` prints without --full
-SUBCOMMANDS = ("list", "show", "tag", "untag", "bookmark", "read", "tags", "note", "meta",
-               "cite", "export", "library")
+SUBCOMMANDS = (
+    "list",
+    "show",
+    "tag",
+    "untag",
+    "bookmark",
+    "read",
+    "tags",
+    "note",
+    "meta",
+    "cite",
+    "export",
+    "library",
+)
 
 
 class Failure(Exception):
@@ -56,11 +68,18 @@ class _Parser(argparse.ArgumentParser):
 def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
     if dumps:
         parser.add_argument(
-            "-d", "--dump", action="append", metavar="PATH", dest="dumps",
+            "-d",
+            "--dump",
+            action="append",
+            metavar="PATH",
+            dest="dumps",
             help="a dump file or folder (repeatable; default: the bundled NeurIPS 2026 dumps)",
         )
-    parser.add_argument("--db", metavar="FILE", help="the library file (default: "
-                        "$ABSTRACT_READER_DB or the user data dir)")
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        help="the library file (default: $ABSTRACT_READER_DB or the user data dir)",
+    )
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
@@ -124,8 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cite", help="print (and copy) citations")
     _common(p)
     p.add_argument("ids", nargs="+", metavar="ID")
-    p.add_argument("--format", "-f", choices=FORMATS, default=None,
-                   help="default: the library's setting, else bibtex")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default=None,
+        help="default: the library's setting, else bibtex",
+    )
     p.add_argument("--copy", action="store_true", help="also copy to the clipboard")
 
     p = sub.add_parser("export", help="export a reading list")
@@ -224,11 +248,10 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
     if getattr(args, "query", None):
         from .search import SearchIndex, cache_key_for, default_cache_dir
 
-        index = SearchIndex(corpus, cache_dir=default_cache_dir(),
-                            cache_key=cache_key_for(corpus.files))
-        index.set_title_overrides(
-            {pid: m.title for pid, m in snapshot.metadata.items() if m.title}
+        index = SearchIndex(
+            corpus, cache_dir=default_cache_dir(), cache_key=cache_key_for(corpus.files)
         )
+        index.set_title_overrides({pid: m.title for pid, m in snapshot.metadata.items() if m.title})
         result = index.search(args.query, library)
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
@@ -299,8 +322,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if rec.doi:
         lines.append(f"doi:       {rec.doi}")
     lines.append(f"tags:      {', '.join(rec.tags) if rec.tags else '-'}")
-    lines.append(f"state:     {'bookmarked, ' if rec.bookmarked else ''}"
-                 f"{'read' if rec.read else 'unread'}")
+    lines.append(
+        f"state:     {'bookmarked, ' if rec.bookmarked else ''}{'read' if rec.read else 'unread'}"
+    )
     lines.append("")
     text, cut = cap(render(paper.abstract).text, 10**12 if args.full else SHOW_LIMIT)
     lines.extend(textwrap.wrap(text, width=width) or [""])
@@ -402,11 +426,14 @@ def cmd_meta(args: argparse.Namespace) -> int:
                 ),
             )
         meta = library.snapshot.metadata.get(pid, Metadata())
-        return "\n".join(
-            f"{key + ':':9} {', '.join(value) if isinstance(value, list) else value}"
-            for key, value in meta.as_dict().items()
-            if value
-        ) or f"{pid[:12]}: no metadata overrides"
+        return (
+            "\n".join(
+                f"{key + ':':9} {', '.join(value) if isinstance(value, list) else value}"
+                for key, value in meta.as_dict().items()
+                if value
+            )
+            or f"{pid[:12]}: no metadata overrides"
+        )
 
     return _write_action(args, act)
 
@@ -478,7 +505,9 @@ def cmd_library(args: argparse.Namespace) -> int:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
         data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
-        raise Failure(f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise Failure(
+            f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     except json.JSONDecodeError as exc:
         raise Failure(f"{args.file}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     try:

@@ -94,8 +94,11 @@ def copy_with_system_tool(text: str) -> CopyResult:
             return result
         failures.append(result.detail)
     if not failures:
-        return CopyResult(False, "", "no clipboard tool (no display, or none of wl-copy, "
-                          "xclip, xsel, pbcopy installed)")
+        return CopyResult(
+            False,
+            "",
+            "no clipboard tool (no display, or none of wl-copy, xclip, xsel, pbcopy installed)",
+        )
     return CopyResult(False, "", "; ".join(failures))
 
 

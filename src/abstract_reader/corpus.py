@@ -131,7 +131,9 @@ _HEADER_RE = re.compile(
     re.IGNORECASE,
 )
 _PARA_SPLIT_RE = re.compile(r"\n(?:[ \t]*\n)+")
-_NEEDS_SANITISE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_NEEDS_SANITISE_RE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+)
 
 
 @dataclass(slots=True)
@@ -298,8 +300,7 @@ def bundled_dumps() -> Path:
     packaged = Path(str(resources.files("abstract_reader") / "data" / "seeds"))
     if packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "seeds"
-    return checkout
+    return Path(__file__).resolve().parents[2] / "seeds"
 
 
 class CorpusBuilder:

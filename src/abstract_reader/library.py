@@ -170,8 +170,9 @@ class Library:
             return self._fallback(f"cannot open the library: {exc.strerror or exc}")
 
     def _connect(self, path: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
-                               check_same_thread=False)
+        conn = sqlite3.connect(
+            path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+        )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
@@ -325,8 +326,11 @@ class Library:
     # LibraryState for search
     def ids_with_tag(self, tag: str) -> set[str]:
         wanted = tag.casefold()
-        return {pid for pid, names in self.snapshot.tags.items()
-                if any(n.casefold() == wanted for n in names)}
+        return {
+            pid
+            for pid, names in self.snapshot.tags.items()
+            if any(n.casefold() == wanted for n in names)
+        }
 
     def ids_with_state(self, state: str) -> set[str]:
         snap = self.snapshot
@@ -501,8 +505,15 @@ class Library:
                     " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(paper_id) DO UPDATE SET"
                     " title = excluded.title, authors = excluded.authors, url = excluded.url,"
                     " doi = excluded.doi, year = excluded.year, updated_at = excluded.updated_at",
-                    (paper_id, clean.title, json.dumps(list(clean.authors)), clean.url,
-                     clean.doi, clean.year, time.time()),
+                    (
+                        paper_id,
+                        clean.title,
+                        json.dumps(list(clean.authors)),
+                        clean.url,
+                        clean.doi,
+                        clean.year,
+                        time.time(),
+                    ),
                 )
         if clean.empty:
             self.snapshot.metadata.pop(paper_id, None)

@@ -209,7 +209,9 @@ def _postings_from(raw_ids: IntArray, docs: IntArray, forms: list[str], n_docs: 
     words = sorted({f for f in forms if f})
     position = {w: i for i, w in enumerate(words)}
     mapping = np.fromiter((position.get(f, -1) for f in forms), np.int64, len(forms))
-    offsets, posting_docs = _csr(mapping[raw_ids] if len(raw_ids) else raw_ids, docs, n_docs, len(words))
+    offsets, posting_docs = _csr(
+        mapping[raw_ids] if len(raw_ids) else raw_ids, docs, n_docs, len(words)
+    )
     return _Postings(words, offsets, posting_docs)
 
 
@@ -445,7 +447,7 @@ class SearchResult(Sequence[Hit]):
         scores: npt.NDArray[np.float32] | None,
         matcher: _Matcher,
     ) -> None:
-        self.index = index
+        self.source = index
         self.query = query
         self.order = order
         self._scores = scores
@@ -467,8 +469,8 @@ class SearchResult(Sequence[Hit]):
             return [self[j] for j in range(*i.indices(len(self)))]
         doc = int(self.order[i])
         score = float(self._scores[doc]) if self._scores is not None else 0.0
-        paper = self.index.corpus.papers[doc]
-        return Hit(paper, score, self.matcher, self.index.title_of(doc))
+        paper = self.source.corpus.papers[doc]
+        return Hit(paper, score, self.matcher, self.source.title_of(doc))
 
     def __iter__(self) -> Iterator[Hit]:
         for i in range(len(self)):
@@ -476,14 +478,14 @@ class SearchResult(Sequence[Hit]):
 
     def position_of(self, paper_id: str) -> int | None:
         try:
-            doc = self.index.corpus.index_of(paper_id)
+            doc = self.source.corpus.index_of(paper_id)
         except KeyError:
             return None
         found = np.nonzero(self.order == doc)[0]
         return int(found[0]) if found.size else None
 
     def paper_at(self, i: int) -> Paper:
-        return self.index.corpus.papers[int(self.order[i])]
+        return self.source.corpus.papers[int(self.order[i])]
 
 
 class SearchIndex:
@@ -701,7 +703,9 @@ class SearchIndex:
         for doc in np.nonzero(candidates)[0]:
             paper = self.corpus.papers[int(doc)]
             text = render(paper.abstract).text if "$" in paper.abstract else paper.abstract
-            if pattern.search(_fold_text(text)) or pattern.search(_fold_text(self.title_of(int(doc)))):
+            if pattern.search(_fold_text(text)) or pattern.search(
+                _fold_text(self.title_of(int(doc)))
+            ):
                 out[doc] = True
         return out
 

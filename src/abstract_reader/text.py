@@ -62,7 +62,9 @@ def escape_for_terminal(text: str) -> str:
 # Math
 # ---------------------------------------------------------------------------------------
 
-_SUB = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True))
+_SUB = dict(
+    zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
+)
 _SUP = dict(
     zip(
         "0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
@@ -273,7 +275,9 @@ _NAME_RE = re.compile(r"^(?P<name>[^\s,;:()]*[A-Z0-9][^\s,;:()]*)(?P<after>.*)$"
 _ARTICLE_RE = re.compile(
     r"^(?:(?:the|a|an|our)\s+)?(?:(?:new|novel|first|simple|general|practical|unified)\s+)*", re.I
 )
-_TITLE_CASE_RE = re.compile(r"^(?P<name>[A-Z][\w'’-]*(?:\s+(?:[A-Z0-9][\w'’-]*|of|and|for|the|via|in|on))+)")
+_TITLE_CASE_RE = re.compile(
+    r"^(?P<name>[A-Z][\w'’-]*(?:\s+(?:[A-Z0-9][\w'’-]*|of|and|for|the|via|in|on))+)"
+)
 _CLEAN_RE = re.compile(r"\*\*|\*|\\text(?:bf|it|sc|tt|rm)\{([^{}]*)\}")
 _SENTENCE_END_RE = re.compile(r"(?<![A-Z])(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)\.(?:\s|$)")
 _CLAUSE_RE = re.compile(r",\s|;\s|:\s|\s--\s|\s—\s|—")
@@ -381,7 +385,9 @@ def derive_title(source: str) -> str:
     sentence = head[: sentence_end.start()] if sentence_end else head
     clause = _CLAUSE_RE.split(sentence, maxsplit=1)[0]
     lead_in = clause.split(" ", 1)[0].lower() in _LEAD_IN
-    if len(clause.split()) < 4 or lead_in:  # too short, or only a lead-in to say anything: take the whole sentence
+    if (
+        len(clause.split()) < 4 or lead_in
+    ):  # too short, or only a lead-in to say anything: take the whole sentence
         clause = sentence
     plain = _clean(strip_markup_fast(clause))
     return shorten(plain) or "(empty abstract)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -137,8 +138,11 @@ class ReaderApp(App[int]):
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ to filter — words, 'exact, ^title, !not, a | b, #tag, "
-                    "is:unread — ? for help", id="filter")
+        yield Input(
+            placeholder="/ to filter — words, 'exact, ^title, !not, a | b, #tag, "
+            "is:unread — ? for help",
+            id="filter",
+        )
         with Horizontal(id="main"):
             yield PaperList(id="paper-list")
             yield PaperView(id="paper-view")
@@ -157,8 +161,9 @@ class ReaderApp(App[int]):
             with self.prevent(Input.Changed):
                 self.query_one("#filter", Input).value = self.query_text
         if self.library.problem:
-            self.notify(self.library.problem, title="Library", severity="warning",
-                        timeout=15, markup=False)
+            self.notify(
+                self.library.problem, title="Library", severity="warning", timeout=15, markup=False
+            )
         self._update_status()
         self._load()
 
@@ -231,8 +236,13 @@ class ReaderApp(App[int]):
             if fatal
             else "Loaded with warnings"
         )
-        self.notify("\n".join(lines), title=title, severity="error" if fatal else "warning",
-                    timeout=20, markup=False)
+        self.notify(
+            "\n".join(lines),
+            title=title,
+            severity="error" if fatal else "warning",
+            timeout=20,
+            markup=False,
+        )
 
     def _index_ready(self, index: SearchIndex) -> None:
         self.index = index
@@ -426,7 +436,9 @@ class ReaderApp(App[int]):
             done, files = self.load_progress
             parts.append(f"loading {done}/{files} files…")
         elif self.index is None:
-            parts.append("indexing…" + (" (the filter applies when ready)" if self.query_text else ""))
+            parts.append(
+                "indexing…" + (" (the filter applies when ready)" if self.query_text else "")
+            )
         if self.result is not None and self.result.ignored:
             parts.append("ignored: " + " ".join(self.result.ignored))
         problems = [e for e in self.corpus.errors if e.fatal]
@@ -447,9 +459,7 @@ class ReaderApp(App[int]):
 
     def action_escape(self) -> None:
         filter_bar = self.query_one("#filter", Input)
-        if filter_bar.has_focus:
-            self.query_one(PaperList).focus()
-        elif self.query_one(PaperView).has_focus and not self.narrow:
+        if filter_bar.has_focus or (self.query_one(PaperView).has_focus and not self.narrow):
             self.query_one(PaperList).focus()
         elif self.marked:
             self.marked.clear()
@@ -470,8 +480,11 @@ class ReaderApp(App[int]):
                 paper_list.cursor = i
                 return
             i += step
-        self.notify("No more unread papers " + ("below." if step > 0 else "above."),
-                    severity="information", timeout=3)
+        self.notify(
+            "No more unread papers " + ("below." if step > 0 else "above."),
+            severity="information",
+            timeout=3,
+        )
 
     def action_next_unread(self) -> None:
         self._step_unread(1)
@@ -503,9 +516,10 @@ class ReaderApp(App[int]):
         if not papers:
             return
         on_ = not all(p.id in self.library.snapshot.bookmarks for p in papers)
-        if self._write(lambda: self.library.set_bookmark([p.id for p in papers], on_)) and len(
-            papers
-        ) > 1:
+        if (
+            self._write(lambda: self.library.set_bookmark([p.id for p in papers], on_))
+            and len(papers) > 1
+        ):
             self.notify(f"{'Bookmarked' if on_ else 'Unbookmarked'} {len(papers)} papers")
 
     def action_toggle_read(self) -> None:
@@ -516,9 +530,10 @@ class ReaderApp(App[int]):
         if self._read_timer is not None:
             self._read_timer.stop()
             self._read_timer = None
-        if self._write(lambda: self.library.set_read([p.id for p in papers], on_)) and len(
-            papers
-        ) > 1:
+        if (
+            self._write(lambda: self.library.set_read([p.id for p in papers], on_))
+            and len(papers) > 1
+        ):
             self.notify(f"Marked {len(papers)} papers {'read' if on_ else 'unread'}")
 
     def action_mark(self) -> None:
@@ -646,8 +661,9 @@ class ReaderApp(App[int]):
             self.action_copy(fmt)
 
         self.push_screen(
-            CitePicker(lambda f: format_records(records, f), self.default_format(),
-                       self._what(papers)),
+            CitePicker(
+                lambda f: format_records(records, f), self.default_format(), self._what(papers)
+            ),
             done,
         )
 
@@ -663,8 +679,11 @@ class ReaderApp(App[int]):
         if self._terminal_clipboard(text):
             self.notify(f"Copied {what} ({OSC52_NOTE})", markup=False, timeout=6)
             return
-        self.push_screen(CopyFallback(text, f"{result.detail}; and no terminal to send "
-                                            "OSC 52 to. The text is below."))
+        self.push_screen(
+            CopyFallback(
+                text, f"{result.detail}; and no terminal to send OSC 52 to. The text is below."
+            )
+        )
 
     def _terminal_clipboard(self, text: str) -> bool:
         """OSC 52 through the terminal (wrapped for tmux); False when there is none."""
@@ -692,14 +711,19 @@ class ReaderApp(App[int]):
             ("Copy citation", "In the default format", self.action_copy),
             ("Copy citation as…", "Choose a format, with a preview", self.action_cite_picker),
             ("Next unread", "Move to the next unread paper", self.action_next_unread),
-            ("Previous unread", "Move to the previous unread paper",
-             self.action_previous_unread),
-            ("Show bookmarked", "Filter to bookmarked papers",
-             lambda: self._set_filter("is:bookmarked")),
+            ("Previous unread", "Move to the previous unread paper", self.action_previous_unread),
+            (
+                "Show bookmarked",
+                "Filter to bookmarked papers",
+                lambda: self._set_filter("is:bookmarked"),
+            ),
             ("Show unread", "Filter to unread papers", lambda: self._set_filter("is:unread")),
             ("Clear filter", "Show every paper", lambda: self._set_filter("")),
-            ("Toggle auto-read", "Mark papers read when shown for a moment",
-             self.action_toggle_auto_read),
+            (
+                "Toggle auto-read",
+                "Mark papers read when shown for a moment",
+                self.action_toggle_auto_read,
+            ),
             ("Help", "Keys and the query language", self.action_help),
         ]
         for title, help_text, callback in commands:
@@ -716,10 +740,8 @@ class ReaderApp(App[int]):
     def watch_theme(self, theme: str) -> None:
         library = getattr(self, "library", None)
         if library is not None and not library.read_only and library.setting("theme") != theme:
-            try:
+            with contextlib.suppress(LibraryError):
                 library.set_setting("theme", theme)
-            except LibraryError:
-                pass
 
     def _save_session(self) -> None:
         if self.library.read_only:

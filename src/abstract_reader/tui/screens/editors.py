@@ -155,8 +155,9 @@ class MetadataEditor(ModalScreen[Metadata | None]):
                     yield Label(label, classes="field-label")
                     yield Input(value=value, placeholder=placeholder, id=field_id)
             yield Static(id="meta-error", markup=False)
-            yield Label("Enter or ctrl+s: save · Esc: cancel · empty fields clear",
-                        classes="modal-hint")
+            yield Label(
+                "Enter or ctrl+s: save · Esc: cancel · empty fields clear", classes="modal-hint"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#meta-title", Input).focus()

@@ -12,38 +12,53 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
-    ("Moving", [
-        ("j / k, ↓ / ↑", "next / previous paper"),
-        ("g / G, Home / End", "first / last paper"),
-        ("PgUp / PgDn", "a page up / down"),
-        ("n / N", "next / previous unread paper"),
-        ("Enter", "open the paper (focus the view; full screen when narrow)"),
-        ("Tab / Shift+Tab", "move focus between filter, list and paper"),
-        ("space (paper view)", "page the paper down"),
-        ("mouse", "click a row to select it, scroll with the wheel"),
-    ]),
-    ("Filtering", [
-        ("/", "focus the filter bar"),
-        ("Esc", "leave the filter / clear marks / clear the filter / close a screen"),
-    ]),
-    ("Library", [
-        ("b", "bookmark on/off (all marked papers when some are marked)"),
-        ("r", "read on/off (marked papers too)"),
-        ("t", "edit tags (Tab completes, Enter adds, Enter on empty saves)"),
-        ("T", "all tags with their counts; Enter filters to one"),
-        ("e", "edit the real title, authors, URL, DOI, year"),
-        ("o", "edit the note (saved when you close it)"),
-        ("space (list)", "mark / unmark the paper for a bulk action"),
-    ]),
-    ("Citations", [
-        ("c", "copy the citation (marked papers too) in the default format"),
-        ("C", "choose a format, with a live preview"),
-    ]),
-    ("App", [
-        ("?", "this help"),
-        ("ctrl+p", "command palette: every action by name"),
-        ("q", "quit"),
-    ]),
+    (
+        "Moving",
+        [
+            ("j / k, ↓ / ↑", "next / previous paper"),
+            ("g / G, Home / End", "first / last paper"),
+            ("PgUp / PgDn", "a page up / down"),
+            ("n / N", "next / previous unread paper"),
+            ("Enter", "open the paper (focus the view; full screen when narrow)"),
+            ("Tab / Shift+Tab", "move focus between filter, list and paper"),
+            ("space (paper view)", "page the paper down"),
+            ("mouse", "click a row to select it, scroll with the wheel"),
+        ],
+    ),
+    (
+        "Filtering",
+        [
+            ("/", "focus the filter bar"),
+            ("Esc", "leave the filter / clear marks / clear the filter / close a screen"),
+        ],
+    ),
+    (
+        "Library",
+        [
+            ("b", "bookmark on/off (all marked papers when some are marked)"),
+            ("r", "read on/off (marked papers too)"),
+            ("t", "edit tags (Tab completes, Enter adds, Enter on empty saves)"),
+            ("T", "all tags with their counts; Enter filters to one"),
+            ("e", "edit the real title, authors, URL, DOI, year"),
+            ("o", "edit the note (saved when you close it)"),
+            ("space (list)", "mark / unmark the paper for a bulk action"),
+        ],
+    ),
+    (
+        "Citations",
+        [
+            ("c", "copy the citation (marked papers too) in the default format"),
+            ("C", "choose a format, with a live preview"),
+        ],
+    ),
+    (
+        "App",
+        [
+            ("?", "this help"),
+            ("ctrl+p", "command palette: every action by name"),
+            ("q", "quit"),
+        ],
+    ),
 ]
 
 QUERY: list[tuple[str, str]] = [

@@ -33,8 +33,9 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cite-box", classes="modal-box"):
-            yield Static(Content(f"Copy the citation of {self.what}"), classes="modal-title",
-                         markup=False)
+            yield Static(
+                Content(f"Copy the citation of {self.what}"), classes="modal-title", markup=False
+            )
             with Horizontal():
                 yield OptionList(
                     *[
@@ -48,8 +49,9 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
                 )
                 with VerticalScroll(id="cite-preview-box"):
                     yield Static(id="cite-preview", markup=False)
-            yield Label("Enter: copy · d: copy and make it the default · Esc: cancel",
-                        classes="modal-hint")
+            yield Label(
+                "Enter: copy · d: copy and make it the default · Esc: cancel", classes="modal-hint"
+            )
 
     def on_mount(self) -> None:
         options = self.query_one("#cite-formats", OptionList)
@@ -95,8 +97,10 @@ class TagList(ModalScreen[str | None]):
                 width = max(len(str(c)) for _, c in self.counts)
                 yield OptionList(
                     *[
-                        Option(Content.assemble((f"{count:>{width}}  ", "$text-muted"), "#" + name),
-                               id=name)
+                        Option(
+                            Content.assemble((f"{count:>{width}}  ", "$text-muted"), "#" + name),
+                            id=name,
+                        )
                         for name, count in self.counts
                     ],
                     id="taglist",
@@ -126,11 +130,14 @@ class CopyFallback(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="copy-box", classes="modal-box"):
             yield Static("Could not reach a clipboard", classes="modal-title")
-            yield Static(Content(self.reason).stylize("$text-warning"), id="copy-reason",
-                         markup=False)
+            yield Static(
+                Content(self.reason).stylize("$text-warning"), id="copy-reason", markup=False
+            )
             yield TextArea(self.text, read_only=True, id="copy-text")
-            yield Label("Select the text with the mouse (or ctrl+a) and copy it · Esc: close",
-                        classes="modal-hint")
+            yield Label(
+                "Select the text with the mouse (or ctrl+a) and copy it · Esc: close",
+                classes="modal-hint",
+            )
 
     def on_mount(self) -> None:
         area = self.query_one("#copy-text", TextArea)

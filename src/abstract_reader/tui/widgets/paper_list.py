@@ -83,7 +83,7 @@ class PaperList(ScrollView, can_focus=True):
             self.paper_id = paper_id
             super().__init__()
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.source: RowSource = _Empty()
         self.empty_message: Content = Content("")

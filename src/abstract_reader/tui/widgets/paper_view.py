@@ -52,7 +52,7 @@ class PaperView(VerticalScroll, can_focus=True):
         Binding("G,end", "scroll_end", "Bottom", show=False),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.details: PaperDetails | None = None
 
@@ -61,8 +61,10 @@ class PaperView(VerticalScroll, can_focus=True):
         yield Static(Content(""), id="paper-body", markup=False)
 
     def show(self, details: PaperDetails | None, message: str = "") -> None:
-        same_paper = self.details is not None and details is not None and (
-            self.details.paper_id == details.paper_id
+        same_paper = (
+            self.details is not None
+            and details is not None
+            and (self.details.paper_id == details.paper_id)
         )
         self.details = details
         header = self.query_one("#paper-header", Static)
