@@ -1,0 +1,39 @@
+"""Shared fixtures. Every test gets its own library and cache: nothing touches ~."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstract_reader.corpus import Corpus, Paper, load_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT / "seeds"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("ABSTRACT_READER_DB", str(tmp_path / "home" / "library.sqlite3"))
+    monkeypatch.setenv("ABSTRACT_READER_CACHE", str(tmp_path / "cache"))
+    yield
+
+
+@pytest.fixture(scope="session")
+def seeds() -> Corpus:
+    return load_corpus([SEEDS])
+
+
+def paper_with(corpus: Corpus, phrase: str) -> Paper:
+    """The one paper whose abstract contains ``phrase`` (found by reading, not searching)."""
+    found = [p for p in corpus.papers if phrase in p.abstract]
+    assert len(found) == 1, f"{phrase!r} is in {len(found)} abstracts"
+    return found[0]
+
+
+def write_dump(path: Path, *abstracts: str, header: str | None = "TestConf 2025 Papers") -> Path:
+    parts = ([header] if header else []) + list(abstracts)
+    path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,310 @@
+"""Reading dumps: format, line endings, encodings, ids, duplicates, bad paths."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from abstract_reader.corpus import Corpus, load_corpus, paper_id, parse_text
+
+from .conftest import DATA, SEEDS, paper_with, write_dump
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "abstract_reader", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+# -- the seeds ------------------------------------------------------------------------------
+
+
+def test_seeds_hold_55_papers_from_57_paragraphs(seeds: Corpus) -> None:
+    assert len(seeds.papers) == 55
+    assert sum(len(p.sources) for p in seeds.papers) == 57
+    assert seeds.errors == []
+    assert {(p.venue, p.year) for p in seeds.papers} == {("NeurIPS", 2026)}
+
+
+def test_two_seed_papers_have_two_sources(seeds: Corpus) -> None:
+    doubles = [p for p in seeds.papers if len(p.sources) == 2]
+    assert len(doubles) == 2
+    eas = paper_with(seeds, "As Embodied Agents System (EAS) move into physical domains")
+    assert eas in doubles
+    assert {s.file for s in eas.sources} == {"000_3c75c79d335d4311.txt", "001_d9e28358a154ea35.txt"}
+
+
+def test_ids_are_stable_hex_and_independent_of_file_order(seeds: Corpus) -> None:
+    files = sorted(SEEDS.glob("*.txt"))
+    reversed_corpus = load_corpus(list(reversed(files)))
+    assert {p.id for p in reversed_corpus.papers} == {p.id for p in seeds.papers}
+    for paper in seeds.papers:
+        assert len(paper.id) >= 12 and int(paper.id, 16) >= 0
+    # whitespace does not change identity
+    assert paper_id("a  b\n c") == paper_id("a b c")
+
+
+def test_bundled_dumps_load_by_default(seeds: Corpus) -> None:
+    assert {p.id for p in load_corpus().papers} == {p.id for p in seeds.papers}
+
+
+# -- format -----------------------------------------------------------------------------------
+
+
+def test_hard_wrapped_lines_are_joined_and_header_parsed() -> None:
+    corpus = load_corpus([DATA / "wrapped.txt"])
+    assert [p.venue for p in corpus.papers] == ["ICML", "ICML"]
+    assert corpus.papers[0].year == 2024
+    assert corpus.papers[0].abstract.startswith("We propose a hard-wrapped abstract whose lines are")
+    assert "\n" not in corpus.papers[0].abstract
+    assert corpus.papers[1].abstract.endswith(r"math in $\alpha_1$.")
+
+
+def test_file_without_header_loads_with_unknown_venue() -> None:
+    corpus = load_corpus([DATA / "noheader.txt"])
+    assert len(corpus.papers) == 1
+    assert corpus.papers[0].venue is None and corpus.papers[0].year is None
+    assert corpus.errors == []
+
+
+def test_folder_means_its_txt_files_sorted_by_name(tmp_path: Path) -> None:
+    write_dump(tmp_path / "b.txt", "Second file abstract text.")
+    write_dump(tmp_path / "a.txt", "First file abstract text.")
+    (tmp_path / "notes.md").write_text("not a dump")
+    corpus = load_corpus([tmp_path])
+    assert [p.sources[0].file for p in corpus.papers] == ["a.txt", "b.txt"]
+
+
+def _variants(text: str) -> list[bytes]:
+    lf = text.encode()
+    return [
+        lf,
+        text.replace("\n", "\r\n").encode(),
+        text.replace("\n", "\r").encode(),
+        b"\xef\xbb\xbf" + lf,
+        b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(),
+    ]
+
+
+def test_line_endings_and_bom_give_identical_papers(tmp_path: Path) -> None:
+    text = (DATA / "wrapped.txt").read_text()
+    results = []
+    for n, data in enumerate(_variants(text)):
+        path = tmp_path / f"v{n}.txt"
+        path.write_bytes(data)
+        corpus = load_corpus([path])
+        results.append([(p.id, p.abstract, p.venue) for p in corpus.papers])
+    assert all(r == results[0] for r in results)
+
+
+_TEXT = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters="\r"), max_size=300
+)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=_TEXT)
+def test_property_line_ending_variants_are_identical(body: str) -> None:
+    parsed = [parse_text(v.decode("utf-8-sig")) for v in _variants(body)]
+    assert all(p == parsed[0] for p in parsed)
+
+
+@settings(max_examples=150)
+@given(
+    before=st.text(alphabet="abc ", min_size=1, max_size=20),
+    sep=st.sampled_from(["\u2028", "\u2029", "\u0085", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e"]),
+    after=st.text(alphabet="xyz ", min_size=1, max_size=20),
+)
+def test_property_unicode_separators_never_split_an_abstract(
+    before: str, sep: str, after: str
+) -> None:
+    _, _, abstracts = parse_text(f"a{before}{sep}{after}z\n")
+    assert len(abstracts) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=2000))
+def test_property_parser_never_raises_on_arbitrary_bytes(data: bytes) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz.txt"
+        path.write_bytes(data)
+        corpus = load_corpus([path])
+    for paper in corpus.papers:
+        assert not any(
+            (ord(c) < 32 and c != "\t") or 0x7F <= ord(c) <= 0x9F for c in paper.abstract
+        )
+    for error in corpus.errors:
+        assert "fuzz.txt" in str(error)
+
+
+def test_invalid_utf8_is_replaced_and_reported_once_with_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"Conf 2024 Papers\n\nGood abstract.\n\nBad \xff\xfe bytes here \xc3.\n")
+    corpus = load_corpus([path])
+    assert len(corpus.papers) == 2
+    assert "\ufffd" in corpus.papers[1].abstract
+    warnings = [e for e in corpus.errors if not e.fatal]
+    assert len(warnings) == 1
+    assert "line 5" in str(warnings[0]) and "bad.txt" in str(warnings[0])
+
+
+def test_nul_bytes_are_dropped_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / "nul.txt"
+    path.write_bytes(b"An abs\x00tract with a NUL.\n")
+    corpus = load_corpus([path])
+    assert corpus.papers[0].abstract == "An abstract with a NUL."
+    assert any("NUL" in str(e) for e in corpus.errors)
+
+
+def test_controls_are_sanitised_at_ingest(tmp_path: Path) -> None:
+    path = write_dump(tmp_path / "evil.txt", "Title \x1b]52;c;ZXZpbA==\x07 and \x1b[2J \u202eevil")
+    paper = load_corpus([path]).papers[0]
+    assert "\x1b" not in paper.abstract and "\x07" not in paper.abstract
+    assert "\u202e" not in paper.abstract and "\u241b" in paper.abstract
+
+
+def test_several_megabyte_abstract_loads(tmp_path: Path) -> None:
+    big = "word " * 800_000  # 4 MB in one paragraph
+    path = write_dump(tmp_path / "big.txt", big.strip())
+    corpus = load_corpus([path])
+    assert len(corpus.papers) == 1 and len(corpus.papers[0].abstract) > 3_900_000
+    assert len(corpus.papers[0].title) <= 80
+
+
+# -- bad paths: each one reported on one line; the good file still loads ------------------
+
+
+def _good(tmp_path: Path) -> Path:
+    return write_dump(tmp_path / "good.txt", "A perfectly good abstract about robust estimation.")
+
+
+def _check(tmp_path: Path, bad: Path | str, reason: str) -> None:
+    corpus = load_corpus([bad, _good(tmp_path)])
+    assert len(corpus.papers) == 1
+    fatal = corpus.fatal_errors
+    assert len(fatal) == 1
+    message = str(fatal[0])
+    assert str(bad) in message and reason in message
+    assert "\n" not in message
+    # and through the CLI: the good paper printed, one line on stderr, exit 1
+    result = run_cli("list", "-d", str(bad), "-d", str(tmp_path / "good.txt"))
+    assert result.returncode == 1
+    assert "robust estimation" in result.stdout or "perfectly good" in result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and reason in lines[0] and str(bad) in lines[0]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    _check(tmp_path, tmp_path / "missing.txt", "no such file")
+
+
+def test_directory_without_dumps(tmp_path: Path) -> None:
+    empty = tmp_path / "empty_dir"
+    empty.mkdir()
+    _check(tmp_path, empty, "no *.txt dumps")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_does_not_hang(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    _check(tmp_path, fifo, "FIFO")
+
+
+def test_device(tmp_path: Path) -> None:
+    _check(tmp_path, Path("/dev/null"), "device")
+
+
+def test_symlink_loop(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.txt"
+    loop.symlink_to(loop)
+    _check(tmp_path, loop, "symlink loop")
+
+
+@pytest.mark.skipif(os.geteuid() == 0 if hasattr(os, "geteuid") else True, reason="root reads all")
+def test_permission_denied(tmp_path: Path) -> None:
+    locked = write_dump(tmp_path / "locked.txt", "Secret.")
+    locked.chmod(0)
+    _check(tmp_path, locked, "permission denied")
+
+
+def test_permission_denied_even_as_root(tmp_path: Path) -> None:
+    """As root, chmod cannot deny reading; simulate with a directory we cannot list."""
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        pytest.skip("covered by test_permission_denied")
+    # root bypasses permission bits: run the check as an unprivileged user if one exists
+    import pwd
+
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no unprivileged user")
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="ar-perm-"))  # /tmp: reachable by nobody
+    base.chmod(0o777)
+    locked = write_dump(base / "locked.txt", "Secret.")
+    locked.chmod(0)
+    good = _good(base)
+    # import everything as root (the interpreter lives in root's home), then drop to nobody
+    script = (
+        "import os,sys,sqlite3,json,textwrap,shutil,argparse,gettext,locale,errno,stat;"
+        "import abstract_reader.cli, abstract_reader.corpus, abstract_reader.library,"
+        " abstract_reader.cite, abstract_reader.text, abstract_reader.paths;"
+        "abstract_reader.cli.build_parser();gettext.translation('x',fallback=True);"
+        "os.setgid(%d);os.setuid(%d);"
+        "sys.exit(abstract_reader.cli.main(['list','-d',%r,'-d',%r]))"
+        % (nobody.pw_gid, nobody.pw_uid, str(locked), str(good))
+    )
+    env = dict(os.environ, ABSTRACT_READER_DB=str(base / "nobody.db"))
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 1, result.stderr
+    assert "perfectly good" in result.stdout
+    lines = [line for line in result.stderr.splitlines() if "locked.txt" in line]
+    assert len(lines) == 1 and "permission denied" in lines[0]
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    _check(tmp_path, empty, "empty file")
+
+
+def test_whitespace_only_file(tmp_path: Path) -> None:
+    blank = tmp_path / "blank.txt"
+    blank.write_text("  \n\t\n   \n")
+    _check(tmp_path, blank, "no abstracts")
+
+
+def test_directory_where_a_file_was_expected(tmp_path: Path) -> None:
+    good = _good(tmp_path)
+    _check(tmp_path, Path(str(good) + "/inner.txt"), "not a directory")
+
+
+def test_binary_file_is_skipped(tmp_path: Path) -> None:
+    binary = tmp_path / "image.txt"
+    binary.write_bytes(bytes(range(256)) * 40)
+    _check(tmp_path, binary, "binary")
+
+
+def test_file_name_with_escape_is_escaped_in_messages(tmp_path: Path) -> None:
+    evil = tmp_path / "evil\x1b[2Jname.txt"
+    result = run_cli("list", "-d", str(evil), "-d", str(_good(tmp_path)))
+    assert result.returncode == 1
+    assert "\x1b" not in result.stderr
+    assert "\\x1b[2Jname.txt" in result.stderr

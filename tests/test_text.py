@@ -1,0 +1,134 @@
+"""Rendering, sanitising and stand-in titles."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.text import TITLE_MAX, derive_title, render, sanitise
+
+from .conftest import paper_with
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"an $\ell_2$-error", "an ℓ₂-error"),
+        (r"$O(L^6)$ time", "O(L⁶) time"),
+        (r"estimator $\hat \mu$ here", "estimator μ̂ here"),
+        (r"rate $O(\sqrt{d/n})$", "rate O(√(d/n))"),
+        (r"$\eta^{-1}$", "η⁻¹"),
+        (r"\(x_1\) inline", "x₁ inline"),
+    ],
+)
+def test_math_spans_become_unicode(source: str, expected: str) -> None:
+    assert render(source).text == expected
+
+
+@pytest.mark.parametrize(
+    "prose",
+    ["reduces cost by 42.94%, with ~ 3 runs", "see [1] and a[i] = b[j]", "price is $5 only"],
+)
+def test_prose_outside_math_is_left_alone(prose: str) -> None:
+    assert render(prose).text == prose
+
+
+def test_unbalanced_dollar_leaves_text_as_is() -> None:
+    assert render(r"costs $x and \alpha").text == r"costs $x and \alpha"
+
+
+def test_superscript_only_when_every_character_has_one() -> None:
+    # '/' has no superscript form: the exponent stays as it is
+    assert "⁄" not in render(r"$r^{1/3}$").text
+    assert render(r"$r^{1/3}$").text.startswith("r^")
+
+
+def test_emphasis_becomes_spans_and_plain_text() -> None:
+    rendered = render("a **Resilience** and *regularized* term")
+    assert rendered.text == "a Resilience and regularized term"
+    styles = {(rendered.text[s.start : s.end], s.style) for s in rendered.spans}
+    assert ("Resilience", "bold") in styles
+    assert ("regularized", "italic") in styles
+
+
+def test_math_span_is_styled() -> None:
+    rendered = render(r"bound $\ell_2$ here")
+    assert [(rendered.text[s.start : s.end], s.style) for s in rendered.spans] == [("ℓ₂", "math")]
+
+
+def test_seed_math_renderings(seeds: Corpus) -> None:
+    paper = paper_with(seeds, "empirical sensitivity")
+    text = render(paper.abstract).text
+    assert "μ̂" in text and "ℓ₂-error" in text and "O(√(d/n))" in text
+    assert "$" not in text and "\\hat" not in text
+    percent = paper_with(seeds, "reduce recovery cost by 42.94%")
+    assert "42.94%" in render(percent.abstract).text
+
+
+@given(st.text())
+def test_sanitise_leaves_no_control_character_and_is_idempotent(text: str) -> None:
+    clean = sanitise(text)
+    assert sanitise(clean) == clean
+    for ch in clean:
+        code = ord(ch)
+        assert code in (9, 10) or not (code < 32 or 0x7F <= code <= 0x9F)
+        assert not (0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069)
+
+
+def test_escape_becomes_a_visible_stand_in() -> None:
+    assert sanitise("a\x1b]52;c;ZXZpbA==\x07b") == "a\u241b]52;c;ZXZpbA==\u2407b"
+
+
+@given(st.text(max_size=400))
+def test_render_never_raises_and_emits_no_controls(text: str) -> None:
+    out = render(sanitise(text)).text
+    assert not any(ord(c) < 32 and c not in "\t\n" for c in out)
+
+
+def test_titles_name_what_the_abstract_introduces(seeds: Corpus) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert "RSE" in rse.title and "Robust Satisficing Ensemble" in rse.title
+    rcrl = paper_with(seeds, "We introduce Reward-Conditioned Reinforcement Learning (RCRL)")
+    assert "RCRL" in rcrl.title
+
+
+def test_titles_are_short_distinct_whole_words_and_marked_derived(seeds: Corpus) -> None:
+    titles = [p.title for p in seeds.papers]
+    assert len(set(titles)) == len(titles) == 55
+    for paper in seeds.papers:
+        assert paper.title_derived
+        assert 0 < len(paper.title) <= TITLE_MAX
+        words = paper.abstract.split()
+        last = paper.title.rstrip("…").split()[-1]
+        # never cut mid-word: the last word of the title is a whole word somewhere in the text
+        assert any(last.strip(",.:;()") in w for w in words) or "[" in paper.title
+
+
+def test_title_falls_back_to_first_clause() -> None:
+    title = derive_title("Shapley values are a cornerstone of explainable AI, yet they differ.")
+    assert title == "Shapley values are a cornerstone of explainable AI"
+
+
+def test_long_title_is_cut_at_a_word_boundary() -> None:
+    abstract = " ".join(["representation"] * 30) + "."
+    title = derive_title(abstract)
+    assert len(title) <= TITLE_MAX and title.endswith("…")
+    assert all(w == "representation" for w in title.rstrip("…").split())
+
+
+def test_identical_titles_are_made_distinct() -> None:
+    from abstract_reader.corpus import load_corpus
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = Path(tmp) / "d.txt"
+        dump.write_text(
+            "We propose FooNet, a thing. It works.\n\nWe propose FooNet, a thing. It also works.\n"
+        )
+        corpus = load_corpus([dump])
+    assert len({p.title for p in corpus.papers}) == 2
+    assert all(p.title.startswith("FooNet") for p in corpus.papers)
