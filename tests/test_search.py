@@ -1,0 +1,313 @@
+"""Search: a judged query set over the seeds, the query language, properties, the cache."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from abstract_reader.corpus import Corpus, load_corpus
+from abstract_reader.search import SearchIndex, cache_key_for, parse_query, typo_budget
+from abstract_reader.text import fold
+
+from .conftest import SEEDS, paper_with
+
+
+@pytest.fixture(scope="module")
+def index(seeds: Corpus) -> SearchIndex:
+    return SearchIndex(seeds)
+
+
+# Each query was written by reading the abstracts: the phrase names the paper that must be
+# the top hit (a phrase from its abstract, so the test does not depend on derived titles).
+JUDGED_TOP = [
+    ("empirical sensitivity", "which we call empirical sensitivity"),
+    ("satisficing", "Robust Satisficing Ensemble (RSE)"),
+    ("robst satisficing", "Robust Satisficing Ensemble (RSE)"),  # typo
+    ("nearest neighbor search", "Approximate Nearest Neighbor Search (ANN)"),
+    ("roadmapbench", "ROADMAPBENCH"),
+    ("logic gate networks", "learnable logic gate networks"),
+    ("reward conditioned", "Reward-Conditioned Reinforcement Learning (RCRL)"),
+    ("shapley", "Shapley values are a cornerstone"),
+    ("monosemantic", "Sparse autoencoders (SAEs) were originally motivated"),
+    ("projector initialization", "we propose PORTAL"),
+    ("density peak", "Density Peak Clustering (DPC)"),
+    ("resilience embodied", "As Embodied Agents System (EAS)"),
+    ("face recognition gallery", "Upgrading a deployed face-recognition model"),
+    ("repository documentation", "we propose RepoScope"),
+    ("muon shampoo", "such as Muon"),
+    ("segmentaton preference", "Direct Preference Optimization (DPO) has recently"),  # typo
+    ("sponsored", "sponsored"),
+    ("starcraft", "StarCraft Motion"),
+    ("gausian splatting", "3D Gaussian Splatting"),  # typo
+    ("wavelets", "based on wavelets"),
+    ("decision trees", "We introduce Split-RL"),
+    ("background guidance", "a lack of precise background guidance"),
+    ("cited web sources", "SourceBench"),
+    ('"gaussian mean"', "which we call empirical sensitivity"),  # phrase
+    ("mu estimator", "which we call empirical sensitivity"),  # LaTeX-aware: $\hat \mu$
+    ("μ estimator", "which we call empirical sensitivity"),
+    ("^RSE", "Robust Satisficing Ensemble (RSE)"),  # title starts with
+    ("title:satisficing", "Robust Satisficing Ensemble (RSE)"),
+    ("identity disclosure", "We present RealityTest"),
+    ("federated momentum", "we propose FedSEMA"),
+    ("satisf", "Robust Satisficing Ensemble (RSE)"),  # prefix while typing
+    ("efron-stein", "Efron-Stein argument"),
+    ("bürmann", "Bürmann"),  # accent folding
+]
+
+
+@pytest.mark.parametrize(("query", "phrase"), JUDGED_TOP)
+def test_judged_top_result(index: SearchIndex, seeds: Corpus, query: str, phrase: str) -> None:
+    expected = paper_with(seeds, phrase)
+    hits = index.search(query)
+    assert len(hits) > 0, query
+    assert hits[0].paper.id == expected.id, [h.paper.title for h in hits[:3]]
+
+
+def _ids(index: SearchIndex, query: str) -> set[str]:
+    return {h.paper.id for h in index.search(query)}
+
+
+def test_words_are_anded(index: SearchIndex, seeds: Corpus) -> None:
+    both = _ids(index, "robust gaussian")
+    assert both == _ids(index, "robust") & _ids(index, "gaussian")
+    assert paper_with(seeds, "which we call empirical sensitivity").id in both
+
+
+def test_negation_excludes(index: SearchIndex, seeds: Corpus) -> None:
+    # "graph" is in two abstracts, neither of which mentions robustness
+    found = _ids(index, "!robust graph")
+    assert found == {
+        paper_with(seeds, "Density Peak Clustering (DPC)").id,
+        paper_with(seeds, "we propose RepoScope").id,
+    }
+    assert _ids(index, "!robust") & _ids(index, "robust ") == set()
+
+
+def test_or_takes_either(index: SearchIndex, seeds: Corpus) -> None:
+    found = _ids(index, "starcraft | wavelets")
+    assert found == {paper_with(seeds, "StarCraft Motion").id, paper_with(seeds, "based on wavelets").id}
+
+
+def test_exact_operator_disables_typos_and_prefix(index: SearchIndex) -> None:
+    assert _ids(index, "'robst") == set()
+    assert len(_ids(index, "'satisf")) == 0
+    assert len(_ids(index, "'satisficing")) == 1
+
+
+def test_typo_budget_by_length() -> None:
+    assert [typo_budget(w) for w in ("robs", "robst", "segmenta", "segmentat")] == [0, 1, 1, 2]
+
+
+def test_short_words_get_no_typos(index: SearchIndex) -> None:
+    # "mea" is not "mean" with a typo: 3 letters allow no edits (only the prefix)
+    assert _ids(index, "mea ") == set() or all("mea" in h.paper.abstract.lower() for h in index.search("mea "))
+
+
+def test_prefix_only_for_the_word_being_typed(index: SearchIndex) -> None:
+    typing = index.search("satisf")
+    assert len(typing) >= 2  # satisficing, satisfies, …
+    for hit in typing:
+        assert any(w.startswith("satisf") for w in _words_of(hit.paper.abstract))
+    assert _ids(index, "satisf ") == set()  # a finished word: no prefix
+
+
+def test_smart_case(index: SearchIndex, seeds: Corpus) -> None:
+    lower = _ids(index, "rse ")
+    upper = _ids(index, "RSE ")
+    assert paper_with(seeds, "Robust Satisficing Ensemble (RSE)").id in upper
+    assert upper <= lower
+    # "Gaussian" with a capital only finds papers writing it so
+    for hit in index.search("Gaussian "):
+        assert re.search(r"\bGaussian", hit.paper.abstract + hit.paper.title)
+
+
+def test_accents_folded(tmp_path: Path) -> None:
+    dump = tmp_path / "a.txt"
+    dump.write_text("Results of Köhler on estimation.\n\nNothing else here at all.\n")
+    idx = SearchIndex(load_corpus([dump]))
+    assert len(idx.search("Kohler")) == 1
+    assert len(idx.search("köhler")) == 1
+
+
+def test_latex_command_names_are_not_words(index: SearchIndex) -> None:
+    for command in ("mathcal ", "hat ", "sqrt "):
+        for hit in index.search(command):
+            # only prose occurrences may match
+            prose = re.sub(r"\$[^$]*\$", " ", hit.paper.abstract).lower()
+            assert command.strip() in prose
+
+
+def test_field_filters(index: SearchIndex) -> None:
+    assert len(index.search("venue:neur")) == 55
+    assert len(index.search("venue:icml")) == 0
+    assert len(index.search("year:2026")) == 55
+    assert len(index.search("year:2020-2025")) == 0
+
+
+def test_library_filters(index: SearchIndex, seeds: Corpus) -> None:
+    class State:
+        def ids_with_tag(self, tag: str) -> set[str]:
+            return {seeds.papers[0].id} if tag == "toread" else set()
+
+        def ids_with_state(self, state: str) -> set[str]:
+            return {seeds.papers[1].id} if state in ("bookmarked", "read") else set()
+
+    state = State()
+    assert [h.paper.id for h in index.search("#toread", state)] == [seeds.papers[0].id]
+    assert [h.paper.id for h in index.search("is:bookmarked", state)] == [seeds.papers[1].id]
+    assert len(index.search("is:unread", state)) == 54
+    assert len(index.search("is:read", state)) == 1
+
+
+@pytest.mark.parametrize("query", ['"', "!", "|", "a |", "is:nonsense", '"unclosed phrase', "#", "year:abc", "title:"])
+def test_malformed_queries_never_raise(index: SearchIndex, query: str) -> None:
+    result = index.search(query)
+    assert isinstance(len(result), int)
+
+
+def test_ignored_parts_are_reported(index: SearchIndex) -> None:
+    assert "is:nonsense" in index.search("robust is:nonsense").ignored
+
+
+def test_empty_query_is_corpus_order(index: SearchIndex, seeds: Corpus) -> None:
+    assert [h.paper.id for h in index.search("")] == [p.id for p in seeds.papers]
+
+
+def test_ranking_exact_before_prefix_before_typo(tmp_path: Path) -> None:
+    dump = tmp_path / "r.txt"
+    dump.write_text(
+        "A paper on robustly stated results.\n\n"  # prefix hit for "robust"
+        "A paper on robost results.\n\n"  # typo hit
+        "A paper on robust results.\n"  # exact hit, last in corpus order
+    )
+    idx = SearchIndex(load_corpus([dump]))
+    order = [h.paper.abstract for h in idx.search("robust")]
+    assert order == [
+        "A paper on robust results.",
+        "A paper on robustly stated results.",
+        "A paper on robost results.",
+    ]
+
+
+def test_title_hits_rank_before_abstract_hits(index: SearchIndex, seeds: Corpus) -> None:
+    # "ensemble" is in RSE's title; other abstracts mention ensembles only in their text
+    hits = index.search("ensemble ")
+    assert hits[0].paper.id == paper_with(seeds, "Robust Satisficing Ensemble (RSE)").id
+
+
+def test_spans_cover_matched_words_in_title_and_rendered_text(index: SearchIndex) -> None:
+    hit = index.search("satisficing ensemble")[0]
+    title = hit.paper.title
+    assert {title[s:e].lower() for s, e in hit.title_spans} >= {"satisficing", "ensemble"}
+    from abstract_reader.text import render
+
+    text = render(hit.paper.abstract).text
+    words = {fold(text[s:e]) for s, e in hit.text_spans}
+    assert words <= {"satisficing", "ensemble", "ensembles"}
+    mu = index.search("mu ")[0]
+    rendered = render(mu.paper.abstract).text
+    assert any(rendered[s:e] == "μ" for s, e in mu.text_spans)
+
+
+def test_title_overrides_are_searched(seeds: Corpus) -> None:
+    idx = SearchIndex(seeds)
+    target = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    idx.set_title_overrides({target.id: "Zanzibar Ensembles for Everyone"})
+    assert [h.paper.id for h in idx.search("^zanzibar")] == [target.id]
+    assert [h.paper.id for h in idx.search("title:zanzibar")] == [target.id]
+
+
+# -- properties ------------------------------------------------------------------------------
+
+_WORD = st.text(alphabet="abcdefghijklmnoprstuvwy", min_size=1, max_size=12)
+
+
+def _words_of(text: str) -> list[str]:
+    return [fold(w) for w in re.findall(r"[^\W_]+", text)]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(_WORD, min_size=1, max_size=3), negated=st.lists(_WORD, max_size=1))
+def test_property_every_hit_satisfies_the_query(
+    index: SearchIndex, words: list[str], negated: list[str]
+) -> None:
+    from rapidfuzz.distance import Levenshtein
+
+    query = " ".join(words + ["!" + n for n in negated]) + " "
+    for hit in index.search(query):
+        vocab = _words_of(hit.paper.abstract) + _words_of(hit.paper.title)
+        greek = {"mu", "eta", "ell", "omega", "sigma", "alpha", "gamma", "delta", "kappa", "pm"}
+        vocab += [w for w in greek if "\\" + w in hit.paper.abstract]
+        for word in words:
+            budget = typo_budget(word)
+            assert any(
+                Levenshtein.distance(word, v) <= budget
+                and (budget == 0 or v[:1] == word[:1] or v == word)
+                for v in vocab
+            ), (word, hit.paper.title)
+        for word in negated:
+            assert not any(v.startswith(word) for v in vocab)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prefix=st.text(alphabet="abcdefghilmnoprstu", min_size=1, max_size=8),
+       extra=st.sampled_from(list("aeiorstn")))
+def test_property_adding_a_character_never_widens_exact_only_results(
+    index: SearchIndex, prefix: str, extra: str
+) -> None:
+    shorter = {h.paper.id for h in index.search(prefix, typos=False)}
+    longer = {h.paper.id for h in index.search(prefix + extra, typos=False)}
+    assert longer <= shorter
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=40))
+def test_property_search_never_raises(index: SearchIndex, query: str) -> None:
+    result = index.search(query)
+    for hit in result[:3]:
+        assert isinstance(hit.title_spans, list) and isinstance(hit.text_spans, list)
+    parse_query(query)
+
+
+# -- the cache ---------------------------------------------------------------------------------
+
+
+def test_cache_is_used_on_unchanged_dumps_and_gives_same_results(tmp_path: Path) -> None:
+    corpus = load_corpus([SEEDS])
+    key = cache_key_for(corpus.files)
+    first = SearchIndex(corpus, cache_dir=tmp_path, cache_key=key)
+    assert not first.loaded_from_cache
+    second = SearchIndex(load_corpus([SEEDS]), cache_dir=tmp_path, cache_key=key)
+    assert second.loaded_from_cache
+    for q in ("robst estimation", "gaus", "!robust graph", "^RSE"):
+        assert [h.paper.id for h in first.search(q)] == [h.paper.id for h in second.search(q)]
+
+
+def test_stale_or_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
+    dump = tmp_path / "d.txt"
+    dump.write_text("First abstract about kernels.\n")
+    cache = tmp_path / "cache"
+    corpus = load_corpus([dump])
+    SearchIndex(corpus, cache_dir=cache, cache_key=cache_key_for(corpus.files))
+    # the dump changes: a new key, a rebuilt index
+    dump.write_text("A different abstract about wavelets.\n")
+    changed = load_corpus([dump])
+    idx = SearchIndex(changed, cache_dir=cache, cache_key=cache_key_for(changed.files))
+    assert not idx.loaded_from_cache and len(idx.search("wavelets")) == 1
+    # a corrupt cache file under the right key is never trusted
+    key = cache_key_for(changed.files)
+    assert key is not None
+    (cache / f"{key}.npz").write_bytes(b"garbage")
+    idx = SearchIndex(changed, cache_dir=cache, cache_key=key)
+    assert not idx.loaded_from_cache and len(idx.search("wavelets")) == 1
+    # a valid cache for other papers (same key forged) is not trusted either
+    other = load_corpus([SEEDS])
+    SearchIndex(other, cache_dir=cache, cache_key="forged")
+    (cache / "forged.npz").replace(cache / f"{key}.npz")
+    idx = SearchIndex(changed, cache_dir=cache, cache_key=key)
+    assert not idx.loaded_from_cache and len(idx.search("wavelets")) == 1
