@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,4 +37,38 @@ def paper_with(corpus: Corpus, phrase: str) -> Paper:
 def write_dump(path: Path, *abstracts: str, header: str | None = "TestConf 2025 Papers") -> Path:
     parts = ([header] if header else []) + list(abstracts)
     path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def run_as_nobody(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run Python ``code`` as the unprivileged user ``nobody`` (for permission tests as root).
+
+    Modules are imported as root first (the interpreter may live in root's home)."""
+    import os
+    import pwd
+    import sys
+
+    nobody = pwd.getpwnam("nobody")
+    script = (
+        "import os,sys,sqlite3,json,argparse,gettext,locale,errno,stat,tempfile\n"
+        "import abstract_reader.cli, abstract_reader.corpus, abstract_reader.library\n"
+        "import abstract_reader.cite, abstract_reader.text, abstract_reader.paths\n"
+        "abstract_reader.cli.build_parser(); gettext.translation('x', fallback=True)\n"
+        f"os.setgid({nobody.pw_gid}); os.setuid({nobody.pw_uid})\n" + code
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def world_dir() -> Path:
+    """A fresh directory under /tmp that ``nobody`` can enter and write."""
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="ar-nobody-"))
+    path.chmod(0o777)
     return path

@@ -66,7 +66,9 @@ def test_hard_wrapped_lines_are_joined_and_header_parsed() -> None:
     corpus = load_corpus([DATA / "wrapped.txt"])
     assert [p.venue for p in corpus.papers] == ["ICML", "ICML"]
     assert corpus.papers[0].year == 2024
-    assert corpus.papers[0].abstract.startswith("We propose a hard-wrapped abstract whose lines are")
+    assert corpus.papers[0].abstract.startswith(
+        "We propose a hard-wrapped abstract whose lines are"
+    )
     assert "\n" not in corpus.papers[0].abstract
     assert corpus.papers[1].abstract.endswith(r"math in $\alpha_1$.")
 
@@ -108,9 +110,7 @@ def test_line_endings_and_bom_give_identical_papers(tmp_path: Path) -> None:
     assert all(r == results[0] for r in results)
 
 
-_TEXT = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_characters="\r"), max_size=300
-)
+_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r"), max_size=300)
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -90,7 +90,10 @@ def test_negation_excludes(index: SearchIndex, seeds: Corpus) -> None:
 
 def test_or_takes_either(index: SearchIndex, seeds: Corpus) -> None:
     found = _ids(index, "starcraft | wavelets")
-    assert found == {paper_with(seeds, "StarCraft Motion").id, paper_with(seeds, "based on wavelets").id}
+    assert found == {
+        paper_with(seeds, "StarCraft Motion").id,
+        paper_with(seeds, "based on wavelets").id,
+    }
 
 
 def test_exact_operator_disables_typos_and_prefix(index: SearchIndex) -> None:
@@ -105,7 +108,9 @@ def test_typo_budget_by_length() -> None:
 
 def test_short_words_get_no_typos(index: SearchIndex) -> None:
     # "mea" is not "mean" with a typo: 3 letters allow no edits (only the prefix)
-    assert _ids(index, "mea ") == set() or all("mea" in h.paper.abstract.lower() for h in index.search("mea "))
+    assert _ids(index, "mea ") == set() or all(
+        "mea" in h.paper.abstract.lower() for h in index.search("mea ")
+    )
 
 
 def test_prefix_only_for_the_word_being_typed(index: SearchIndex) -> None:
@@ -164,7 +169,9 @@ def test_library_filters(index: SearchIndex, seeds: Corpus) -> None:
     assert len(index.search("is:read", state)) == 1
 
 
-@pytest.mark.parametrize("query", ['"', "!", "|", "a |", "is:nonsense", '"unclosed phrase', "#", "year:abc", "title:"])
+@pytest.mark.parametrize(
+    "query", ['"', "!", "|", "a |", "is:nonsense", '"unclosed phrase', "#", "year:abc", "title:"]
+)
 def test_malformed_queries_never_raise(index: SearchIndex, query: str) -> None:
     result = index.search(query)
     assert isinstance(len(result), int)
@@ -231,7 +238,9 @@ def _words_of(text: str) -> list[str]:
     return [fold(w) for w in re.findall(r"[^\W_]+", text)]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(words=st.lists(_WORD, min_size=1, max_size=3), negated=st.lists(_WORD, max_size=1))
 def test_property_every_hit_satisfies_the_query(
     index: SearchIndex, words: list[str], negated: list[str]
@@ -254,9 +263,13 @@ def test_property_every_hit_satisfies_the_query(
             assert not any(v.startswith(word) for v in vocab)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(prefix=st.text(alphabet="abcdefghilmnoprstu", min_size=1, max_size=8),
-       extra=st.sampled_from(list("aeiorstn")))
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    prefix=st.text(alphabet="abcdefghilmnoprstu", min_size=1, max_size=8),
+    extra=st.sampled_from(list("aeiorstn")),
+)
 def test_property_adding_a_character_never_widens_exact_only_results(
     index: SearchIndex, prefix: str, extra: str
 ) -> None:
@@ -265,7 +278,9 @@ def test_property_adding_a_character_never_widens_exact_only_results(
     assert longer <= shorter
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(query=st.text(max_size=40))
 def test_property_search_never_raises(index: SearchIndex, query: str) -> None:
     result = index.search(query)

@@ -119,10 +119,10 @@ def test_long_title_is_cut_at_a_word_boundary() -> None:
 
 
 def test_identical_titles_are_made_distinct() -> None:
-    from abstract_reader.corpus import load_corpus
-
     import tempfile
     from pathlib import Path
+
+    from abstract_reader.corpus import load_corpus
 
     with tempfile.TemporaryDirectory() as tmp:
         dump = Path(tmp) / "d.txt"

@@ -158,10 +158,20 @@ class Library:
             return self._fallback(f"cannot write in {self.path.parent}")
         try:
             conn = self._connect(self.path)
+            # Look before changing anything: a damaged or newer file is left byte for byte.
             check = conn.execute("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 conn.close()
                 return self._open_read_only("the library file failed its integrity check")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                conn.close()
+                return self._open_read_only(
+                    f"its schema version {version} is newer than this abstract-reader knows "
+                    f"({SCHEMA_VERSION})"
+                )
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
             self._migrate(conn)
             return conn
         except sqlite3.DatabaseError as exc:
@@ -174,8 +184,6 @@ class Library:
             path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
         )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
 
@@ -203,7 +211,7 @@ class Library:
             conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            if version != SCHEMA_VERSION:
+            if version != SCHEMA_VERSION:  # cannot migrate a file we may not write
                 conn.close()
                 return self._memory()
             return conn
