@@ -1,0 +1,201 @@
+"""The scriptable CLI: every subcommand, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from abstract_reader.corpus import Corpus
+
+from .conftest import SEEDS, paper_with, write_dump
+
+
+def cli(*args: str, db: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    full = [*args]
+    if db is not None:
+        full += ["--db", str(db)]
+    return subprocess.run(
+        [sys.executable, "-m", "abstract_reader", *full],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=stdin,
+    )
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "lib.sqlite3"
+
+
+def test_version_and_help() -> None:
+    version = cli("--version")
+    assert version.returncode == 0 and version.stdout.startswith("abstract-reader ")
+    helptext = cli("--help")
+    assert helptext.returncode == 0
+    for command in ("list", "show", "tag", "cite", "export", "library"):
+        assert command in helptext.stdout
+
+
+def test_usage_errors_exit_2() -> None:
+    result = cli("list", "--no-such-option")
+    assert result.returncode == 2 and "error" in result.stderr
+    assert cli("export").returncode == 2  # --format is required
+
+
+def test_list_prints_55_papers(seeds: Corpus) -> None:
+    result = cli("list")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) == 55
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert any(line.startswith(rse.id[:12]) and rse.title in line for line in lines)
+
+
+def test_list_json_fields(seeds: Corpus) -> None:
+    result = cli("list", "--json")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 55
+    for key in ("id", "title", "title_derived", "venue", "year", "sources", "abstract", "text",
+                "tags", "bookmarked", "read", "note"):
+        assert key in rows[0]
+    eas = paper_with(seeds, "As Embodied Agents System (EAS)")
+    row = next(r for r in rows if r["id"] == eas.id)
+    assert len(row["sources"]) == 2 and row["sources"][0]["file"].endswith(".txt")
+    first = next(r for r in rows if "empirical sensitivity" in r["abstract"])
+    assert "$\\hat \\mu$" in first["abstract"] and "μ̂" in first["text"]
+
+
+def test_list_query_in_rank_order(seeds: Corpus) -> None:
+    result = cli("list", "-q", "robst satisficing", "--json")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert rows[0]["id"] == paper_with(seeds, "Robust Satisficing Ensemble (RSE)").id
+
+
+def test_show_accepts_prefix_and_rejects_ambiguous(seeds: Corpus) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    shown = cli("show", rse.id[:7])
+    assert shown.returncode == 0
+    assert rse.title in shown.stdout and "derived title" in shown.stdout
+    assert "Robust Satisficing Ensemble (RSE)" in shown.stdout
+    unknown = cli("show", "ffffffffff")
+    assert unknown.returncode == 1 and "no paper" in unknown.stderr
+    # an ambiguous prefix: find two ids sharing their first 4 digits, else use a 4-digit one
+    ids = sorted(p.id for p in seeds.papers)
+    shared = next((a[:4] for a, b in zip(ids, ids[1:]) if a[:4] == b[:4]), None)
+    if shared:
+        ambiguous = cli("show", shared)
+        assert ambiguous.returncode == 1 and "ambiguous" in ambiguous.stderr
+
+
+def test_show_renders_math() -> None:
+    result = cli("show", "d059a4d9")
+    assert "μ̂" in result.stdout and "ℓ₂" in result.stdout
+
+
+def test_show_caps_huge_abstracts(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "big.txt", "word " * 30_000)
+    result = cli("list", "-d", str(dump), "--json")
+    paper_id = json.loads(result.stdout)["id"]
+    shown = cli("show", paper_id, "-d", str(dump))
+    assert "more characters" in shown.stdout
+    assert len(shown.stdout) < 60_000
+
+
+def test_tag_bookmark_read_note_meta_round_trip(seeds: Corpus, db: Path) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert cli("tag", rse.id[:8], "to read", "ensembles", db=db).returncode == 0
+    assert cli("untag", rse.id[:8], "ensembles", db=db).returncode == 0
+    assert cli("bookmark", rse.id[:8], db=db).returncode == 0
+    assert cli("read", rse.id[:8], db=db).returncode == 0
+    assert cli("note", rse.id[:8], "check section 4", db=db).returncode == 0
+    assert cli("note", rse.id[:8], db=db).stdout.strip() == "check section 4"
+    meta = cli("meta", rse.id[:8], "--title", "Robust Satisficing Ensembles",
+               "--author", "Ada Lovelace", "--author", "Alan Turing", "--year", "2026", db=db)
+    assert meta.returncode == 0 and "Ada Lovelace, Alan Turing" in meta.stdout
+    rows = [json.loads(x) for x in cli("list", "--json", "--bookmarked", db=db).stdout.splitlines()]
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["tags"] == ["to read"] and row["bookmarked"] and row["read"]
+    assert row["note"] == "check section 4"
+    assert row["title"] == "Robust Satisficing Ensembles" and not row["title_derived"]
+    assert len(cli("list", "--unread", db=db).stdout.splitlines()) == 54
+    assert len(cli("list", "--tag", "TO READ", db=db).stdout.splitlines()) == 1
+    assert cli("bookmark", rse.id[:8], "--off", db=db).returncode == 0
+    assert cli("list", "--bookmarked", db=db).stdout == ""
+    cleared = cli("meta", rse.id[:8], "--clear", db=db)
+    assert "no metadata" in cleared.stdout
+
+
+def test_tags_lists_counts_and_orphans(seeds: Corpus, db: Path, tmp_path: Path) -> None:
+    a, b = seeds.papers[0], seeds.papers[1]
+    cli("tag", a.id, "x", db=db)
+    cli("tag", b.id, "x", "y", db=db)
+    out = cli("tags", db=db).stdout
+    assert "2  x" in out and "1  y" in out
+    other = write_dump(tmp_path / "other.txt", "Only this paper is loaded now.")
+    orphan = cli("tags", "-d", str(other), db=db)
+    assert "2 papers with records are not in the loaded dumps" in orphan.stdout
+    assert a.id in orphan.stdout
+
+
+def test_writes_to_a_damaged_library_are_refused(seeds: Corpus, tmp_path: Path) -> None:
+    db = tmp_path / "bad.sqlite3"
+    db.write_bytes(b"garbage" * 500)
+    result = cli("bookmark", seeds.papers[0].id, db=db)
+    assert result.returncode == 1
+    assert "read-only" in result.stderr
+    assert db.read_bytes() == b"garbage" * 500
+
+
+def test_export_formats_and_filters(seeds: Corpus, db: Path, tmp_path: Path) -> None:
+    cli("bookmark", seeds.papers[0].id, seeds.papers[1].id, db=db)
+    out = tmp_path / "list.bib"
+    result = cli("export", "--format", "bibtex", "--bookmarked", "-o", str(out), db=db)
+    assert result.returncode == 0 and out.read_text().count("@inproceedings") == 2
+    again = cli("export", "--format", "bibtex", "-o", str(out), db=db)
+    assert again.returncode == 1 and "--force" in again.stderr
+    forced = cli("export", "--format", "csl-json", "-q", "satisficing", "-o", str(out), "--force",
+                 db=db)
+    assert forced.returncode == 0 and len(json.loads(out.read_text())) == 1
+    for fmt in ("markdown", "csv", "jsonl"):
+        assert cli("export", "--format", fmt, db=db).returncode == 0
+
+
+def test_cite_prints_each_format(seeds: Corpus) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    for fmt, marker in (("bibtex", "@inproceedings{"), ("text", "[abstract-reader:"),
+                        ("markdown", "- **"), ("csl-json", '"paper-conference"')):
+        result = cli("cite", rse.id[:8], "--format", fmt)
+        assert result.returncode == 0 and marker in result.stdout
+
+
+def test_library_export_import(seeds: Corpus, db: Path, tmp_path: Path) -> None:
+    cli("tag", seeds.papers[0].id, "keep", db=db)
+    dump = tmp_path / "lib.json"
+    assert cli("library", "export", str(dump), db=db).returncode == 0
+    other = tmp_path / "other.sqlite3"
+    assert cli("library", "import", str(dump), db=other).returncode == 0
+    assert "keep" in cli("tags", db=other).stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    result = cli("library", "import", str(bad), db=other)
+    assert result.returncode == 1 and "not valid JSON" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_list_is_fast_path_without_textual() -> None:
+    code = (
+        "import sys; from abstract_reader.cli import main; main(['list']); "
+        "assert 'textual' not in sys.modules, 'textual imported'"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_dump_folder_option() -> None:
+    assert len(cli("list", "-d", str(SEEDS)).stdout.splitlines()) == 55

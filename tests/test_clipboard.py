@@ -1,0 +1,180 @@
+"""The clipboard chain, for real: Xvfb + xclip, a stale DISPLAY, no DISPLAY (OSC 52)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstract_reader.clipboard import copy, copy_with_system_tool, osc52_sequence
+
+REQUIRED = os.environ.get("ABSTRACT_READER_REQUIRE_CLIPBOARD") == "1"
+SAMPLE = "Copied: Köhler–Šmíd ℓ₂ ✓ 日本語 & $\\mu$"
+
+
+def _skip(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"clipboard test required in CI but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[str]:
+    if not shutil.which("Xvfb") or not shutil.which("xclip"):
+        _skip("Xvfb and xclip are not installed")
+    number = 90 + os.getpid() % 7
+    name = f":{number}"
+    proc = subprocess.Popen(
+        ["Xvfb", name, "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    socket = Path(f"/tmp/.X11-unix/X{number}")
+    deadline = time.monotonic() + 20
+    while not socket.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    if not socket.exists():
+        proc.kill()
+        _skip("Xvfb did not start")
+    yield name
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def _read_clipboard(display: str) -> str:
+    return subprocess.run(
+        ["xclip", "-selection", "clipboard", "-o"],
+        capture_output=True,
+        env={**os.environ, "DISPLAY": display},
+        timeout=10,
+    ).stdout.decode("utf-8", "replace")
+
+
+def _poll(display: str, expected: str) -> str:
+    deadline = time.monotonic() + 10
+    got = ""
+    while time.monotonic() < deadline:
+        got = _read_clipboard(display)
+        if got == expected:
+            break
+        time.sleep(0.05)
+    return got
+
+
+@pytest.mark.clipboard
+def test_copy_through_the_real_system_clipboard(
+    display: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", display)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    result = copy(SAMPLE, terminal=None)
+    assert result.ok and result.method in ("xclip", "xsel")
+    assert _poll(display, SAMPLE) == SAMPLE
+
+
+@pytest.mark.clipboard
+def test_cli_cite_copy_reads_back(display: str, seeds_first_id: str) -> None:
+    env = {**os.environ, "DISPLAY": display}
+    env.pop("WAYLAND_DISPLAY", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "abstract_reader", "cite", seeds_first_id, "--copy"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Copied BibTeX for 1 paper (xclip)" in result.stderr
+    assert _poll(display, result.stdout) == result.stdout
+
+
+@pytest.fixture
+def seeds_first_id() -> str:
+    from abstract_reader.corpus import load_corpus
+
+    return load_corpus().papers[0].id
+
+
+def test_stale_display_is_detected_not_silent(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    if not shutil.which("xclip") and not shutil.which("xsel"):
+        _skip("no xclip/xsel to fail")
+    monkeypatch.setenv("DISPLAY", ":98")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    result = copy_with_system_tool("hello")
+    assert not result.ok
+    assert "xclip failed" in result.detail or "xsel failed" in result.detail
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""  # nothing printed over the screen
+
+
+def test_no_display_and_no_terminal_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    result = copy("x", terminal=None)
+    assert not result.ok and "no clipboard tool" in result.detail
+
+
+def test_osc52_wraps_for_tmux() -> None:
+    plain = osc52_sequence("hi", tmux=False)
+    assert plain == "\x1b]52;c;" + base64.b64encode(b"hi").decode() + "\x07"
+    wrapped = osc52_sequence("hi", tmux=True)
+    assert wrapped.startswith("\x1bPtmux;\x1b\x1b]52;c;") and wrapped.endswith("\x1b\\")
+
+
+def _run_in_pty(args: list[str], env: dict[str, str]) -> tuple[int, bytes]:
+    pid, fd = pty.fork()
+    if pid == 0:  # child
+        os.execvpe(sys.executable, [sys.executable, "-m", "abstract_reader", *args], env)
+    output = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), output
+
+
+def test_cli_without_display_falls_back_to_osc52_and_says_so(seeds_first_id: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "TMUX")}
+    code, output = _run_in_pty(["cite", seeds_first_id[:8], "--copy", "-f", "text"], env)
+    assert code == 0, output
+    start = output.index(b"\x1b]52;c;") + len(b"\x1b]52;c;")
+    payload = output[start : output.index(b"\x07", start)]
+    copied = base64.b64decode(payload).decode("utf-8")
+    assert seeds_first_id[:12] in copied
+    assert b"OSC 52" in output and b"terminal must allow clipboard writes" in output
+
+
+def test_cli_with_no_display_and_no_terminal_exits_1(seeds_first_id: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    result = subprocess.run(
+        [sys.executable, "-m", "abstract_reader", "cite", seeds_first_id, "--copy"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # no controlling terminal
+    )
+    assert result.returncode == 1
+    assert "could not copy" in result.stderr and len(result.stderr.strip().splitlines()) == 1
