@@ -89,6 +89,11 @@ class _Rows:
 class ReaderApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "abstract-reader"
+    # Under NARROW_WIDTH columns the list fills the screen (`Screen.-narrow` in app.tcss).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (NARROW_WIDTH, "-wide"),
+    ]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
@@ -154,7 +159,6 @@ class ReaderApp(App[int]):
         paper_list.empty_message = Content("Loading dumps…")
         paper_list.focus()
         self.query_one(PaperView).show(None, "Loading…")
-        self._apply_layout(self.size.width)
         self.query_text = self.library.setting("filter", "") or ""
         self._restore_paper = self.library.setting("paper")
         if self.query_text:
@@ -166,12 +170,6 @@ class ReaderApp(App[int]):
             )
         self._update_status()
         self._load()
-
-    def on_resize(self) -> None:
-        self._apply_layout(self.size.width)
-
-    def _apply_layout(self, width: int) -> None:
-        self.screen.set_class(width < NARROW_WIDTH, "-narrow")
 
     @property
     def narrow(self) -> bool:

@@ -1,0 +1,70 @@
+"""Helpers for driving the real reader with Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from abstract_reader.tui.app import ReaderApp
+from abstract_reader.tui.widgets.paper_list import PaperList
+from abstract_reader.tui.widgets.paper_view import PaperView
+
+
+def make_app(tmp_path: Path, paths: list[Any] | None = None, **kwargs: Any) -> ReaderApp:
+    kwargs.setdefault("read_delay", 3600.0)  # no auto-read unless a test asks for it
+    return ReaderApp(paths, tmp_path / "lib.sqlite3", cache_dir=tmp_path / "cache", **kwargs)
+
+
+async def settle(app: ReaderApp, pilot: Pilot[Any]) -> None:
+    """Wait for loading, indexing and searching workers, then for the screen to update."""
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def type_filter(app: ReaderApp, pilot: Pilot[Any], text: str) -> None:
+    await pilot.press("slash")
+    await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
+    await settle(app, pilot)
+
+
+def listed(app: ReaderApp) -> list[str]:
+    """Titles in the list, in order (what the rows show)."""
+    paper_list = app.query_one(PaperList)
+    return [paper_list.source.row(i).title for i in range(len(paper_list.source))]
+
+
+def list_lines(app: ReaderApp) -> list[str]:
+    """The text of the list's rows on screen."""
+    paper_list = app.query_one(PaperList)
+    height = paper_list.scrollable_content_region.height
+    return [paper_list.render_line(y).text for y in range(height)]
+
+
+def view_text(app: ReaderApp) -> str:
+    view = app.query_one(PaperView)
+    header = view.query_one("#paper-header").render()
+    body = view.query_one("#paper-body").render()
+    return f"{getattr(header, 'plain', header)}\n{getattr(body, 'plain', body)}"
+
+
+def current_title(app: ReaderApp) -> str:
+    paper = app.current_paper()
+    assert paper is not None
+    return app.title_of(paper)
+
+
+__all__ = ["asyncio"]

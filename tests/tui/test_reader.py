@@ -1,0 +1,476 @@
+"""The reader, driven with real keys through Pilot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.etree import ElementTree
+
+from textual.command import CommandPalette
+from textual.widgets import Input, TextArea
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.library import Library
+from abstract_reader.tui.screens.editors import MetadataEditor, NoteEditor, TagEditor
+from abstract_reader.tui.screens.help import HelpScreen
+from abstract_reader.tui.screens.paper import PaperScreen
+from abstract_reader.tui.screens.pickers import CitePicker, CopyFallback, TagList
+from abstract_reader.tui.widgets.paper_list import PaperList
+from abstract_reader.tui.widgets.paper_view import PaperView
+
+from ..conftest import SEEDS, paper_with, write_dump
+from .conftest import (
+    current_title,
+    list_lines,
+    listed,
+    make_app,
+    settle,
+    type_filter,
+    until,
+    view_text,
+)
+
+WIDE = (140, 40)
+
+
+async def test_opens_on_the_bundled_dumps(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert len(listed(app)) == 55
+        assert app.query_one(PaperList).has_focus
+        status = str(app.query_one("#status").render())
+        assert "55 papers" in status and "55 unread" in status and "0 bookmarked" in status
+        first = seeds.papers[0]
+        assert first.title in view_text(app) and "derived title" in view_text(app)
+        assert "μ̂" in view_text(app)  # math rendered in the view
+        assert any(first.title[:30] in line for line in list_lines(app))
+
+
+async def test_moving_with_keys(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        await pilot.press("j", "j", "down")
+        assert paper_list.cursor == 3
+        assert current_title(app) == seeds.papers[3].title
+        assert seeds.papers[3].title in view_text(app)
+        await pilot.press("k", "up")
+        assert paper_list.cursor == 1
+        await pilot.press("G")
+        assert paper_list.cursor == 54
+        await pilot.press("g")
+        assert paper_list.cursor == 0
+        await pilot.press("end")
+        assert paper_list.cursor == 54
+        await pilot.press("home", "pagedown")
+        page = paper_list.cursor
+        assert page > 10
+        await pilot.press("pageup")
+        assert paper_list.cursor == 0
+        await pilot.press("pagedown", "pagedown")
+        assert paper_list.cursor == 54  # clamped at the end
+        await pilot.press("G")  # the cursor row is scrolled into view
+        assert any(seeds.papers[54].title[:20] in line for line in list_lines(app))
+
+
+async def test_mouse_click_selects_a_row(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.click(PaperList, offset=(10, 4))
+        assert app.query_one(PaperList).cursor == 4
+        assert current_title(app) == seeds.papers[4].title
+
+
+async def test_live_filter_narrows_highlights_and_clears(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "satisficing")
+        rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+        assert listed(app) == [rse.title]
+        assert "1 of 55" in str(app.query_one("#status").render())
+        row = app.query_one(PaperList).source.row(0)
+        assert [rse.title[s:e].lower() for s, e in row.spans] == ["satisficing"]
+        details = app.query_one(PaperView).details
+        assert details is not None and details.body_spans
+        body = details.body.text
+        assert all(body[s:e].lower().startswith("satisfic") for s, e in details.body_spans)
+        # Esc leaves the filter for the list; Esc again clears the filter
+        await pilot.press("escape")
+        assert app.query_one(PaperList).has_focus
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == ""
+        assert len(listed(app)) == 55
+        assert current_title(app) == rse.title  # the cursor kept its paper
+
+
+async def test_typo_filter_and_prefix_while_typing(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "starcra")
+        assert listed(app) == [paper_with(seeds, "StarCraft Motion").title]
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace")
+        await settle(app, pilot)
+        assert len(listed(app)) > 1  # "st" matches many
+
+
+async def test_cursor_keeps_its_paper_when_it_still_matches(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "robust")
+        await pilot.press("enter", "j", "j")
+        kept = current_title(app)
+        await type_filter(app, pilot, " estimation")
+        if kept in listed(app):
+            assert current_title(app) == kept
+
+
+async def test_single_letter_keys_never_reach_the_filter(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b", "j", "r")
+        assert app.query_one("#filter", Input).value == ""
+        assert len(app.library.snapshot.bookmarks) == 1
+        # in the filter, letters are text: q does not quit, b does not bookmark
+        await type_filter(app, pilot, "qb")
+        assert app.is_running
+        assert app.query_one("#filter", Input).value == "qb"
+        assert len(app.library.snapshot.bookmarks) == 1
+
+
+async def test_narrow_layout_and_live_resize(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(app, pilot)
+        view = app.query_one(PaperView)
+        assert not view.display or view.size.width == 0
+        assert app.query_one(PaperList).size.width >= 78
+        await pilot.press("j", "enter")
+        assert isinstance(app.screen, PaperScreen)
+        full = app.screen.query_one(PaperView)
+        assert full.details is not None and full.details.title == seeds.papers[1].title
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PaperScreen)
+        await pilot.resize_terminal(*WIDE)
+        await pilot.pause()
+        assert app.query_one(PaperView).size.width > 40
+        await pilot.resize_terminal(80, 30)
+        await pilot.pause()
+        assert app.query_one(PaperView).size.width == 0
+
+
+async def test_space_pages_the_paper_view(tmp_path: Path) -> None:
+    long_text = " ".join(f"sentence {n} about long abstracts." for n in range(400))
+    dump = write_dump(tmp_path / "long.txt", long_text)
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=(120, 20)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        view = app.query_one(PaperView)
+        assert view.has_focus
+        await pilot.press("space")
+        await pilot.pause()
+        first = view.scroll_y
+        assert first > 0
+        await pilot.press("space")
+        await pilot.pause()
+        assert view.scroll_y > first
+
+
+async def test_help_screen(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text").render())
+        for phrase in ("next / previous unread", "bookmark", "'word", "#tag", "command palette"):
+            assert phrase in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_command_palette_runs_actions(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"bookmark")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.library.snapshot.bookmarks) == 1)
+        assert "1 bookmarked" in str(app.query_one("#status").render())
+
+
+async def test_empty_states(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    app = make_app(tmp_path, [empty])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert "No dumps loaded" in "\n".join(list_lines(app))
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "zzqqxx")
+        text = "\n".join(list_lines(app))
+        assert "No paper matches zzqqxx" in text and "Esc clears" in text
+        assert "0 of 55" in str(app.query_one("#status").render())
+
+
+async def test_load_errors_are_notified_and_good_files_open(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.txt"
+    app = make_app(tmp_path, [missing, SEEDS])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert len(listed(app)) == 55
+        messages = [n.message for n in app._notifications]
+        assert any(str(missing) in m and "no such file" in m for m in messages)
+        assert "1 load error" in str(app.query_one("#status").render())
+
+
+PAYLOADS = [
+    "\x1b]52;c;ZXZpbA==\x07",
+    "\x1b[2J",
+    "[@click=app.quit]x[/]",
+    "[/]",
+    "[link='file:///etc/passwd']x[/]",
+    "a[i] = b[j]",
+]
+
+
+async def test_injection_payloads_show_as_harmless_text(tmp_path: Path) -> None:
+    abstracts = [f"We propose Evil{n}, a payload {p} inside an abstract." for n, p in enumerate(PAYLOADS)]
+    dump = write_dump(tmp_path / "evil.txt", *abstracts, header="[bold]Evil[/] 2026 Papers")
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert len(listed(app)) == len(PAYLOADS)
+        for n in range(len(PAYLOADS)):
+            app.query_one(PaperList).cursor = n
+            await pilot.pause()
+            text = view_text(app)
+            screen = "\n".join(list_lines(app))
+            assert "\x1b" not in text and "\x1b" not in screen and "\x07" not in text
+            if "[" in PAYLOADS[n] and "\x1b" not in PAYLOADS[n]:
+                assert PAYLOADS[n] in text  # shown literally, not parsed as markup
+        await type_filter(app, pilot, "click")
+        await pilot.press("enter")
+        assert app.is_running
+        # every modal that shows dump text
+        await pilot.press("t")
+        assert isinstance(app.screen, TagEditor)
+        await pilot.press("escape", "C")
+        assert isinstance(app.screen, CitePicker)
+        preview = str(app.screen.query_one("#cite-preview").render())
+        assert "[@click=app" in preview and "[bold]Evil[/]" in preview and "\x1b" not in preview
+        await pilot.press("escape")
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg
+        ElementTree.fromstring(svg)  # well-formed XML
+        assert app.is_running
+
+
+async def test_bookmark_read_and_status(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b")
+        paper_id = app.query_one(PaperList).current_id
+        assert paper_id in app.library.snapshot.bookmarks
+        assert app.query_one(PaperList).source.row(0).bookmarked
+        assert "★ bookmarked" in view_text(app)
+        assert "1 bookmarked" in str(app.query_one("#status").render())
+        await pilot.press("r")
+        assert paper_id in app.library.snapshot.read
+        assert "54 unread" in str(app.query_one("#status").render())
+        await pilot.press("r", "b")
+        assert paper_id not in app.library.snapshot.read
+        assert paper_id not in app.library.snapshot.bookmarks
+    # saved: a new library on the same file sees nothing left over, then a kept bookmark
+    with Library(tmp_path / "lib.sqlite3") as lib:
+        assert not lib.snapshot.bookmarks
+
+
+async def test_auto_read_after_a_moment_and_next_unread(tmp_path: Path) -> None:
+    app = make_app(tmp_path, read_delay=0.05)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        first = app.query_one(PaperList).current_id
+        await until(pilot, lambda: first in app.library.snapshot.read)
+        app.library.set_read([app.corpus.papers[1].id, app.corpus.papers[2].id])
+        app.library.set_setting("auto_read", "off")
+        await pilot.press("n")
+        assert app.query_one(PaperList).cursor == 3  # skipped the read ones
+        await pilot.press("N")
+        assert app.query_one(PaperList).cursor == 3  # nothing unread above: it stays
+        await pilot.pause(0.2)
+        assert app.corpus.papers[3].id not in app.library.snapshot.read  # auto-read is off
+
+
+async def test_tag_editor_with_completion(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    app.library.add_tags(["0" * 16], ["reinforcement", "robustness"])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        assert isinstance(app.screen, TagEditor)
+        await pilot.press("r", "e", "i", "tab")  # completes to an existing tag
+        assert app.screen.query_one("#tag-input", Input).value == "reinforcement"
+        await pilot.press("enter")
+        await pilot.press(*"to-read", "enter")
+        assert app.screen.tags == ["reinforcement", "to-read"]
+        await pilot.press("enter")  # empty input: save
+        await pilot.pause()
+        paper_id = app.query_one(PaperList).current_id
+        assert app.library.snapshot.tags[paper_id] == ["reinforcement", "to-read"]
+        assert "#reinforcement #to-read" in view_text(app)
+        # remove one, cancel changes with Esc
+        await pilot.press("t", "shift+tab", "end", "delete")
+        assert app.screen.tags == ["reinforcement"]
+        await pilot.press("escape")
+        assert app.library.snapshot.tags[paper_id] == ["reinforcement", "to-read"]
+        await pilot.press("t", "shift+tab", "end", "delete", "tab", "enter")
+        await pilot.pause()
+        assert app.library.snapshot.tags[paper_id] == ["reinforcement"]
+
+
+async def test_bulk_marks_apply_to_all(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space")
+        ids = {app.corpus.papers[0].id, app.corpus.papers[1].id}
+        assert app.marked == ids
+        assert "2 marked" in str(app.query_one("#status").render())
+        await pilot.press("b")
+        assert set(app.library.snapshot.bookmarks) == ids
+        await pilot.press("r")
+        assert set(app.library.snapshot.read) == ids
+        await pilot.press("t", *"batch", "enter", "enter")
+        await pilot.pause()
+        assert all(app.library.snapshot.tags.get(i) == ["batch"] for i in ids)
+        await pilot.press("escape")  # clears the marks
+        assert not app.marked
+
+
+async def test_metadata_editor_changes_title_everywhere(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        assert isinstance(app.screen, MetadataEditor)
+        await pilot.press(*"Zanzibar Estimators", "tab", *"Ada Lovelace; Alan Turing", "enter")
+        await pilot.pause()
+        assert listed(app)[0] == "Zanzibar Estimators"
+        assert "Ada Lovelace, Alan Turing" in view_text(app)
+        assert "derived title" not in view_text(app)
+        await type_filter(app, pilot, "^zanzibar")
+        assert listed(app) == ["Zanzibar Estimators"]
+
+
+async def test_note_editor_saves_on_close(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("o")
+        assert isinstance(app.screen, NoteEditor)
+        await pilot.press(*"check lemma 2", "enter", *"and the appendix")
+        await pilot.press("escape")
+        await pilot.pause()
+        paper_id = app.query_one(PaperList).current_id
+        assert app.library.snapshot.notes[paper_id] == "check lemma 2\nand the appendix"
+        assert "check lemma 2" in view_text(app)
+
+
+async def test_tag_list_filters_to_a_tag(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    app.library.add_tags([p for p in (app.library.snapshot.paper_ids() or [])], [])  # no-op
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        app.library.add_tags([app.corpus.papers[3].id, app.corpus.papers[7].id], ["theory"])
+        await pilot.press("T")
+        assert isinstance(app.screen, TagList)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == "#theory"
+        assert listed(app) == [app.corpus.papers[3].title, app.corpus.papers[7].title]
+
+
+async def test_copy_without_any_clipboard_shows_the_text(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CopyFallback)
+        text = app.screen.query_one("#copy-text", TextArea).text
+        assert text.startswith("@inproceedings{neurips2026")
+        assert "no clipboard tool" in str(app.screen.query_one("#copy-reason").render())
+
+
+async def test_cite_picker_previews_and_sets_default(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("DISPLAY", raising=False)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "C")
+        assert isinstance(app.screen, CitePicker)
+        preview = lambda: str(app.screen.query_one("#cite-preview").render())  # noqa: E731
+        assert preview().count("@inproceedings") == 2  # both marked papers
+        await pilot.press("down")
+        assert "[abstract-reader:" in preview() and "@inproceedings" not in preview()
+        await pilot.press("down")
+        assert preview().startswith("- ")
+        await pilot.press("d")  # copy as Markdown and make it the default
+        await settle(app, pilot)
+        assert app.library.setting("cite_format") == "markdown"
+        assert isinstance(app.screen, CopyFallback)  # headless, no display: shown instead
+        assert app.screen.query_one("#copy-text", TextArea).text.count("\n- ") == 1
+
+
+async def test_restores_filter_cursor_and_theme(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("j", "j", "j", "j")
+        kept = current_title(app)
+        app.theme = "nord"
+        await pilot.press("q")
+    again = make_app(tmp_path)
+    async with again.run_test(size=WIDE) as pilot:
+        await settle(again, pilot)
+        assert current_title(again) == kept
+        assert again.theme == "nord"
+    filtered = make_app(tmp_path)
+    async with filtered.run_test(size=WIDE) as pilot:
+        await settle(filtered, pilot)
+        await type_filter(filtered, pilot, "spiking")
+        await pilot.press("enter", "q")
+    restored = make_app(tmp_path)
+    async with restored.run_test(size=WIDE) as pilot:
+        await settle(restored, pilot)
+        assert restored.query_one("#filter", Input).value == "spiking"
+        assert len(listed(restored)) == 2
+
+
+async def test_read_only_library_says_so_and_still_reads(tmp_path: Path) -> None:
+    (tmp_path / "lib.sqlite3").write_bytes(b"not a database" * 100)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert "library read-only" in str(app.query_one("#status").render())
+        await pilot.press("b")
+        assert not app.library.snapshot.bookmarks
+        messages = [n.message for n in app._notifications]
+        assert any("read-only" in m for m in messages)
+    assert (tmp_path / "lib.sqlite3").read_bytes() == b"not a database" * 100
