@@ -88,9 +88,7 @@ def test_bibtex_key_is_readable_and_stable(seeds: Corpus) -> None:
 
 
 @pytest.mark.parametrize("title", TRICKY_TITLES)
-def test_bibtex_round_trips_real_metadata(
-    seeds: Corpus, library: Library, title: str
-) -> None:
+def test_bibtex_round_trips_real_metadata(seeds: Corpus, library: Library, title: str) -> None:
     paper = seeds.papers[0]
     authors = ("Ada Lovelace", "Jürgen Schmidhuber", "O'Neil, Cathy")
     library.set_metadata(
@@ -134,7 +132,9 @@ def test_plain_and_markdown(seeds: Corpus, library: Library) -> None:
     assert "derived" in plain
     md = format_records([record(paper)], "markdown").strip()
     assert md.startswith("- **") and paper.id[:12] in md
-    library.set_metadata(paper.id, Metadata(title="A [bracketed] snake_case title", url="https://x.org/a"))
+    library.set_metadata(
+        paper.id, Metadata(title="A [bracketed] snake_case title", url="https://x.org/a")
+    )
     md = format_records([record(paper, library.snapshot)], "markdown")
     assert "[A \\[bracketed\\] snake\\_case title](https://x.org/a)" in md
 

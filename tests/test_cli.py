@@ -14,7 +14,9 @@ from abstract_reader.corpus import Corpus
 from .conftest import SEEDS, paper_with, write_dump
 
 
-def cli(*args: str, db: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, db: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     full = [*args]
     if db is not None:
         full += ["--db", str(db)]
@@ -60,8 +62,20 @@ def test_list_json_fields(seeds: Corpus) -> None:
     result = cli("list", "--json")
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == 55
-    for key in ("id", "title", "title_derived", "venue", "year", "sources", "abstract", "text",
-                "tags", "bookmarked", "read", "note"):
+    for key in (
+        "id",
+        "title",
+        "title_derived",
+        "venue",
+        "year",
+        "sources",
+        "abstract",
+        "text",
+        "tags",
+        "bookmarked",
+        "read",
+        "note",
+    ):
         assert key in rows[0]
     eas = paper_with(seeds, "As Embodied Agents System (EAS)")
     row = next(r for r in rows if r["id"] == eas.id)
@@ -114,8 +128,19 @@ def test_tag_bookmark_read_note_meta_round_trip(seeds: Corpus, db: Path) -> None
     assert cli("read", rse.id[:8], db=db).returncode == 0
     assert cli("note", rse.id[:8], "check section 4", db=db).returncode == 0
     assert cli("note", rse.id[:8], db=db).stdout.strip() == "check section 4"
-    meta = cli("meta", rse.id[:8], "--title", "Robust Satisficing Ensembles",
-               "--author", "Ada Lovelace", "--author", "Alan Turing", "--year", "2026", db=db)
+    meta = cli(
+        "meta",
+        rse.id[:8],
+        "--title",
+        "Robust Satisficing Ensembles",
+        "--author",
+        "Ada Lovelace",
+        "--author",
+        "Alan Turing",
+        "--year",
+        "2026",
+        db=db,
+    )
     assert meta.returncode == 0 and "Ada Lovelace, Alan Turing" in meta.stdout
     rows = [json.loads(x) for x in cli("list", "--json", "--bookmarked", db=db).stdout.splitlines()]
     assert len(rows) == 1
@@ -159,8 +184,9 @@ def test_export_formats_and_filters(seeds: Corpus, db: Path, tmp_path: Path) -> 
     assert result.returncode == 0 and out.read_text().count("@inproceedings") == 2
     again = cli("export", "--format", "bibtex", "-o", str(out), db=db)
     assert again.returncode == 1 and "--force" in again.stderr
-    forced = cli("export", "--format", "csl-json", "-q", "satisficing", "-o", str(out), "--force",
-                 db=db)
+    forced = cli(
+        "export", "--format", "csl-json", "-q", "satisficing", "-o", str(out), "--force", db=db
+    )
     assert forced.returncode == 0 and len(json.loads(out.read_text())) == 1
     for fmt in ("markdown", "csv", "jsonl"):
         assert cli("export", "--format", fmt, db=db).returncode == 0
@@ -168,8 +194,12 @@ def test_export_formats_and_filters(seeds: Corpus, db: Path, tmp_path: Path) -> 
 
 def test_cite_prints_each_format(seeds: Corpus) -> None:
     rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
-    for fmt, marker in (("bibtex", "@inproceedings{"), ("text", "[abstract-reader:"),
-                        ("markdown", "- **"), ("csl-json", '"paper-conference"')):
+    for fmt, marker in (
+        ("bibtex", "@inproceedings{"),
+        ("text", "[abstract-reader:"),
+        ("markdown", "- **"),
+        ("csl-json", '"paper-conference"'),
+    ):
         result = cli("cite", rse.id[:8], "--format", fmt)
         assert result.returncode == 0 and marker in result.stdout
 

@@ -12,12 +12,15 @@ smart-case terms). Titles have their own small index, for ranking, ``^word`` and
 
 from __future__ import annotations
 
+import array
 import bisect
 import functools
 import hashlib
+import itertools
 import os
 import re
 import zlib
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -32,7 +35,7 @@ from rapidfuzz.distance import Levenshtein
 from .corpus import Corpus, Paper
 from .text import GREEK_NAMES, fold, fold_accents, render
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 IntArray = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
 
@@ -149,7 +152,12 @@ def _csr(word_ids: IntArray, docs: IntArray, n_docs: int, n_words: int) -> tuple
     """Postings pairs → (offsets, docs sorted by word then doc, duplicates removed)."""
     keep = word_ids >= 0
     keys = (word_ids[keep].astype(np.int64) << 32) | docs[keep].astype(np.int64)
-    keys = np.unique(keys)
+    keys.sort()  # a plain sort: np.unique's hashing is several times slower here
+    if keys.size:
+        distinct = np.empty(keys.size, dtype=bool)
+        distinct[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
+        keys = keys[distinct]
     words = keys >> 32
     offsets = np.zeros(n_words + 1, np.int64)
     np.cumsum(np.bincount(words, minlength=n_words), out=offsets[1:])
@@ -163,21 +171,48 @@ class _FieldIndex:
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> _FieldIndex:
-        vocab: dict[str, int] = {}
-        setdefault = vocab.setdefault
-        ids: list[int] = []
+        # Per document, only C-speed work: split on whitespace, de-duplicate, and map each
+        # raw piece ("(RSE),", "$\\hat") to an id through a defaultdict whose factory counts.
+        # The word regex then runs once per distinct piece, not once per occurrence.
+        pieces: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        lookup = pieces.__getitem__
+        ids: array.array[int] = array.array("q")
+        extend = ids.extend
         lengths = np.zeros(len(texts), np.int64)
         for n, text in enumerate(texts):
-            toks = _tokens(text)
-            lengths[n] = len(toks)
-            ids.extend([setdefault(t, len(vocab)) for t in toks])
-        docs = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
-        raw_ids = np.asarray(ids, dtype=np.int64)
+            raw = set(text.split())
+            lengths[n] = len(raw)
+            extend(map(lookup, raw))
+        piece_docs = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+        piece_ids = np.frombuffer(ids, dtype=np.int64)
+        # piece → its word tokens (usually one; "Split-RL," gives two)
+        vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        counts = np.zeros(len(pieces), np.int64)
+        flat: list[int] = []
+        findall = _TOKEN_RE.findall
+        for i, piece in enumerate(pieces):
+            words = findall(piece)
+            counts[i] = len(words)
+            flat.extend(vocab[w] for w in words)
+        offsets = np.zeros(len(pieces) + 1, np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        token_of = np.asarray(flat, dtype=np.int64)
+        per_pair = counts[piece_ids]
+        docs = np.repeat(piece_docs, per_pair)
+        # for each (piece, doc) pair, the positions of its words in token_of
+        starts = np.repeat(offsets[piece_ids], per_pair)
+        within = np.arange(docs.size, dtype=np.int64) - np.repeat(
+            np.cumsum(per_pair) - per_pair, per_pair
+        )
+        raw_ids = token_of[starts + within] if docs.size else np.zeros(0, np.int64)
         raw_words = list(vocab)
         case_forms, folded_forms = _normalise_vocab(raw_words)
+        # Case-kept postings only for words with a capital: a query word in lower case is
+        # case-insensitive (smart-case), so only capitalised query words look there.
+        cased_only = [f if f != f.lower() else "" for f in case_forms]
         return cls(
             folded=_postings_from(raw_ids, docs, folded_forms, len(texts)),
-            cased=_postings_from(raw_ids, docs, case_forms, len(texts)),
+            cased=_postings_from(raw_ids, docs, cased_only, len(texts)),
         )
 
     def arrays(self, prefix: str) -> dict[str, npt.NDArray[np.generic]]:

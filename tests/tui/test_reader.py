@@ -247,7 +247,9 @@ PAYLOADS = [
 
 
 async def test_injection_payloads_show_as_harmless_text(tmp_path: Path) -> None:
-    abstracts = [f"We propose Evil{n}, a payload {p} inside an abstract." for n, p in enumerate(PAYLOADS)]
+    abstracts = [
+        f"We propose Evil{n}, a payload {p} inside an abstract." for n, p in enumerate(PAYLOADS)
+    ]
     dump = write_dump(tmp_path / "evil.txt", *abstracts, header="[bold]Evil[/] 2026 Papers")
     app = make_app(tmp_path, [dump])
     async with app.run_test(size=WIDE) as pilot:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -18,22 +18,24 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from ..cite import FORMAT_NAMES, FORMATS, Record, format_records, record
-from ..clipboard import OSC52_NOTE, CopyResult, copy_with_system_tool, osc52_sequence
 from ..corpus import Corpus, CorpusBuilder, LoadError, Paper
 from ..library import Library, LibraryError, Metadata
+from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
-from ..search import SearchIndex, SearchResult, cache_key_for, default_cache_dir
 from ..text import render
-from .screens.editors import MetadataEditor, NoteEditor, NoteResult, TagEditor
-from .screens.help import HelpScreen
 from .screens.paper import PaperScreen
-from .screens.pickers import CitePicker, CopyFallback, TagList
 from .widgets.paper_list import PaperList, Row
 from .widgets.paper_view import PaperDetails, PaperView
 
+if TYPE_CHECKING:  # imported when first needed: numpy, rapidfuzz, modals cost start-up time
+    from ..cite import Record
+    from ..clipboard import CopyResult
+    from ..search import SearchIndex, SearchResult
+    from .screens.editors import NoteResult
+
 NARROW_WIDTH = 100
 READ_DELAY_S = 1.5
+SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +89,10 @@ class _Rows:
 
 
 class ReaderApp(App[int]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: works for subclasses too
     TITLE = "abstract-reader"
     # Under NARROW_WIDTH columns the list fills the screen (`Screen.-narrow` in app.tcss).
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    HORIZONTAL_BREAKPOINTS = [
         (0, "-narrow"),
         (NARROW_WIDTH, "-wide"),
     ]
@@ -124,7 +126,7 @@ class ReaderApp(App[int]):
         self.paths = list(paths) if paths is not None else None
         self.library = Library(Path(db) if db is not None else default_db_path())
         self.read_delay = read_delay
-        self.cache_dir = cache_dir if cache_dir is not None else default_cache_dir()
+        self.cache_dir = cache_dir if cache_dir is not None else default_cache_root() / "index"
         self.corpus = Corpus()
         self.index: SearchIndex | None = None
         self.result: SearchResult | None = None
@@ -136,6 +138,7 @@ class ReaderApp(App[int]):
         self._generation = 0
         self._read_timer: Timer | None = None
         self._restore_paper: str | None = None
+        self._index_after_first_frame = False
         self._rows = _Rows(self)
         saved_theme = self.library.setting("theme")
         if saved_theme and saved_theme in self.available_themes:
@@ -176,10 +179,28 @@ class ReaderApp(App[int]):
         return self.size.width < NARROW_WIDTH
 
     # -- loading --------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="load")
     def _load(self) -> None:
+        """Small dumps load before the first frame; large ones stream in from a thread."""
         builder = CorpusBuilder(self.paths)
         self.corpus = builder.corpus
+        total = 0
+        for path in builder.files:
+            try:
+                total += path.stat().st_size
+            except OSError:
+                continue
+        if total <= SYNC_LOAD_BYTES:
+            for path in builder.files:
+                builder.add_file(path)
+            builder.finish()
+            self._papers_arrived(len(builder.files), len(builder.files))
+            self._all_loaded()
+            self._index_after_first_frame = True
+        else:
+            self._load_in_thread(builder)
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load_in_thread(self, builder: CorpusBuilder) -> None:
         total = len(builder.files)
         self.call_from_thread(self._papers_arrived, 0, total)
         for n, path in enumerate(builder.files, start=1):
@@ -187,6 +208,22 @@ class ReaderApp(App[int]):
             self.call_from_thread(self._papers_arrived, n, total)
         builder.finish()
         self.call_from_thread(self._all_loaded)
+        self._index_in_thread()
+
+    def on_ready(self) -> None:
+        # The first frame is on screen: now build the index (numpy and rapidfuzz imports and
+        # all), so that it never competes with the first paint.
+        if self._index_after_first_frame:
+            self._index_after_first_frame = False
+            self._build_index()
+
+    @work(thread=True, exclusive=True, group="index")
+    def _build_index(self) -> None:
+        self._index_in_thread()
+
+    def _index_in_thread(self) -> None:
+        from ..search import SearchIndex, cache_key_for
+
         key = cache_key_for(self.corpus.files)
         index = SearchIndex(self.corpus, cache_dir=self.cache_dir, cache_key=key)
         self.call_from_thread(self._index_ready, index)
@@ -200,8 +237,8 @@ class ReaderApp(App[int]):
             paper_list = self.query_one(PaperList)
             if self.result is None:
                 paper_list.set_source(self._rows, paper_list.cursor)
-            if first:
-                self._show_current()
+            if first:  # rows first; the paper (math rendering) right after they are drawn
+                self.call_after_refresh(self._show_current)
         self._update_status()
 
     def _all_loaded(self) -> None:
@@ -221,7 +258,7 @@ class ReaderApp(App[int]):
         if not self.query_text and self._restore_paper:
             self._move_to(self._restore_paper)
             self._restore_paper = None
-        self._show_current()
+        self.call_after_refresh(self._show_current)  # list first; math rendering after
         self._update_status()
 
     def _report_load_errors(self, errors: list[LoadError]) -> None:
@@ -329,6 +366,8 @@ class ReaderApp(App[int]):
         return self.corpus.get(paper_id) if paper_id else None
 
     def details(self, paper: Paper) -> PaperDetails:
+        from ..cite import record
+
         snap = self.library.snapshot
         rec = record(paper, snap)
         rendered = render(paper.abstract)
@@ -466,6 +505,8 @@ class ReaderApp(App[int]):
             filter_bar.value = ""
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
         self.push_screen(HelpScreen())
 
     def _step_unread(self, step: int) -> None:
@@ -553,6 +594,8 @@ class ReaderApp(App[int]):
         return f"{len(papers)} marked papers"
 
     def action_tags(self) -> None:
+        from .screens.editors import TagEditor
+
         papers = self._targets()
         if not papers:
             return
@@ -586,6 +629,8 @@ class ReaderApp(App[int]):
         self.push_screen(TagEditor(current, snap.tag_names, self._what(papers)), save)
 
     def action_tag_list(self) -> None:
+        from .screens.pickers import TagList
+
         def chosen(tag: str | None) -> None:
             if tag:
                 filter_bar = self.query_one("#filter", Input)
@@ -595,6 +640,8 @@ class ReaderApp(App[int]):
         self.push_screen(TagList(self.library.tag_counts()), chosen)
 
     def action_edit_metadata(self) -> None:
+        from .screens.editors import MetadataEditor
+
         paper = self.current_paper()
         if paper is None:
             return
@@ -615,6 +662,8 @@ class ReaderApp(App[int]):
             )
 
     def action_note(self) -> None:
+        from .screens.editors import NoteEditor
+
         paper = self.current_paper()
         if paper is None:
             return
@@ -628,14 +677,20 @@ class ReaderApp(App[int]):
 
     # -- actions: citations -------------------------------------------------------------------
     def _records(self, papers: Iterable[Paper]) -> list[Record]:
+        from ..cite import record
+
         snap = self.library.snapshot
         return [record(p, snap) for p in papers]
 
     def default_format(self) -> str:
+        from ..cite import FORMATS
+
         fmt = self.library.setting("cite_format", "bibtex") or "bibtex"
         return fmt if fmt in FORMATS else "bibtex"
 
     def action_copy(self, fmt: str | None = None) -> None:
+        from ..cite import FORMAT_NAMES, format_records
+
         papers = self._targets()
         if not papers:
             return
@@ -645,6 +700,9 @@ class ReaderApp(App[int]):
         self._copy(text, f"{FORMAT_NAMES[chosen]} for {count}")
 
     def action_cite_picker(self) -> None:
+        from ..cite import format_records
+        from .screens.pickers import CitePicker
+
         papers = self._targets()
         if not papers:
             return
@@ -667,10 +725,15 @@ class ReaderApp(App[int]):
 
     @work(thread=True, group="copy")
     def _copy(self, text: str, what: str) -> None:
+        from ..clipboard import copy_with_system_tool
+
         result = copy_with_system_tool(text)
         self.call_from_thread(self._copied, text, what, result)
 
     def _copied(self, text: str, what: str, result: CopyResult) -> None:
+        from ..clipboard import OSC52_NOTE
+        from .screens.pickers import CopyFallback
+
         if result.ok:
             self.notify(f"Copied {what} ({result.method})", markup=False)
             return
@@ -685,6 +748,8 @@ class ReaderApp(App[int]):
 
     def _terminal_clipboard(self, text: str) -> bool:
         """OSC 52 through the terminal (wrapped for tmux); False when there is none."""
+        from ..clipboard import osc52_sequence
+
         driver = self._driver
         if self.is_headless or driver is None or os.environ.get("TERM") == "dumb":
             return False

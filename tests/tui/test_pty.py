@@ -1,0 +1,87 @@
+"""The installed console script in a real pseudo-terminal: what a person's terminal gets."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+_ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]|\x1b[=>]")
+
+
+class Terminal:
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execvpe(argv[0], argv, env)
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+        self.output = b""
+
+    def read_until(self, needle: bytes, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if ready:
+                try:
+                    self.output += os.read(self.fd, 1 << 16)
+                except OSError:
+                    break
+            if needle in _ANSI.sub(b"", self.output):
+                return
+        tail = _ANSI.sub(b"", self.output)[-2000:]
+        raise AssertionError(f"{needle!r} did not appear; screen tail: {tail!r}")
+
+    def send(self, data: str) -> None:
+        os.write(self.fd, data.encode())
+
+    def wait(self, timeout: float = 20.0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            select.select([self.fd], [], [], 0.1)
+            try:
+                self.output += os.read(self.fd, 1 << 16)
+            except OSError:
+                pass
+        os.kill(self.pid, 9)
+        raise AssertionError("the reader did not exit")
+
+
+def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
+    script = shutil.which("abstract-reader")
+    argv = [script] if script else [sys.executable, "-m", "abstract_reader"]
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+        "COLUMNS": "140",
+        "LINES": "40",
+    }
+    term = Terminal(argv, env)
+    term.read_until(b"RSE: Robust Satisficing Ensemble")
+    term.read_until(b"55 papers")
+    for ch in "/starcraft":
+        term.send(ch)
+        time.sleep(0.05)
+    term.read_until(b"1 of 55")
+    term.read_until(b"StarCraft Motion")
+    term.send("\r")  # back to the list
+    time.sleep(0.3)
+    term.send("q")
+    assert term.wait() == 0
