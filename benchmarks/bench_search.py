@@ -47,7 +47,7 @@ def corpus_dir(n: int) -> Path:
 
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def bench(n: int) -> None:
@@ -101,12 +101,10 @@ def bench(n: int) -> None:
         )
         if fzf and lines_file:
             t = time.perf_counter()
-            subprocess.run(
-                [fzf, "--filter", query],
-                stdin=open(lines_file, "rb"),
-                stdout=subprocess.DEVNULL,
-                check=False,
-            )
+            with open(lines_file, "rb") as stdin:
+                subprocess.run(
+                    [fzf, "--filter", query], stdin=stdin, stdout=subprocess.DEVNULL, check=False
+                )
             fzf_ms = (time.perf_counter() - t) * 1000
             index._word_cache.clear()
             t = time.perf_counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -100,7 +101,7 @@ def test_show_accepts_prefix_and_rejects_ambiguous(seeds: Corpus) -> None:
     assert unknown.returncode == 1 and "no paper" in unknown.stderr
     # an ambiguous prefix: find two ids sharing their first 4 digits, else use a 4-digit one
     ids = sorted(p.id for p in seeds.papers)
-    shared = next((a[:4] for a, b in zip(ids, ids[1:]) if a[:4] == b[:4]), None)
+    shared = next((a[:4] for a, b in itertools.pairwise(ids) if a[:4] == b[:4]), None)
     if shared:
         ambiguous = cli("show", shared)
         assert ambiguous.returncode == 1 and "ambiguous" in ambiguous.stderr

@@ -33,9 +33,9 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from .corpus import Corpus, Paper
-from .text import GREEK_NAMES, fold, fold_accents, render
+from .text import GREEK_NAMES, TEXT_COMMANDS, fold, fold_accents, render
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 IntArray = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
 
@@ -139,7 +139,7 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     for token in raw:
         if token.startswith("\\"):
             name = token[1:]
-            token = name if name.lower() in GREEK_NAMES else ""
+            token = name if name.lower() in GREEK_NAMES or name in TEXT_COMMANDS else ""
             if token.startswith("var"):
                 token = token[3:]
         form = fold_accents(token) if token else ""
@@ -148,20 +148,123 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     return case_forms, folded
 
 
-def _csr(word_ids: IntArray, docs: IntArray, n_docs: int, n_words: int) -> tuple[IntArray, U32]:
+def _csr(word_ids: IntArray, docs: npt.NDArray[np.int32], n_words: int) -> tuple[IntArray, U32]:
     """Postings pairs → (offsets, docs sorted by word then doc, duplicates removed)."""
     keep = word_ids >= 0
-    keys = (word_ids[keep].astype(np.int64) << 32) | docs[keep].astype(np.int64)
+    if keep.all():
+        keys = word_ids << 32
+        keys |= docs
+    else:
+        keys = word_ids[keep] << 32
+        keys |= docs[keep]
     keys.sort()  # a plain sort: np.unique's hashing is several times slower here
     if keys.size:
         distinct = np.empty(keys.size, dtype=bool)
         distinct[0] = True
         np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
         keys = keys[distinct]
-    words = keys >> 32
     offsets = np.zeros(n_words + 1, np.int64)
-    np.cumsum(np.bincount(words, minlength=n_words), out=offsets[1:])
-    return offsets, (keys & 0xFFFFFFFF).astype(np.uint32)
+    np.cumsum(np.bincount(keys >> 32, minlength=n_words), out=offsets[1:])
+    return offsets, keys.astype(np.uint32)  # the low 32 bits: the documents
+
+
+#: Corpora at least this large are tokenised by two processes (the second core).
+PARALLEL_MIN_DOCS = 40_000
+
+
+def _tokenise_chunk(texts: Sequence[str]) -> tuple[dict[str, int], bytes, bytes]:
+    """Per document, only C-speed work: split on whitespace, de-duplicate, and map each raw
+    piece ("(RSE),", "$\\hat") to an id through a defaultdict whose factory counts. The word
+    regex later runs once per distinct piece, not once per occurrence."""
+    pieces: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    lookup = pieces.__getitem__
+    ids: array.array[int] = array.array("q")
+    extend = ids.extend
+    lengths: array.array[int] = array.array("q", bytes(8 * len(texts)))
+    for n, text in enumerate(texts):
+        raw = set(text.split())
+        lengths[n] = len(raw)
+        extend(map(lookup, raw))
+    return dict(pieces), ids.tobytes(), lengths.tobytes()
+
+
+def _tokenise(
+    texts: Sequence[str], while_waiting: Callable[[], object] | None = None
+) -> tuple[dict[str, int], IntArray, IntArray]:
+    """(piece → id, the piece id of every (document, piece) pair, pieces per document)."""
+    if len(texts) >= PARALLEL_MIN_DOCS and (os.cpu_count() or 1) >= 2:
+        try:
+            return _tokenise_in_two(texts, while_waiting)
+        except Exception:  # no second process here (sandbox, limits): do it alone
+            pass
+    pieces, ids, lengths = _tokenise_chunk(texts)
+    if while_waiting is not None:
+        while_waiting()
+    return pieces, np.frombuffer(ids, np.int64), np.frombuffer(lengths, np.int64)
+
+
+def _tokenise_in_two(
+    texts: Sequence[str], while_waiting: Callable[[], object] | None = None
+) -> tuple[dict[str, int], IntArray, IntArray]:
+    """Tokenise the second half in a child Python (a plain subprocess, not multiprocessing:
+    nothing of the parent is re-imported) while this process does the first half."""
+    import subprocess
+    import sys
+    import tempfile
+
+    half = len(texts) // 2
+    with tempfile.TemporaryDirectory(prefix="abstract-reader-") as tmp:
+        source, answer = Path(tmp) / "in", Path(tmp) / "out"
+        # Files, not pipes: streaming through a pipe from a thread would fight this
+        # process's own tokenising for the GIL. Sanitised text never holds a NUL.
+        source.write_bytes("\0".join(texts[half:]).encode("utf-8"))
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from abstract_reader.search import _tokenise_worker as w; w()",
+                str(source),
+                str(answer),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            pieces, ids_a, lengths_a = _tokenise_chunk(texts[:half])
+            if while_waiting is not None:
+                while_waiting()
+        finally:
+            returncode = child.wait()
+        if returncode != 0:
+            raise RuntimeError("tokeniser process failed")
+        replies = [answer.read_bytes()]
+    sizes = np.frombuffer(replies[0][:24], np.int64)
+    body = memoryview(replies[0])[24:]
+    other = bytes(body[: sizes[0]]).decode("utf-8").split("\0") if sizes[0] else []
+    ids_b = np.frombuffer(body[sizes[0] : sizes[0] + sizes[1]], np.int64)
+    lengths_b = np.frombuffer(body[sizes[0] + sizes[1] : sizes[0] + sizes[1] + sizes[2]], np.int64)
+    if lengths_b.size != len(texts) - half:
+        raise RuntimeError("tokeniser process answered for the wrong documents")
+    merged: defaultdict[str, int] = defaultdict(itertools.count(len(pieces)).__next__, pieces)
+    remap = np.fromiter(map(merged.__getitem__, other), np.int64, len(other))
+    piece_ids = np.concatenate([np.frombuffer(ids_a, np.int64), remap[ids_b]])
+    lengths = np.concatenate([np.frombuffer(lengths_a, np.int64), lengths_b])
+    return dict(merged), piece_ids, lengths
+
+
+def _tokenise_worker() -> None:
+    """The child's side of `_tokenise_in_two`: NUL-separated texts in, three blobs out."""
+    import sys
+
+    source, answer = sys.argv[1], sys.argv[2]
+    data = Path(source).read_bytes().decode("utf-8")
+    pieces, ids, lengths = _tokenise_chunk(data.split("\0"))
+    names = "\0".join(pieces).encode("utf-8")  # pieces hold no whitespace and no NUL
+    header = np.array([len(names), len(ids), len(lengths)], np.int64).tobytes()
+    with open(answer, "wb") as out:
+        for blob in (header, names, ids, lengths):
+            out.write(blob)
 
 
 @dataclass(slots=True)
@@ -170,41 +273,51 @@ class _FieldIndex:
     cased: _Postings
 
     @classmethod
-    def build(cls, texts: Sequence[str]) -> _FieldIndex:
-        # Per document, only C-speed work: split on whitespace, de-duplicate, and map each
-        # raw piece ("(RSE),", "$\\hat") to an id through a defaultdict whose factory counts.
-        # The word regex then runs once per distinct piece, not once per occurrence.
-        pieces: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        lookup = pieces.__getitem__
-        ids: array.array[int] = array.array("q")
-        extend = ids.extend
-        lengths = np.zeros(len(texts), np.int64)
-        for n, text in enumerate(texts):
-            raw = set(text.split())
-            lengths[n] = len(raw)
-            extend(map(lookup, raw))
-        piece_docs = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
-        piece_ids = np.frombuffer(ids, dtype=np.int64)
-        # piece → its word tokens (usually one; "Split-RL," gives two)
+    def build(
+        cls, texts: Sequence[str], while_waiting: Callable[[], object] | None = None
+    ) -> _FieldIndex:
+        """``while_waiting`` runs while a helper process tokenises (or after, if none)."""
+        pieces, piece_ids, lengths = _tokenise(texts, while_waiting)
+        piece_docs = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)
+        # piece → its word tokens: usually exactly one ("robust,"), sometimes none ("="),
+        # a few ("Split-RL," gives two)
         vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        counts = np.zeros(len(pieces), np.int64)
-        flat: list[int] = []
+        single = np.full(len(pieces), -1, np.int64)
+        multi: dict[int, list[int]] = {}
         findall = _TOKEN_RE.findall
         for i, piece in enumerate(pieces):
             words = findall(piece)
-            counts[i] = len(words)
-            flat.extend(vocab[w] for w in words)
-        offsets = np.zeros(len(pieces) + 1, np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        token_of = np.asarray(flat, dtype=np.int64)
-        per_pair = counts[piece_ids]
-        docs = np.repeat(piece_docs, per_pair)
-        # for each (piece, doc) pair, the positions of its words in token_of
-        starts = np.repeat(offsets[piece_ids], per_pair)
-        within = np.arange(docs.size, dtype=np.int64) - np.repeat(
-            np.cumsum(per_pair) - per_pair, per_pair
-        )
-        raw_ids = token_of[starts + within] if docs.size else np.zeros(0, np.int64)
+            if len(words) == 1:
+                single[i] = vocab[words[0]]
+            elif words:
+                multi[i] = [vocab[w] for w in words]
+        raw_ids = single[piece_ids]
+        docs = piece_docs
+        if multi:  # pieces with several words: the first in place, one extra pair per other
+            keys = np.fromiter(multi, np.int64, len(multi))
+            order = np.argsort(keys)
+            keys = keys[order]
+            lists = list(multi.values())
+            counts = np.fromiter((len(lists[i]) for i in order), np.int64, len(order))
+            flat = np.fromiter(
+                itertools.chain.from_iterable(lists[i] for i in order), np.int64, int(counts.sum())
+            )
+            starts = np.zeros(len(keys), np.int64)
+            np.cumsum(counts[:-1], out=starts[1:])
+            is_multi = np.zeros(len(pieces), dtype=bool)
+            is_multi[keys] = True
+            where = np.nonzero(is_multi[piece_ids])[0]
+            slot = np.searchsorted(keys, piece_ids[where])
+            raw_ids[where] = flat[starts[slot]]
+            extra = counts[slot] - 1
+            total = int(extra.sum())
+            first_extra = np.repeat(starts[slot] + 1, extra)
+            rank = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(extra) - extra, extra)
+            raw_ids = np.concatenate([raw_ids, flat[first_extra + rank]])
+            docs = np.concatenate([piece_docs, np.repeat(piece_docs[where], extra)])
+        has_word = raw_ids >= 0  # pieces such as "=" or "--" hold no word: drop their pairs
+        if not has_word.all():  # (a -1 would index the last word of the vocabulary)
+            raw_ids, docs = raw_ids[has_word], docs[has_word]
         raw_words = list(vocab)
         case_forms, folded_forms = _normalise_vocab(raw_words)
         # Case-kept postings only for words with a capital: a query word in lower case is
@@ -240,13 +353,13 @@ class _FieldIndex:
         return cls(parts[0], parts[1])
 
 
-def _postings_from(raw_ids: IntArray, docs: IntArray, forms: list[str], n_docs: int) -> _Postings:
+def _postings_from(
+    raw_ids: IntArray, docs: npt.NDArray[np.int32], forms: list[str], n_docs: int
+) -> _Postings:
     words = sorted({f for f in forms if f})
     position = {w: i for i, w in enumerate(words)}
     mapping = np.fromiter((position.get(f, -1) for f in forms), np.int64, len(forms))
-    offsets, posting_docs = _csr(
-        mapping[raw_ids] if len(raw_ids) else raw_ids, docs, n_docs, len(words)
-    )
+    offsets, posting_docs = _csr(mapping[raw_ids] if len(raw_ids) else raw_ids, docs, len(words))
     return _Postings(words, offsets, posting_docs)
 
 
@@ -542,8 +655,14 @@ class SearchIndex:
             self.text, self.titles = data
             self.loaded_from_cache = True
         else:
-            self.text = _FieldIndex.build([p.abstract for p in corpus.papers])
-            self.titles = _FieldIndex.build([p.title for p in corpus.papers])
+            titles: list[_FieldIndex] = []
+            self.text = _FieldIndex.build(
+                [p.abstract for p in corpus.papers],
+                while_waiting=lambda: titles.append(
+                    _FieldIndex.build([p.title for p in corpus.papers])
+                ),
+            )
+            self.titles = titles[0]
             if cache_dir and cache_key:
                 _save_cache(cache_dir, cache_key, corpus, self.text, self.titles)
         venues = sorted({(p.venue or "").lower() for p in corpus.papers})

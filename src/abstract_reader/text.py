@@ -225,6 +225,35 @@ _GREEK_UPPER = {
 }  # fmt: skip
 GREEK_NAMES = GREEK_NAMES | {name.lower() for name in _GREEK_UPPER.values()}
 _GREEK_ALL = {**_GREEK, **_GREEK_UPPER}
+#: LaTeX commands that display their own name as text: searchable like words.
+TEXT_COMMANDS = frozenset(
+    [
+        "log",
+        "ln",
+        "exp",
+        "sin",
+        "cos",
+        "tan",
+        "sinh",
+        "cosh",
+        "tanh",
+        "arg",
+        "det",
+        "dim",
+        "deg",
+        "gcd",
+        "hom",
+        "ker",
+        "lim",
+        "liminf",
+        "limsup",
+        "max",
+        "min",
+        "sup",
+        "inf",
+        "Pr",
+    ]
+)
 
 
 @functools.lru_cache(maxsize=200_000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import re
@@ -54,10 +55,8 @@ class Terminal:
             if pid:
                 return os.waitstatus_to_exitcode(status)
             select.select([self.fd], [], [], 0.1)
-            try:
+            with contextlib.suppress(OSError):
                 self.output += os.read(self.fd, 1 << 16)
-            except OSError:
-                pass
         os.kill(self.pid, 9)
         raise AssertionError("the reader did not exit")
 

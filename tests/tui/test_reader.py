@@ -394,7 +394,6 @@ async def test_note_editor_saves_on_close(tmp_path: Path) -> None:
 
 async def test_tag_list_filters_to_a_tag(tmp_path: Path) -> None:
     app = make_app(tmp_path)
-    app.library.add_tags([p for p in (app.library.snapshot.paper_ids() or [])], [])  # no-op
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         app.library.add_tags([app.corpus.papers[3].id, app.corpus.papers[7].id], ["theory"])

@@ -92,7 +92,7 @@ class ReaderApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: works for subclasses too
     TITLE = "abstract-reader"
     # Under NARROW_WIDTH columns the list fills the screen (`Screen.-narrow` in app.tcss).
-    HORIZONTAL_BREAKPOINTS = [
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (App declares it without ClassVar)
         (0, "-narrow"),
         (NARROW_WIDTH, "-wide"),
     ]
@@ -310,8 +310,11 @@ class ReaderApp(App[int]):
                 for name in self.library.snapshot.tag_names
             },
             states={
-                s: frozenset(self.library.ids_with_state(s))
-                for s in ("bookmarked", "read", "noted", "tagged")
+                **{
+                    s: frozenset(self.library.ids_with_state(s))
+                    for s in ("bookmarked", "read", "noted", "tagged")
+                },
+                "marked": frozenset(self.marked),
             },
         )
         self._search(self.index, self.query_text, state, self._generation)
