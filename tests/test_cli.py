@@ -230,3 +230,12 @@ def test_list_is_fast_path_without_textual() -> None:
 
 def test_dump_folder_option() -> None:
     assert len(cli("list", "-d", str(SEEDS)).stdout.splitlines()) == 55
+
+
+def test_tags_rename_and_delete(seeds: Corpus, db: Path) -> None:
+    cli("tag", seeds.papers[0].id, "draft", db=db)
+    cli("tag", seeds.papers[1].id, "draft", db=db)
+    assert cli("tags", "--rename", "draft", "final", db=db).stdout.strip() == "2  final"
+    assert cli("tags", "--delete", "final", db=db).stdout.strip() == ""
+    missing = cli("tags", "--delete", "nope", db=db)
+    assert missing.returncode == 1 and "no tag named 'nope'" in missing.stderr

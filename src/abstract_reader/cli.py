@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tags", help="every tag with its count; records of unloaded papers")
     _common(p)
+    p.add_argument("--rename", nargs=2, metavar=("OLD", "NEW"), help="rename a tag on every paper")
+    p.add_argument("--delete", metavar="TAG", help="remove a tag from every paper")
 
     p = sub.add_parser("note", help="print or set a paper's note")
     _common(p)
@@ -379,8 +381,17 @@ def cmd_bookmark(args: argparse.Namespace) -> int:
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
+    from .library import LibraryError
+
     corpus = _load(args)
     library = _open_library(args)
+    try:
+        if args.rename:
+            library.rename_tag(*args.rename)
+        if args.delete:
+            library.delete_tag(args.delete)
+    except LibraryError as exc:
+        raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
         _say(sys.stdout, f"{count:6d}  {name}")
     loaded = {p.id for p in corpus.papers}

@@ -475,7 +475,8 @@ class Library:
     def delete_tag(self, name: str) -> None:
         tag = clean_tag(name)
         with self._write() as conn:
-            conn.execute("DELETE FROM tags WHERE name = ?", (tag,))
+            if conn.execute("DELETE FROM tags WHERE name = ?", (tag,)).rowcount == 0:
+                raise LibraryError(f"no tag named {tag!r}")
         self.reload()
 
     def set_note(self, paper_id: str, body: str) -> None:

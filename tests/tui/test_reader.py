@@ -475,3 +475,22 @@ async def test_read_only_library_says_so_and_still_reads(tmp_path: Path) -> None
         messages = [n.message for n in app._notifications]
         assert any("read-only" in m for m in messages)
     assert (tmp_path / "lib.sqlite3").read_bytes() == b"not a database" * 100
+
+
+async def test_tag_list_renames_and_deletes_on_every_paper(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        ids = [app.corpus.papers[3].id, app.corpus.papers[7].id]
+        app.library.add_tags(ids, ["theroy"])
+        await pilot.press("T", "r", "ctrl+u", *"theory", "enter")
+        await pilot.pause()
+        assert app.library.tag_counts() == [("theory", 2)]
+        assert all(app.library.snapshot.tags[i] == ["theory"] for i in ids)
+        await pilot.press("T", "d")
+        assert isinstance(app.screen, TagList)  # the first d only asks
+        assert app.library.tag_counts() == [("theory", 2)]
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.library.tag_counts() == []
+        assert not any(app.library.snapshot.tags.values())

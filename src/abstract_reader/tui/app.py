@@ -632,13 +632,26 @@ class ReaderApp(App[int]):
         self.push_screen(TagEditor(current, snap.tag_names, self._what(papers)), save)
 
     def action_tag_list(self) -> None:
-        from .screens.pickers import TagList
+        from .screens.pickers import TagAction, TagList
 
-        def chosen(tag: str | None) -> None:
-            if tag:
-                filter_bar = self.query_one("#filter", Input)
-                filter_bar.value = "#" + tag if " " not in tag else f"#{tag.split()[0]}"
+        def chosen(action: TagAction | None) -> None:
+            if action is None:
+                return
+            if action.kind == "filter":
+                tag = action.tag
+                self.query_one("#filter", Input).value = "#" + (
+                    tag.split()[0] if " " in tag else tag
+                )
                 self.query_one(PaperList).focus()
+            elif action.kind == "rename":
+                if self._write(lambda: self.library.rename_tag(action.tag, action.new_name)):
+                    self.notify(f"Renamed #{action.tag} to #{action.new_name}", markup=False)
+                    self._run_filter()
+            elif action.kind == "delete" and self._write(
+                lambda: self.library.delete_tag(action.tag)
+            ):
+                self.notify(f"Deleted #{action.tag}", markup=False)
+                self._run_filter()
 
         self.push_screen(TagList(self.library.tag_counts()), chosen)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
@@ -11,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList, Static, TextArea
+from textual.widgets import Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...cite import FORMAT_NAMES, FORMATS
@@ -81,14 +82,29 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
         self.dismiss(None)
 
 
-class TagList(ModalScreen[str | None]):
-    """Every tag with its count; Enter filters to it."""
+@dataclass(frozen=True, slots=True)
+class TagAction:
+    """What the tag list asks for: filter to a tag, rename it, or delete it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Close")]
+    kind: str  # "filter" | "rename" | "delete"
+    tag: str
+    new_name: str = ""
+
+
+class TagList(ModalScreen[TagAction | None]):
+    """Every tag with its count. Enter filters to it; r renames it, d deletes it (on every
+    paper, after a second d to confirm)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Close"),
+        Binding("r", "rename", "Rename"),
+        Binding("d", "delete", "Delete"),
+    ]
 
     def __init__(self, counts: list[tuple[str, int]]) -> None:
         super().__init__()
         self.counts = counts
+        self._confirm_delete: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="taglist-box", classes="modal-box"):
@@ -107,13 +123,65 @@ class TagList(ModalScreen[str | None]):
                 )
             else:
                 yield Static("No tags yet: press t on a paper to tag it.", id="taglist-empty")
-            yield Label("Enter: show papers with the tag · Esc: close", classes="modal-hint")
+            yield Input(placeholder="new name — Enter renames, Esc cancels", id="tag-rename")
+            yield Static(id="taglist-message", markup=False)
+            yield Label(
+                "Enter: show papers with the tag · r: rename · d: delete · Esc: close",
+                classes="modal-hint",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#tag-rename", Input).display = False
+
+    def _selected_tag(self) -> str | None:
+        if not self.counts:
+            return None
+        options = self.query_one("#taglist", OptionList)
+        index = options.highlighted
+        return self.counts[index][0] if index is not None else None
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        if event.option.id:
+            self.dismiss(TagAction("filter", event.option.id))
+
+    def action_rename(self) -> None:
+        tag = self._selected_tag()
+        if tag is None:
+            return
+        field = self.query_one("#tag-rename", Input)
+        field.display = True
+        field.value = tag
+        field.focus()
+
+    @on(Input.Submitted, "#tag-rename")
+    def _renamed(self, event: Input.Submitted) -> None:
+        tag = self._selected_tag()
+        new_name = event.value.strip()
+        if tag is not None and new_name and new_name != tag:
+            self.dismiss(TagAction("rename", tag, new_name))
+
+    def action_delete(self) -> None:
+        tag = self._selected_tag()
+        if tag is None:
+            return
+        if self._confirm_delete == tag:
+            self.dismiss(TagAction("delete", tag))
+            return
+        self._confirm_delete = tag
+        count = dict(self.counts)[tag]
+        self.query_one("#taglist-message", Static).update(
+            Content(f"Press d again to remove #{tag} from {count} paper(s).").stylize(
+                "$text-warning"
+            )
+        )
 
     def action_cancel(self) -> None:
+        field = self.query_one("#tag-rename", Input)
+        if field.display:
+            field.display = False
+            self.query_one("#taglist", OptionList).focus()
+            return
         self.dismiss(None)
 
 
