@@ -38,7 +38,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("b", "bookmark on/off (all marked papers when some are marked)"),
             ("r", "read on/off (marked papers too)"),
             ("t", "edit tags (Tab completes, Enter adds, Enter on empty saves)"),
-            ("T", "all tags with their counts: Enter filters, r renames, d d deletes"),
+            ("T", "tags and counts: Enter filters, r renames, d d deletes"),
             ("e", "edit the real title, authors, URL, DOI, year"),
             ("o", "edit the note (saved when you close it)"),
             ("space (list)", "mark / unmark the paper for a bulk action"),
