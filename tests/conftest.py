@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,3 +75,55 @@ def world_dir() -> Path:
     path = Path(tempfile.mkdtemp(prefix="ar-nobody-"))
     path.chmod(0o777)
     return path
+
+
+# -- a real X clipboard (Xvfb + xclip) ---------------------------------------------------------
+
+REQUIRE_CLIPBOARD = os.environ.get("ABSTRACT_READER_REQUIRE_CLIPBOARD") == "1"
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip a clipboard test here; in CI (ABSTRACT_READER_REQUIRE_CLIPBOARD=1) fail it."""
+    if REQUIRE_CLIPBOARD:
+        pytest.fail(f"clipboard test required in CI but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def display() -> Iterator[str]:
+    """A private X display (Xvfb) for the clipboard tests."""
+    if not shutil.which("Xvfb") or not shutil.which("xclip"):
+        skip_or_fail("Xvfb and xclip are not installed")
+    number = 90 + os.getpid() % 7
+    proc = subprocess.Popen(
+        ["Xvfb", f":{number}", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    socket = Path(f"/tmp/.X11-unix/X{number}")
+    deadline = time.monotonic() + 20
+    while not socket.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    if not socket.exists():
+        proc.kill()
+        skip_or_fail("Xvfb did not start")
+    yield f":{number}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def read_clipboard_when(display: str, expected: str, timeout: float = 10.0) -> str:
+    """The X clipboard's text, polled until it equals ``expected`` (or time runs out)."""
+    deadline = time.monotonic() + timeout
+    got = ""
+    while time.monotonic() < deadline:
+        got = subprocess.run(
+            ["xclip", "-selection", "clipboard", "-o"],
+            capture_output=True,
+            env={**os.environ, "DISPLAY": display},
+            timeout=10,
+        ).stdout.decode("utf-8", "replace")
+        if got == expected:
+            break
+        time.sleep(0.05)
+    return got

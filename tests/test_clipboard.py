@@ -10,64 +10,14 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from abstract_reader.clipboard import copy, copy_with_system_tool, osc52_sequence
 
-REQUIRED = os.environ.get("ABSTRACT_READER_REQUIRE_CLIPBOARD") == "1"
+from .conftest import read_clipboard_when, skip_or_fail
+
 SAMPLE = "Copied: Köhler–Šmíd ℓ₂ ✓ 日本語 & $\\mu$"
-
-
-def _skip(reason: str) -> None:
-    if REQUIRED:
-        pytest.fail(f"clipboard test required in CI but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def display() -> Iterator[str]:
-    if not shutil.which("Xvfb") or not shutil.which("xclip"):
-        _skip("Xvfb and xclip are not installed")
-    number = 90 + os.getpid() % 7
-    name = f":{number}"
-    proc = subprocess.Popen(
-        ["Xvfb", name, "-nolisten", "tcp", "-screen", "0", "640x480x24"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    socket = Path(f"/tmp/.X11-unix/X{number}")
-    deadline = time.monotonic() + 20
-    while not socket.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    if not socket.exists():
-        proc.kill()
-        _skip("Xvfb did not start")
-    yield name
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-def _read_clipboard(display: str) -> str:
-    return subprocess.run(
-        ["xclip", "-selection", "clipboard", "-o"],
-        capture_output=True,
-        env={**os.environ, "DISPLAY": display},
-        timeout=10,
-    ).stdout.decode("utf-8", "replace")
-
-
-def _poll(display: str, expected: str) -> str:
-    deadline = time.monotonic() + 10
-    got = ""
-    while time.monotonic() < deadline:
-        got = _read_clipboard(display)
-        if got == expected:
-            break
-        time.sleep(0.05)
-    return got
 
 
 @pytest.mark.clipboard
@@ -78,7 +28,7 @@ def test_copy_through_the_real_system_clipboard(
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     result = copy(SAMPLE, terminal=None)
     assert result.ok and result.method in ("xclip", "xsel")
-    assert _poll(display, SAMPLE) == SAMPLE
+    assert read_clipboard_when(display, SAMPLE) == SAMPLE
 
 
 @pytest.mark.clipboard
@@ -95,7 +45,7 @@ def test_cli_cite_copy_reads_back(display: str, seeds_first_id: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "Copied BibTeX for 1 paper (xclip)" in result.stderr
-    assert _poll(display, result.stdout) == result.stdout
+    assert read_clipboard_when(display, result.stdout) == result.stdout
 
 
 @pytest.fixture
@@ -109,7 +59,7 @@ def test_stale_display_is_detected_not_silent(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     if not shutil.which("xclip") and not shutil.which("xsel"):
-        _skip("no xclip/xsel to fail")
+        skip_or_fail("no xclip/xsel to fail")
     monkeypatch.setenv("DISPLAY", ":98")
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     result = copy_with_system_tool("hello")

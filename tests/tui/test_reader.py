@@ -17,7 +17,7 @@ from abstract_reader.tui.screens.pickers import CitePicker, CopyFallback, TagLis
 from abstract_reader.tui.widgets.paper_list import PaperList
 from abstract_reader.tui.widgets.paper_view import PaperView
 
-from ..conftest import SEEDS, paper_with, write_dump
+from ..conftest import SEEDS, paper_with, read_clipboard_when, write_dump
 from .conftest import (
     current_title,
     list_lines,
@@ -494,3 +494,25 @@ async def test_tag_list_renames_and_deletes_on_every_paper(tmp_path: Path) -> No
         await pilot.pause()
         assert app.library.tag_counts() == []
         assert not any(app.library.snapshot.tags.values())
+
+
+async def test_copy_reaches_the_real_clipboard_and_says_how(
+    tmp_path: Path,
+    display: str,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from textual.notifications import Notification
+
+    monkeypatch.setenv("DISPLAY", display)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "c")  # two marked papers
+        await settle(app, pilot)
+        messages = [n.message for n in app._notifications if isinstance(n, Notification)]
+        assert "Copied BibTeX for 2 papers (xclip)" in messages
+        from abstract_reader.cite import format_records, record
+
+        expected = format_records([record(p) for p in app.corpus.papers[:2]], "bibtex")
+        assert read_clipboard_when(display, expected) == expected
