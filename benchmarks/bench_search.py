@@ -1,6 +1,6 @@
 """Search speed and memory on synthetic corpora, typed key by key. Prints a table.
 
-    python benchmarks/bench_search.py 10000 100000 [1000000]
+    python benchmarks/bench_search.py 10000 100000 [1000000] [--no-fzf]
 
 For each size: corpus load time, index build (cold) and load from the cache (warm), index
 memory against the corpus text, and per-keystroke latency (p50/p95/max) while typing each
@@ -50,7 +50,7 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def bench(n: int) -> None:
+def bench(n: int, use_fzf: bool = True) -> None:
     path = corpus_dir(n)
     text_bytes = sum(p.stat().st_size for p in path.glob("*.txt"))
     t = time.perf_counter()
@@ -73,7 +73,7 @@ def bench(n: int) -> None:
         f" | index memory {index.nbytes() / 1e6:6.1f} MB = {index.nbytes() / text_bytes:.2f}× text"
     )
 
-    fzf = shutil.which("fzf")
+    fzf = shutil.which("fzf") if use_fzf else None
     lines_file = None
     if fzf:
         lines_file = Path(tempfile.mkstemp(suffix=".txt")[1])
@@ -121,10 +121,11 @@ def bench(n: int) -> None:
 
 
 def main() -> None:
-    sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000]
+    use_fzf = "--no-fzf" not in sys.argv
+    sizes = [int(a) for a in sys.argv[1:] if a.isdigit()] or [10_000, 100_000]
     print(f"Python {sys.version.split()[0]}, {sys.platform}")
     for n in sizes:
-        bench(n)
+        bench(n, use_fzf)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,29 @@ def seeds() -> Corpus:
     return load_corpus([SEEDS])
 
 
+def cli(
+    *args: str,
+    db: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    new_session: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m abstract_reader ARGS`` as a user would, capturing its output."""
+    import sys
+
+    full = [*args, "--db", str(db)] if db is not None else list(args)
+    return subprocess.run(
+        [sys.executable, "-m", "abstract_reader", *full],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        env=env,
+        start_new_session=new_session,
+    )
+
+
 def paper_with(corpus: Corpus, phrase: str) -> Paper:
     """The one paper whose abstract contains ``phrase`` (found by reading, not searching)."""
     found = [p for p in corpus.papers if phrase in p.abstract]

@@ -12,22 +12,7 @@ import pytest
 
 from abstract_reader.corpus import Corpus
 
-from .conftest import SEEDS, paper_with, write_dump
-
-
-def cli(
-    *args: str, db: Path | None = None, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    full = [*args]
-    if db is not None:
-        full += ["--db", str(db)]
-    return subprocess.run(
-        [sys.executable, "-m", "abstract_reader", *full],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        input=stdin,
-    )
+from .conftest import SEEDS, cli, paper_with, write_dump
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import os
 import pty
 import select
 import shutil
-import subprocess
 import sys
 import time
 
@@ -15,7 +14,7 @@ import pytest
 
 from abstract_reader.clipboard import copy, copy_with_system_tool, osc52_sequence
 
-from .conftest import read_clipboard_when, skip_or_fail
+from .conftest import cli, read_clipboard_when, skip_or_fail
 
 SAMPLE = "Copied: Köhler–Šmíd ℓ₂ ✓ 日本語 & $\\mu$"
 
@@ -35,14 +34,7 @@ def test_copy_through_the_real_system_clipboard(
 def test_cli_cite_copy_reads_back(display: str, seeds_first_id: str) -> None:
     env = {**os.environ, "DISPLAY": display}
     env.pop("WAYLAND_DISPLAY", None)
-    result = subprocess.run(
-        [sys.executable, "-m", "abstract_reader", "cite", seeds_first_id, "--copy"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    result = cli("cite", seeds_first_id, "--copy", env=env)
     assert result.returncode == 0, result.stderr
     assert "Copied BibTeX for 1 paper (xclip)" in result.stderr
     assert read_clipboard_when(display, result.stdout) == result.stdout
@@ -117,14 +109,7 @@ def test_cli_without_display_falls_back_to_osc52_and_says_so(seeds_first_id: str
 
 def test_cli_with_no_display_and_no_terminal_exits_1(seeds_first_id: str) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    result = subprocess.run(
-        [sys.executable, "-m", "abstract_reader", "cite", seeds_first_id, "--copy"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,  # no controlling terminal
-    )
+    # a new session: no controlling terminal to send OSC 52 to
+    result = cli("cite", seeds_first_id, "--copy", env=env, new_session=True)
     assert result.returncode == 1
     assert "could not copy" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -13,19 +13,7 @@ from hypothesis import strategies as st
 
 from abstract_reader.corpus import Corpus, load_corpus, paper_id, parse_text
 
-from .conftest import DATA, SEEDS, paper_with, write_dump
-
-
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "abstract_reader", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-    )
-
+from .conftest import DATA, SEEDS, cli, paper_with, write_dump
 
 # -- the seeds ------------------------------------------------------------------------------
 
@@ -200,7 +188,7 @@ def _check(tmp_path: Path, bad: Path | str, reason: str) -> None:
     assert str(bad) in message and reason in message
     assert "\n" not in message
     # and through the CLI: the good paper printed, one line on stderr, exit 1
-    result = run_cli("list", "-d", str(bad), "-d", str(tmp_path / "good.txt"))
+    result = cli("list", "-d", str(bad), "-d", str(tmp_path / "good.txt"))
     assert result.returncode == 1
     assert "robust estimation" in result.stdout or "perfectly good" in result.stdout
     lines = result.stderr.strip().splitlines()
@@ -304,7 +292,7 @@ def test_binary_file_is_skipped(tmp_path: Path) -> None:
 
 def test_file_name_with_escape_is_escaped_in_messages(tmp_path: Path) -> None:
     evil = tmp_path / "evil\x1b[2Jname.txt"
-    result = run_cli("list", "-d", str(evil), "-d", str(_good(tmp_path)))
+    result = cli("list", "-d", str(evil), "-d", str(_good(tmp_path)))
     assert result.returncode == 1
     assert "\x1b" not in result.stderr
     assert "\\x1b[2Jname.txt" in result.stderr

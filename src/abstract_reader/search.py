@@ -673,6 +673,8 @@ class SearchIndex:
         )
         self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int32, self.n)
         self._word_cache: dict[tuple[str, bool, Word], WordMatch] = {}
+        self._first_ids: dict[str, IntArray] = {}
+        self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
 
     # -- metadata overrides (real titles from the library) -----------------------------
     def set_title_overrides(self, titles: dict[str, str]) -> None:
@@ -823,7 +825,10 @@ class SearchIndex:
                 typo_words.add(postings.words[vocab_i])
         lo, hi = match.prefix
         if hi > lo:
-            score[postings.docs_of_range(lo, hi)] = PREFIX
+            if postings.offsets[hi] - postings.offsets[lo] > self.n:  # a short, common prefix
+                score[self._prefix_mask(postings, lo, hi)] = PREFIX
+            else:
+                score[postings.docs_of_range(lo, hi)] = PREFIX
         if match.exact >= 0:
             score[postings.docs_of(match.exact)] = EXACT
         if title and self._title_overrides:
@@ -831,24 +836,54 @@ class SearchIndex:
                 score[doc] = _score_in_text(word, override, match, postings)
         return score
 
-    def _title_start(self, word: Word) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(self.n, dtype=bool)
-        first_words = self._first_title_words()
-        for doc, first in enumerate(first_words):
-            form = fold_accents(first) if word.case_sensitive else fold(first)
-            if form == word.text or (word.prefix and form.startswith(word.text)):
-                mask[doc] = True
+    def _prefix_mask(self, postings: _Postings, lo: int, hi: int) -> npt.NDArray[np.bool_]:
+        """Papers having any word of vocabulary range [lo, hi): for prefixes such as "r" the
+        postings outnumber the papers many times over, so the mask is kept for the next
+        keystroke (and the next query) instead of scattering them again each time."""
+        key = (id(postings), lo, hi)
+        mask = self._prefix_masks.get(key)
+        if mask is None:
+            mask = np.zeros(self.n, dtype=bool)
+            mask[postings.docs_of_range(lo, hi)] = True
+            if len(self._prefix_masks) >= 64:
+                self._prefix_masks.pop(next(iter(self._prefix_masks)))
+            self._prefix_masks[key] = mask
         return mask
 
-    def _first_title_words(self) -> list[str]:
-        cached: list[str] | None = getattr(self, "_first_words", None)
-        if cached is None or self._title_overrides:
-            cached = []
-            for doc in range(self.n):
-                m = _WORD_RE.search(self.title_of(doc))
-                cached.append(m.group() if m else "")
-            if not self._title_overrides:
-                self._first_words = cached
+    def _title_start(self, word: Word) -> npt.NDArray[np.bool_]:
+        """Papers whose title's first word matches: one numpy range test per query, then
+        the few titles the user set by hand, checked directly."""
+        postings = self.titles.cased if word.case_sensitive else self.titles.folded
+        first = self._first_title_ids(word.case_sensitive)
+        if word.prefix:
+            lo, hi = postings.prefix_range(word.text)
+            mask = (first >= lo) & (first < hi)
+        else:
+            exact = postings.find(word.text)
+            mask = first == exact if exact >= 0 else np.zeros(self.n, dtype=bool)
+        for doc, title in self._title_overrides.items():
+            m = _WORD_RE.search(title)
+            form = (
+                (fold_accents(m.group()) if word.case_sensitive else fold(m.group())) if m else ""
+            )
+            mask[doc] = bool(form) and (
+                form == word.text or (word.prefix and form.startswith(word.text))
+            )
+        return mask
+
+    def _first_title_ids(self, case_sensitive: bool) -> IntArray:
+        """Vocabulary id of each derived title's first word (-1: none); computed once."""
+        key = "cased" if case_sensitive else "folded"
+        cached = self._first_ids.get(key)
+        if cached is None:
+            postings = self.titles.cased if case_sensitive else self.titles.folded
+            cached = np.full(self.n, -1, np.int64)
+            for doc, paper in enumerate(self.corpus.papers):
+                m = _WORD_RE.search(paper.title)
+                if m:
+                    form = fold_accents(m.group()) if case_sensitive else fold(m.group())
+                    cached[doc] = postings.find(form)
+            self._first_ids[key] = cached
         return cached
 
     def _phrase_mask(self, term: Term, candidates: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:

@@ -304,20 +304,27 @@ class ReaderApp(App[int]):
         if self.index is None:
             self._update_status()
             return
-        state = _FrozenState(
-            tags={
-                name.casefold(): frozenset(self.library.ids_with_tag(name))
-                for name in self.library.snapshot.tag_names
-            },
+        uses_library = "#" in self.query_text or "is:" in self.query_text
+        state = self._library_state() if uses_library else _FrozenState({}, {})
+        self._search(self.index, self.query_text, state, self._generation)
+
+    def _library_state(self) -> _FrozenState:
+        """A copy of the state filters for the search thread, in one pass over the library."""
+        snap = self.library.snapshot
+        tags: dict[str, set[str]] = {}
+        for paper_id, names in snap.tags.items():
+            for name in names:
+                tags.setdefault(name.casefold(), set()).add(paper_id)
+        return _FrozenState(
+            tags={name: frozenset(ids) for name, ids in tags.items()},
             states={
-                **{
-                    s: frozenset(self.library.ids_with_state(s))
-                    for s in ("bookmarked", "read", "noted", "tagged")
-                },
+                "bookmarked": frozenset(snap.bookmarks),
+                "read": frozenset(snap.read),
+                "noted": frozenset(snap.notes),
+                "tagged": frozenset(p for ids in tags.values() for p in ids),
                 "marked": frozenset(self.marked),
             },
         )
-        self._search(self.index, self.query_text, state, self._generation)
 
     @work(thread=True, exclusive=True, group="search")
     def _search(self, index: SearchIndex, query: str, state: _FrozenState, generation: int) -> None:
