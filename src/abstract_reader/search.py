@@ -12,7 +12,6 @@ smart-case terms). Titles have their own small index, for ranking, ``^word`` and
 
 from __future__ import annotations
 
-import array
 import bisect
 import functools
 import hashlib
@@ -34,6 +33,7 @@ from rapidfuzz.distance import Levenshtein
 
 from .corpus import Corpus, Paper
 from .text import GREEK_NAMES, TEXT_COMMANDS, fold, fold_accents, render
+from .tokens import tokenise_chunk as _tokenise_chunk
 
 INDEX_FORMAT = 5
 IntArray = npt.NDArray[np.int64]
@@ -128,10 +128,6 @@ class _Postings:
         return int(self.docs.nbytes + self.offsets.nbytes + sum(len(w) + 50 for w in self.words))
 
 
-def _tokens(text: str) -> set[str]:
-    return set(_TOKEN_RE.findall(text))
-
-
 def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     """Raw tokens → (case-kept form, folded form); '' for LaTeX commands that show no text."""
     case_forms: list[str] = []
@@ -150,13 +146,11 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
 
 def _csr(word_ids: IntArray, docs: npt.NDArray[np.int32], n_words: int) -> tuple[IntArray, U32]:
     """Postings pairs → (offsets, docs sorted by word then doc, duplicates removed)."""
-    keep = word_ids >= 0
-    if keep.all():
-        keys = word_ids << 32
-        keys |= docs
-    else:
-        keys = word_ids[keep] << 32
-        keys |= docs[keep]
+    keep = word_ids >= 0  # -1: a piece with no word in this vocabulary ("=", or lower case)
+    if not keep.all():  # first: the case-kept vocabulary keeps only a small share of pairs
+        word_ids, docs = word_ids[keep], docs[keep]
+    keys = word_ids << 32
+    keys |= docs
     keys.sort()  # a plain sort: np.unique's hashing is several times slower here
     if keys.size:
         distinct = np.empty(keys.size, dtype=bool)
@@ -170,22 +164,6 @@ def _csr(word_ids: IntArray, docs: npt.NDArray[np.int32], n_words: int) -> tuple
 
 #: Corpora at least this large are tokenised by two processes (the second core).
 PARALLEL_MIN_DOCS = 40_000
-
-
-def _tokenise_chunk(texts: Sequence[str]) -> tuple[dict[str, int], bytes, bytes]:
-    """Per document, only C-speed work: split on whitespace, de-duplicate, and map each raw
-    piece ("(RSE),", "$\\hat") to an id through a defaultdict whose factory counts. The word
-    regex later runs once per distinct piece, not once per occurrence."""
-    pieces: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-    lookup = pieces.__getitem__
-    ids: array.array[int] = array.array("q")
-    extend = ids.extend
-    lengths: array.array[int] = array.array("q", bytes(8 * len(texts)))
-    for n, text in enumerate(texts):
-        raw = set(text.split())
-        lengths[n] = len(raw)
-        extend(map(lookup, raw))
-    return dict(pieces), ids.tobytes(), lengths.tobytes()
 
 
 def _tokenise(
@@ -222,7 +200,7 @@ def _tokenise_in_two(
             [
                 sys.executable,
                 "-c",
-                "from abstract_reader.search import _tokenise_worker as w; w()",
+                "from abstract_reader.tokens import worker; worker()",
                 str(source),
                 str(answer),
             ],
@@ -239,7 +217,7 @@ def _tokenise_in_two(
         if returncode != 0:
             raise RuntimeError("tokeniser process failed")
         replies = [answer.read_bytes()]
-    sizes = np.frombuffer(replies[0][:24], np.int64)
+    sizes = np.frombuffer(replies[0][:24], "<i8")
     body = memoryview(replies[0])[24:]
     other = bytes(body[: sizes[0]]).decode("utf-8").split("\0") if sizes[0] else []
     ids_b = np.frombuffer(body[sizes[0] : sizes[0] + sizes[1]], np.int64)
@@ -251,20 +229,6 @@ def _tokenise_in_two(
     piece_ids = np.concatenate([np.frombuffer(ids_a, np.int64), remap[ids_b]])
     lengths = np.concatenate([np.frombuffer(lengths_a, np.int64), lengths_b])
     return dict(merged), piece_ids, lengths
-
-
-def _tokenise_worker() -> None:
-    """The child's side of `_tokenise_in_two`: NUL-separated texts in, three blobs out."""
-    import sys
-
-    source, answer = sys.argv[1], sys.argv[2]
-    data = Path(source).read_bytes().decode("utf-8")
-    pieces, ids, lengths = _tokenise_chunk(data.split("\0"))
-    names = "\0".join(pieces).encode("utf-8")  # pieces hold no whitespace and no NUL
-    header = np.array([len(names), len(ids), len(lengths)], np.int64).tobytes()
-    with open(answer, "wb") as out:
-        for blob in (header, names, ids, lengths):
-            out.write(blob)
 
 
 @dataclass(slots=True)
@@ -291,42 +255,43 @@ class _FieldIndex:
                 single[i] = vocab[words[0]]
             elif words:
                 multi[i] = [vocab[w] for w in words]
-        raw_ids = single[piece_ids]
-        docs = piece_docs
-        if multi:  # pieces with several words: the first in place, one extra pair per other
-            keys = np.fromiter(multi, np.int64, len(multi))
-            order = np.argsort(keys)
-            keys = keys[order]
-            lists = list(multi.values())
-            counts = np.fromiter((len(lists[i]) for i in order), np.int64, len(order))
-            flat = np.fromiter(
-                itertools.chain.from_iterable(lists[i] for i in order), np.int64, int(counts.sum())
-            )
-            starts = np.zeros(len(keys), np.int64)
-            np.cumsum(counts[:-1], out=starts[1:])
-            is_multi = np.zeros(len(pieces), dtype=bool)
-            is_multi[keys] = True
-            where = np.nonzero(is_multi[piece_ids])[0]
-            slot = np.searchsorted(keys, piece_ids[where])
-            raw_ids[where] = flat[starts[slot]]
-            extra = counts[slot] - 1
-            total = int(extra.sum())
-            first_extra = np.repeat(starts[slot] + 1, extra)
-            rank = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(extra) - extra, extra)
-            raw_ids = np.concatenate([raw_ids, flat[first_extra + rank]])
-            docs = np.concatenate([piece_docs, np.repeat(piece_docs[where], extra)])
-        has_word = raw_ids >= 0  # pieces such as "=" or "--" hold no word: drop their pairs
-        if not has_word.all():  # (a -1 would index the last word of the vocabulary)
-            raw_ids, docs = raw_ids[has_word], docs[has_word]
         raw_words = list(vocab)
         case_forms, folded_forms = _normalise_vocab(raw_words)
         # Case-kept postings only for words with a capital: a query word in lower case is
         # case-insensitive (smart-case), so only capitalised query words look there.
         cased_only = [f if f != f.lower() else "" for f in case_forms]
-        return cls(
-            folded=_postings_from(raw_ids, docs, folded_forms, len(texts)),
-            cased=_postings_from(raw_ids, docs, cased_only, len(texts)),
-        )
+        built: list[_Postings] = []
+        for forms in (folded_forms, cased_only):
+            words = sorted({f for f in forms if f})
+            position = {w: i for i, w in enumerate(words)}
+            # raw word → id in this vocabulary (-1: not in it), then composed per *piece*
+            # (a few hundred thousand entries), so the pairs are gathered only once
+            to_vocab = np.fromiter((position.get(f, -1) for f in forms), np.int64, len(forms))
+            per_piece = np.where(single >= 0, to_vocab[np.maximum(single, 0)], -1)
+            pair_ids, pair_docs = per_piece[piece_ids], piece_docs
+            if multi:  # pieces with several words: the first in place, one pair per other
+                keys = np.fromiter(multi, np.int64, len(multi))  # ascending: ids in order
+                counts = np.fromiter((len(v) for v in multi.values()), np.int64, len(multi))
+                flat = to_vocab[
+                    np.fromiter(itertools.chain.from_iterable(multi.values()), np.int64)
+                ]
+                starts = np.zeros(len(keys), np.int64)
+                np.cumsum(counts[:-1], out=starts[1:])
+                is_multi = np.zeros(len(pieces), dtype=bool)
+                is_multi[keys] = True
+                where = np.flatnonzero(is_multi[piece_ids])
+                slot = np.searchsorted(keys, piece_ids[where])
+                pair_ids[where] = flat[starts[slot]]
+                extra = counts[slot] - 1
+                first_extra = np.repeat(starts[slot] + 1, extra)
+                rank = np.arange(int(extra.sum()), dtype=np.int64) - np.repeat(
+                    np.cumsum(extra) - extra, extra
+                )
+                pair_ids = np.concatenate([pair_ids, flat[first_extra + rank]])
+                pair_docs = np.concatenate([piece_docs, np.repeat(piece_docs[where], extra)])
+            offsets, posting_docs = _csr(pair_ids, pair_docs, len(words))
+            built.append(_Postings(words, offsets, posting_docs))
+        return cls(folded=built[0], cased=built[1])
 
     def arrays(self, prefix: str) -> dict[str, npt.NDArray[np.generic]]:
         out: dict[str, npt.NDArray[np.generic]] = {}
@@ -351,16 +316,6 @@ class _FieldIndex:
                 raise ValueError("vocabulary not sorted")
             parts.append(_Postings(words, offsets, docs))
         return cls(parts[0], parts[1])
-
-
-def _postings_from(
-    raw_ids: IntArray, docs: npt.NDArray[np.int32], forms: list[str], n_docs: int
-) -> _Postings:
-    words = sorted({f for f in forms if f})
-    position = {w: i for i, w in enumerate(words)}
-    mapping = np.fromiter((position.get(f, -1) for f in forms), np.int64, len(forms))
-    offsets, posting_docs = _csr(mapping[raw_ids] if len(raw_ids) else raw_ids, docs, len(words))
-    return _Postings(words, offsets, posting_docs)
 
 
 # ---------------------------------------------------------------------------------------
