@@ -119,15 +119,20 @@ async def test_typo_filter_and_prefix_while_typing(tmp_path: Path, seeds: Corpus
 
 
 async def test_cursor_keeps_its_paper_when_it_still_matches(tmp_path: Path, seeds: Corpus) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         await type_filter(app, pilot, "robust")
-        await pilot.press("enter", "j", "j")
-        kept = current_title(app)
-        await type_filter(app, pilot, " estimation")
-        if kept in listed(app):
-            assert current_title(app) == kept
+        await pilot.press("enter", "g")
+        for _ in range(len(listed(app))):  # walk down to RSE with the keyboard
+            if current_title(app) == rse.title:
+                break
+            await pilot.press("j")
+        assert current_title(app) == rse.title
+        await type_filter(app, pilot, " ensemble")  # narrower: RSE is still in it
+        assert len(listed(app)) < 17
+        assert current_title(app) == rse.title
 
 
 async def test_single_letter_keys_never_reach_the_filter(tmp_path: Path) -> None:
