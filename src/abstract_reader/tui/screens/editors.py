@@ -36,7 +36,9 @@ class TagEditor(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="tag-box", classes="modal-box"):
             yield Static(Content(f"Tags of {self.what}"), classes="modal-title", markup=False)
+            yield Label("Current tags", classes="field-caption")
             yield OptionList(id="tag-current")
+            yield Label("Add a tag", classes="field-caption")
             yield Input(
                 placeholder="new tag — Tab completes, Enter adds, Enter on empty saves",
                 suggester=SuggestFromList(self.known, case_sensitive=False),
