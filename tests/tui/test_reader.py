@@ -521,3 +521,36 @@ async def test_copy_reaches_the_real_clipboard_and_says_how(
 
         expected = format_records([record(p) for p in app.corpus.papers[:2]], "bibtex")
         assert read_clipboard_when(display, expected) == expected
+
+
+async def test_a_burst_of_keys_after_slash_lands_in_the_filter(tmp_path: Path) -> None:
+    """As a paste or a fast typist delivers them: all queued before the first is handled."""
+    from textual import events
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        for key, char in [
+            ("slash", "/"),
+            ("r", "r"),
+            ("o", "o"),
+            ("b", "b"),
+            ("slash", "/"),
+            ("t", "t"),
+        ]:
+            app.post_message(events.Key(key, char))
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == "rob/t"
+        assert not app.library.snapshot.read and not app.library.snapshot.bookmarks
+        assert not isinstance(app.screen, (TagEditor, NoteEditor))
+
+
+async def test_slash_is_text_in_editors(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e", "tab", "tab", *"https://example.org/a", "enter")
+        await pilot.pause()
+        paper_id = app.query_one(PaperList).current_id
+        assert app.library.snapshot.metadata[paper_id].url == "https://example.org/a"
+        assert app.query_one("#filter", Input).value == ""

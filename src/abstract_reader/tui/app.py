@@ -100,7 +100,9 @@ class ReaderApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
-        Binding("slash", "focus_filter", "Filter"),
+        # priority: the App acts on `/` before it forwards the next key, so "/query" typed in
+        # one burst (a paste, a fast typist) lands in the filter; see check_action.
+        Binding("slash", "focus_filter", "Filter", priority=True),
         Binding("escape", "escape", "Back", show=False),
         Binding("n", "next_unread", "Next unread", show=False),
         Binding("N", "previous_unread", "Prev unread", show=False),
@@ -146,7 +148,10 @@ class ReaderApp(App[int]):
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # select_on_focus=False: `/` continues the current query; nothing typed right after
+        # `/` is selected and then overwritten.
         yield Input(
+            select_on_focus=False,
             placeholder="/ to filter — words, 'exact, ^title, !not, a | b, #tag, "
             "is:unread — ? for help",
             id="filter",
@@ -499,6 +504,15 @@ class ReaderApp(App[int]):
         self.query_one("#status", Static).update(Content(" · ".join(parts)))
 
     # -- actions: moving ----------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_filter":
+            # Where text is being typed (the filter, an editor, the palette), `/` is text.
+            from textual.widgets import TextArea
+
+            if isinstance(self.focused, Input | TextArea) or self.screen.is_modal:
+                return False
+        return True
+
     def action_focus_filter(self) -> None:
         # Synchronously: keys typed right after `/` (fast typing, a paste) must reach the
         # filter, not run as commands on the list.
