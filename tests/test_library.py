@@ -443,3 +443,9 @@ class LibraryMachine(RuleBasedStateMachine):
 
 TestLibraryMachine = LibraryMachine.TestCase
 TestLibraryMachine.settings = settings(max_examples=40, stateful_step_count=25, deadline=None)
+
+
+def test_a_directory_given_as_the_library_is_reported(tmp_path: Path) -> None:
+    lib = Library(tmp_path)
+    assert lib.read_only and lib.problem is not None
+    assert "is a directory" in lib.problem and str(tmp_path) in lib.problem

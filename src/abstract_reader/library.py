@@ -151,6 +151,8 @@ class Library:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             return self._fallback(f"cannot create {self.path.parent}: {exc.strerror or exc}")
+        if self.path.is_dir():
+            return self._fallback("is a directory, not a library file")
         exists = self.path.exists()
         if exists and not os.access(self.path, os.W_OK):
             return self._open_read_only("the library file is not writable")
