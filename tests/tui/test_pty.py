@@ -84,3 +84,22 @@ def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
     time.sleep(0.3)
     term.send("q")
     assert term.wait() == 0
+
+
+def test_bad_path_is_shown_and_repeated_after_the_session(tmp_path: Path) -> None:
+    script = shutil.which("abstract-reader")
+    argv = [script] if script else [sys.executable, "-m", "abstract_reader"]
+    missing = str(tmp_path / "missing.txt")
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+    }
+    term = Terminal([*argv, missing, str(Path(__file__).parents[1] / "data" / "wrapped.txt")], env)
+    term.read_until(b"1 path could not be loaded")
+    term.read_until(b"2 papers")
+    term.send("q")
+    assert term.wait() == 1
+    tail = _ANSI.sub(b"", term.output).split(b"2 papers")[-1]
+    assert b"missing.txt: no such file or directory" in tail

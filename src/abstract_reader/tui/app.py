@@ -860,9 +860,16 @@ class ReaderApp(App[int]):
 
 
 def run(paths: Sequence[str] | None, db: str | None = None) -> int:
+    """The bare command. Exit 1 when a path could not be loaded (as the subcommands do); the
+    load errors are repeated on stderr once the screen is back, so they outlive the session."""
+    import sys
+
     app = ReaderApp(paths, db)
     code = app.run()
     app.library.close()
-    if app.loaded == 0 and not app.loading and app.corpus.fatal_errors:
+    fatal = app.corpus.fatal_errors
+    for problem in fatal:
+        sys.stderr.write(f"abstract-reader: {problem}\n")
+    if fatal:
         return 1
     return code if isinstance(code, int) else 0
