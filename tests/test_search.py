@@ -364,3 +364,22 @@ def test_pieces_without_words_do_not_leak_into_other_words(tmp_path: Path) -> No
     dump.write_text("alpha = beta here.\n\nonly gamma here.\n")
     idx = SearchIndex(load_corpus([dump]))
     assert [h.paper.abstract for h in idx.search("gamma ")] == ["only gamma here."]
+
+
+def test_a_phrase_never_runs_from_the_abstract_into_the_title(tmp_path: Path) -> None:
+    dump = tmp_path / "x.txt"
+    dump.write_text(
+        "An abstract that ends with the word of\n\nAnother about the mean of the data.\n"
+    )
+    corpus = load_corpus([dump])
+    idx = SearchIndex(corpus)
+    idx.set_title_overrides({corpus.papers[0].id: "The Title"})
+    assert [h.paper.abstract for h in idx.search('"of the"')] == [
+        "Another about the mean of the data."
+    ]
+    big = [f"Paper {n} is about of the sort." for n in range(2500)]  # the one-pass path too
+    dump.write_text("\n\n".join([*big, "It ends with of"]) + "\n")
+    corpus = load_corpus([dump])
+    idx = SearchIndex(corpus)
+    idx.set_title_overrides({corpus.papers[-1].id: "The End"})
+    assert len(idx.search('"of the"')) == 2500

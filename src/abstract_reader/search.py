@@ -630,6 +630,7 @@ class SearchIndex:
         self._word_cache: dict[tuple[str, bool, Word], WordMatch] = {}
         self._first_ids: dict[str, IntArray] = {}
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
+        self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.bool_]] = {}
 
     # -- metadata overrides (real titles from the library) -----------------------------
     def set_title_overrides(self, titles: dict[str, str]) -> None:
@@ -641,6 +642,7 @@ class SearchIndex:
             except KeyError:
                 continue
         self._title_overrides = overrides
+        self._phrase_cache.clear()  # phrases are also checked in titles
 
     def title_of(self, doc: int) -> str:
         return self._title_overrides.get(doc, self.corpus.papers[doc].title)
@@ -842,15 +844,35 @@ class SearchIndex:
         return cached
 
     def _phrase_mask(self, term: Term, candidates: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """Candidates where the words stand next to each other, in order.
+
+        Checked on the lower-cased source (``\\mu estimator`` matches "mu estimator": the
+        backslash is not a word character), folded only when it is not ASCII; never
+        rendered. Results are kept per phrase for the following keystrokes."""
+        key = term.words  # the candidates (papers with all the words) follow from the words
+        cached = self._phrase_cache.get(key)
+        if cached is not None:
+            return cached
         out = np.zeros(self.n, dtype=bool)
         pattern = _phrase_pattern(term.words)
-        for doc in np.nonzero(candidates)[0]:
-            paper = self.corpus.papers[int(doc)]
-            text = render(paper.abstract).text if "$" in paper.abstract else paper.abstract
-            if pattern.search(_fold_text(text)) or pattern.search(
-                _fold_text(self.title_of(int(doc)))
-            ):
+        papers = self.corpus.papers
+        docs = np.flatnonzero(candidates)
+        if docs.size > 2000:  # one regex pass over all of them beats thousands of calls
+            # "\n0\n" between texts: a word character, so no phrase can run across two
+            texts = [
+                _fold_long(f"{papers[d].abstract}\n0\n{self.title_of(d)}") for d in docs.tolist()
+            ]
+            ends = np.cumsum(np.fromiter((len(t) + 3 for t in texts), np.int64, len(texts)))
+            starts = _phrase_starts(pattern, "\n0\n".join(texts))
+            out[docs[np.searchsorted(ends, np.asarray(starts, np.int64), side="right")]] = True
+            docs = docs[:0]
+        for doc in docs.tolist():
+            text = f"{papers[doc].abstract}\n0\n{self.title_of(doc)}"
+            if _phrase_starts(pattern, _fold_long(text), first=True):
                 out[doc] = True
+        if len(self._phrase_cache) >= 32:
+            self._phrase_cache.pop(next(iter(self._phrase_cache)))
+        self._phrase_cache[key] = out
         return out
 
     # -- sizes ---------------------------------------------------------------------------
@@ -877,12 +899,33 @@ def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings)
 
 @functools.lru_cache(maxsize=256)
 def _phrase_pattern(words: tuple[Word, ...]) -> re.Pattern[str]:
-    parts = [re.escape(w.text.lower()) for w in words]
-    return re.compile(r"(?<![^\W_])" + r"[\W_]+".join(parts) + r"(?![^\W_])")
+    """The words with only non-word characters between them. It starts with a literal, so
+    the regex engine can scan fast; word boundaries are checked by `_phrase_starts`."""
+    return re.compile(r"[\W_]+".join(re.escape(w.text.lower()) for w in words))
 
 
-def _fold_text(text: str) -> str:
-    return fold(text) if not text.isascii() else text.lower()
+def _phrase_starts(pattern: re.Pattern[str], text: str, first: bool = False) -> list[int]:
+    """Where the phrase stands as whole words (not inside longer words)."""
+    found: list[int] = []
+    for match in pattern.finditer(text):
+        start, end = match.span()
+        before = text[start - 1 : start]
+        after = text[end : end + 1]
+        if (not before or not (before.isalnum())) and (not after or not after.isalnum()):
+            found.append(start)
+            if first:
+                break
+    return found
+
+
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+
+
+def _fold_long(text: str) -> str:
+    """Lower case, accents and Greek letters folded, for a whole text (not memoised)."""
+    if text.isascii():
+        return text.lower()
+    return _NON_ASCII_RE.sub(lambda m: fold_accents(m.group()), text).lower()
 
 
 def _positive_words(query: Query) -> tuple[Word, ...]:
