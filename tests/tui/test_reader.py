@@ -208,7 +208,9 @@ async def test_command_palette_runs_actions(tmp_path: Path) -> None:
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"bookmark")
-        await pilot.pause(0.3)
+        from textual.command import CommandList
+
+        await until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
         await pilot.press("enter")
         await until(pilot, lambda: len(app.library.snapshot.bookmarks) == 1)
         assert "1 bookmarked" in str(app.query_one("#status").render())
@@ -318,8 +320,8 @@ async def test_auto_read_after_a_moment_and_next_unread(tmp_path: Path) -> None:
         assert app.query_one(PaperList).cursor == 3  # skipped the read ones
         await pilot.press("N")
         assert app.query_one(PaperList).cursor == 3  # nothing unread above: it stays
-        await pilot.pause(0.2)
-        assert app.corpus.papers[3].id not in app.library.snapshot.read  # auto-read is off
+        assert app._read_timer is None  # auto-read is off: nothing will mark it read
+        assert app.corpus.papers[3].id not in app.library.snapshot.read
 
 
 async def test_tag_editor_with_completion(tmp_path: Path) -> None:
