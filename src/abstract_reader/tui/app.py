@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
@@ -19,19 +19,17 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from ..corpus import Corpus, CorpusBuilder, LoadError, Paper
-from ..library import Library, LibraryError, Metadata
+from ..library import Library, LibraryError
 from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..text import render
+from .citation_actions import CitationActions
 from .screens.paper import PaperScreen
 from .widgets.paper_list import PaperList, Row
 from .widgets.paper_view import PaperDetails, PaperView
 
 if TYPE_CHECKING:  # imported when first needed: numpy, rapidfuzz, modals cost start-up time
-    from ..cite import Record
-    from ..clipboard import CopyResult
     from ..search import SearchIndex, SearchResult
-    from .screens.editors import NoteResult
 
 NARROW_WIDTH = 100
 READ_DELAY_S = 1.5
@@ -88,7 +86,7 @@ class _Rows:
         )
 
 
-class ReaderApp(App[int]):
+class ReaderApp(CitationActions):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: works for subclasses too
     TITLE = "abstract-reader"
     # Under NARROW_WIDTH columns the list fills the screen (`Screen.-narrow` in app.tcss).
@@ -554,247 +552,6 @@ class ReaderApp(App[int]):
 
     def action_previous_unread(self) -> None:
         self._step_unread(-1)
-
-    # -- actions: library -----------------------------------------------------------------------
-    def _targets(self) -> list[Paper]:
-        """The marked papers (in list order) when some are marked, else the current one."""
-        if self.marked:
-            papers = [p for pid in self.marked if (p := self.corpus.get(pid)) is not None]
-            return sorted(papers, key=lambda p: self.corpus.index_of(p.id))
-        paper = self.current_paper()
-        return [paper] if paper is not None else []
-
-    def _write(self, change: object) -> bool:
-        try:
-            assert callable(change)
-            change()
-        except LibraryError as exc:
-            self.notify(str(exc), title="Not saved", severity="error", markup=False)
-            return False
-        self._refresh()
-        return True
-
-    def action_bookmark(self) -> None:
-        papers = self._targets()
-        if not papers:
-            return
-        on_ = not all(p.id in self.library.snapshot.bookmarks for p in papers)
-        if (
-            self._write(lambda: self.library.set_bookmark([p.id for p in papers], on_))
-            and len(papers) > 1
-        ):
-            self.notify(f"{'Bookmarked' if on_ else 'Unbookmarked'} {len(papers)} papers")
-
-    def action_toggle_read(self) -> None:
-        papers = self._targets()
-        if not papers:
-            return
-        on_ = not all(p.id in self.library.snapshot.read for p in papers)
-        if self._read_timer is not None:
-            self._read_timer.stop()
-            self._read_timer = None
-        if (
-            self._write(lambda: self.library.set_read([p.id for p in papers], on_))
-            and len(papers) > 1
-        ):
-            self.notify(f"Marked {len(papers)} papers {'read' if on_ else 'unread'}")
-
-    def action_mark(self) -> None:
-        paper_list = self.query_one(PaperList)
-        paper_id = paper_list.current_id
-        if paper_id is None:
-            return
-        if paper_id in self.marked:
-            self.marked.discard(paper_id)
-        else:
-            self.marked.add(paper_id)
-        paper_list.cursor += 1
-        self._refresh()
-
-    def _what(self, papers: list[Paper]) -> str:
-        if len(papers) == 1:
-            title = self.title_of(papers[0])
-            return f"“{title[:50]}{'…' if len(title) > 50 else ''}”"
-        return f"{len(papers)} marked papers"
-
-    def action_tags(self) -> None:
-        from .screens.editors import TagEditor
-
-        papers = self._targets()
-        if not papers:
-            return
-        snap = self.library.snapshot
-        if len(papers) == 1:
-            current = list(snap.tags.get(papers[0].id, []))
-        else:  # bulk: start from the tags all marked papers share
-            sets = [set(snap.tags.get(p.id, [])) for p in papers]
-            current = sorted(set.intersection(*sets), key=str.casefold)
-
-        def save(tags: list[str] | None) -> None:
-            if tags is None:
-                return
-            if len(papers) == 1:
-                self._write(lambda: self.library.set_tags(papers[0].id, tags))
-            else:
-                removed = [t for t in current if t.casefold() not in {x.casefold() for x in tags}]
-                ids = [p.id for p in papers]
-
-                def change() -> None:
-                    if tags:
-                        self.library.add_tags(ids, tags)
-                    if removed:
-                        self.library.remove_tags(ids, removed)
-
-                if self._write(change):
-                    self.notify(f"Tags saved on {len(papers)} papers")
-            if self.query_text and "#" in self.query_text:
-                self._run_filter()
-
-        self.push_screen(TagEditor(current, snap.tag_names, self._what(papers)), save)
-
-    def action_tag_list(self) -> None:
-        from .screens.pickers import TagAction, TagList
-
-        def chosen(action: TagAction | None) -> None:
-            if action is None:
-                return
-            if action.kind == "filter":
-                tag = action.tag
-                self.query_one("#filter", Input).value = "#" + (
-                    tag.split()[0] if " " in tag else tag
-                )
-                self.query_one(PaperList).focus()
-            elif action.kind == "rename":
-                if self._write(lambda: self.library.rename_tag(action.tag, action.new_name)):
-                    self.notify(f"Renamed #{action.tag} to #{action.new_name}", markup=False)
-                    self._run_filter()
-            elif action.kind == "delete" and self._write(
-                lambda: self.library.delete_tag(action.tag)
-            ):
-                self.notify(f"Deleted #{action.tag}", markup=False)
-                self._run_filter()
-
-        self.push_screen(TagList(self.library.tag_counts()), chosen)
-
-    def action_edit_metadata(self) -> None:
-        from .screens.editors import MetadataEditor
-
-        paper = self.current_paper()
-        if paper is None:
-            return
-        meta = self.library.snapshot.metadata.get(paper.id, Metadata())
-
-        def save(new: Metadata | None) -> None:
-            if new is None:
-                return
-            if self._write(lambda: self.library.set_metadata(paper.id, new)):
-                self._sync_title_overrides()
-
-        self.push_screen(MetadataEditor(meta, paper.title), save)
-
-    def _sync_title_overrides(self) -> None:
-        if self.index is not None:
-            self.index.set_title_overrides(
-                {pid: m.title for pid, m in self.library.snapshot.metadata.items() if m.title}
-            )
-
-    def action_note(self) -> None:
-        from .screens.editors import NoteEditor
-
-        paper = self.current_paper()
-        if paper is None:
-            return
-        note = self.library.snapshot.notes.get(paper.id, "")
-
-        def save(result: NoteResult | None) -> None:
-            if result is not None and result.text != note:
-                self._write(lambda: self.library.set_note(paper.id, result.text))
-
-        self.push_screen(NoteEditor(note, self._what([paper])), save)
-
-    # -- actions: citations -------------------------------------------------------------------
-    def _records(self, papers: Iterable[Paper]) -> list[Record]:
-        from ..cite import record
-
-        snap = self.library.snapshot
-        return [record(p, snap) for p in papers]
-
-    def default_format(self) -> str:
-        from ..cite import FORMATS
-
-        fmt = self.library.setting("cite_format", "bibtex") or "bibtex"
-        return fmt if fmt in FORMATS else "bibtex"
-
-    def action_copy(self, fmt: str | None = None) -> None:
-        from ..cite import FORMAT_NAMES, format_records
-
-        papers = self._targets()
-        if not papers:
-            return
-        chosen = fmt or self.default_format()
-        text = format_records(self._records(papers), chosen)
-        count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
-        self._copy(text, f"{FORMAT_NAMES[chosen]} for {count}")
-
-    def action_cite_picker(self) -> None:
-        from ..cite import format_records
-        from .screens.pickers import CitePicker
-
-        papers = self._targets()
-        if not papers:
-            return
-        records = self._records(papers)
-
-        def done(choice: tuple[str, bool] | None) -> None:
-            if choice is None:
-                return
-            fmt, make_default = choice
-            if make_default:
-                self._write(lambda: self.library.set_setting("cite_format", fmt))
-            self.action_copy(fmt)
-
-        self.push_screen(
-            CitePicker(
-                lambda f: format_records(records, f), self.default_format(), self._what(papers)
-            ),
-            done,
-        )
-
-    @work(thread=True, group="copy")
-    def _copy(self, text: str, what: str) -> None:
-        from ..clipboard import copy_with_system_tool
-
-        result = copy_with_system_tool(text)
-        self.call_from_thread(self._copied, text, what, result)
-
-    def _copied(self, text: str, what: str, result: CopyResult) -> None:
-        from ..clipboard import OSC52_NOTE
-        from .screens.pickers import CopyFallback
-
-        if result.ok:
-            self.notify(f"Copied {what} ({result.method})", markup=False)
-            return
-        if self._terminal_clipboard(text):
-            self.notify(f"Copied {what} ({OSC52_NOTE})", markup=False, timeout=6)
-            return
-        self.push_screen(
-            CopyFallback(
-                text, f"{result.detail}; and no terminal to send OSC 52 to. The text is below."
-            )
-        )
-
-    def _terminal_clipboard(self, text: str) -> bool:
-        """OSC 52 through the terminal (wrapped for tmux); False when there is none."""
-        from ..clipboard import osc52_sequence
-
-        driver = self._driver
-        if self.is_headless or driver is None or os.environ.get("TERM") == "dumb":
-            return False
-        if os.environ.get("TMUX"):
-            driver.write(osc52_sequence(text, tmux=True))
-        else:
-            self.copy_to_clipboard(text)
-        return True
 
     # -- palette, theme, exit -------------------------------------------------------------------
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
