@@ -556,3 +556,18 @@ async def test_slash_is_text_in_editors(tmp_path: Path) -> None:
         paper_id = app.query_one(PaperList).current_id
         assert app.library.snapshot.metadata[paper_id].url == "https://example.org/a"
         assert app.query_one("#filter", Input).value == ""
+
+
+async def test_keys_queued_behind_a_modal_key_never_run_as_commands(tmp_path: Path) -> None:
+    """`t` then letters in one burst: the letters must not toggle read, bookmark, etc."""
+    from textual import events
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        for key in ["t", "r", "b", "o", "c"]:
+            app.post_message(events.Key(key, key))
+        await settle(app, pilot)
+        assert isinstance(app.screen, TagEditor)
+        assert not app.library.snapshot.read and not app.library.snapshot.bookmarks
+        assert not app.library.snapshot.notes
