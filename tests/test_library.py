@@ -449,3 +449,35 @@ def test_a_directory_given_as_the_library_is_reported(tmp_path: Path) -> None:
     lib = Library(tmp_path)
     assert lib.read_only and lib.problem is not None
     assert "is a directory" in lib.problem and str(tmp_path) in lib.problem
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"bookmarked_at": "yesterday"}, "bookmarked_at must be a number"),
+        ({"read_at": [1]}, "read_at must be a number"),
+        ({"tags": "not-a-list"}, "'tags' must be a list"),
+        ({"tags": ["ok", ""]}, "a tag cannot be empty"),
+        ({"metadata": {"year": "20x6"}}, "year must be a number"),
+        ({"metadata": {"year": 99}}, "four digits"),
+    ],
+)
+def test_import_rejects_bad_values_in_one_line_and_imports_nothing(
+    tmp_path: Path, entry: dict[str, object], message: str
+) -> None:
+    with Library(tmp_path / "lib.sqlite3") as lib:
+        good = {"bookmarked_at": 1.0, "tags": ["fine"]}
+        data = {"format": "abstract-reader-library", "papers": {IDS[0]: good, IDS[1]: entry}}
+        with pytest.raises(LibraryError, match=message) as caught:
+            lib.import_data(data)
+        assert IDS[1] in str(caught.value) and "\n" not in str(caught.value)
+        assert not lib.snapshot.bookmarks and not lib.snapshot.tags  # all or nothing
+
+
+def test_imported_text_is_sanitised(tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.sqlite3") as lib:
+        evil = {"metadata": {"title": "Evil\x1b[2J\x1b]52;c;eA==\x07 title", "authors": ["A\x1bB"]}}
+        lib.import_data({"format": "abstract-reader-library", "papers": {IDS[0]: evil}})
+        meta = lib.snapshot.metadata[IDS[0]]
+        assert meta.title is not None and "\x1b" not in meta.title and "\x07" not in meta.title
+        assert all("\x1b" not in a for a in meta.authors)

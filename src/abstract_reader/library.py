@@ -315,17 +315,24 @@ class Library:
                 "SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"
                 " ORDER BY t.name COLLATE NOCASE"
             ):
-                snap.tags.setdefault(paper_id, []).append(name)
+                snap.tags.setdefault(paper_id, []).append(sanitise(name))
             snap.notes = dict(conn.execute("SELECT paper_id, body FROM notes"))
             for row in conn.execute(
                 "SELECT paper_id, title, authors, url, doi, year FROM metadata"
             ):
-                snap.metadata[row[0]] = Metadata(
-                    row[1], tuple(_json_list(row[2])), row[3], row[4], row[5]
+                snap.metadata[row[0]] = (
+                    Metadata(  # sanitised again: the file may come from elsewhere
+                        _clean_field(row[1]),
+                        tuple(a for a in map(_clean_field, _json_list(row[2])) if a),
+                        _clean_field(row[3]),
+                        _clean_field(row[4]),
+                        row[5] if isinstance(row[5], int) else None,
+                    )
                 )
             snap.settings = dict(conn.execute("SELECT key, value FROM settings"))
             snap.tag_names = [
-                r[0] for r in conn.execute("SELECT name FROM tags ORDER BY name COLLATE NOCASE")
+                sanitise(r[0])
+                for r in conn.execute("SELECT name FROM tags ORDER BY name COLLATE NOCASE")
             ]
         except sqlite3.Error as exc:
             if not self.read_only:
@@ -581,15 +588,21 @@ class Library:
                 if "bookmarked_at" in entry:
                     conn.execute(
                         "INSERT OR IGNORE INTO bookmarks VALUES (?, ?)",
-                        (pid, float(entry["bookmarked_at"])),
+                        (pid, _number(entry["bookmarked_at"], pid, "bookmarked_at")),
                     )
                 if "read_at" in entry:
                     conn.execute(
                         "INSERT OR IGNORE INTO read_marks VALUES (?, ?)",
-                        (pid, float(entry["read_at"])),
+                        (pid, _number(entry["read_at"], pid, "read_at")),
                     )
-                for raw in entry.get("tags", []) or []:
-                    name = clean_tag(str(raw))
+                tags = entry.get("tags", []) or []
+                if not isinstance(tags, list):
+                    raise LibraryError(f"paper {pid}: 'tags' must be a list")
+                for raw in tags:
+                    try:
+                        name = clean_tag(str(raw))
+                    except LibraryError as exc:
+                        raise LibraryError(f"paper {pid}: {exc}") from None
                     conn.execute(
                         "INSERT OR IGNORE INTO paper_tags VALUES (?, ?, ?)",
                         (pid, self._tag_id(conn, name), time.time()),
@@ -615,16 +628,23 @@ class Library:
                     ).fetchone()
                     old = row or (None, "[]", None, None, None)
                     authors = meta.get("authors") or _json_list(old[1])
+                    if not isinstance(authors, list):
+                        raise LibraryError(f"paper {pid}: 'authors' must be a list")
                     year = meta.get("year") if meta.get("year") is not None else old[4]
+                    if year is not None:
+                        year = int(_number(year, pid, "year"))
+                        if not 1000 <= year <= 9999:
+                            raise LibraryError(f"paper {pid}: year must have four digits")
+
                     conn.execute(
                         "INSERT OR REPLACE INTO metadata VALUES (?, ?, ?, ?, ?, ?, ?)",
                         (
                             pid,
-                            meta.get("title") or old[0],
-                            json.dumps([str(a) for a in authors]),
-                            meta.get("url") or old[2],
-                            meta.get("doi") or old[3],
-                            int(year) if year is not None else None,
+                            _imported_text(meta, "title", old[0]),
+                            json.dumps([c for a in authors if (c := _clean_field(str(a)))]),
+                            _imported_text(meta, "url", old[2]),
+                            _imported_text(meta, "doi", old[3]),
+                            year,
                             time.time(),
                         ),
                     )
@@ -636,6 +656,24 @@ class Library:
                     )
         self.reload()
         return touched
+
+
+def _imported_text(meta: dict[str, Any], key: str, current: str | None) -> str | None:
+    """A metadata field from an import file, sanitised; the current value when absent."""
+    value = meta.get(key)
+    return _clean_field(str(value)) if value else current
+
+
+def _number(value: Any, paper_id: str, field_name: str) -> float:
+    """A number from an import file, or a one-line error naming the paper and the field."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise LibraryError(f"paper {paper_id}: {field_name} must be a number")
+    try:
+        return float(value)
+    except ValueError:
+        raise LibraryError(
+            f"paper {paper_id}: {field_name} must be a number, not {value!r}"
+        ) from None
 
 
 def _clean_field(value: str | None) -> str | None:
