@@ -355,12 +355,37 @@ def _description(after: str) -> str:
     if re.match(r"(?:which|that|where|whose)\b", desc):
         return ""
     desc = re.sub(r"\s*\([^()]*\)", "", desc.split(",")[0]).strip()
+    return _trim_description(desc)
+
+
+#: Words that start a trailing clause of a description ("… dataset built from …").
+_CLAUSE_STARTERS = {
+    "built", "spanning", "including", "using", "covering", "containing",
+    "consisting", "comprising", "drawn", "collected", "derived", "targeting", "featuring",
+}  # fmt: skip
+
+
+_KEEP_ED = {"based", "guided", "aligned", "informed"}  # "… based on trees" says what it is
+
+
+def _trim_description(desc: str) -> str:
+    """Keep the head of a description: stop before a trailing participle clause (from the
+    fourth word on), at most eight words, no dangling preposition; '' if under two words."""
     words = desc.split()
-    if len(words) > 9:
+    for i, word in enumerate(words):
+        bare = word.lower().strip(",.;:")
+        participle = bare.endswith("ed") and len(bare) > 4 and bare not in _KEEP_ED
+        if i >= 3 and (bare in _CLAUSE_STARTERS or participle):
+            words = words[:i]
+            break
+    if len(words) > 8:
         words = words[:8]
-        while words and words[-1].lower() in _STOPWORD_END:
-            words.pop()
+    while words and words[-1].lower() in _STOPWORD_END:
+        words.pop()
     return " ".join(words) if len(words) >= 2 else ""
+
+
+_EXPANSION_RE = re.compile(r"^\s*\((?P<long>[^()]{5,90})\)")
 
 
 def _named(fragment: str) -> str | None:
@@ -380,6 +405,12 @@ def _named(fragment: str) -> str | None:
         desc = _description(fragment[phrase.end() :])
         return f"{phrase.group('name')}: {_capitalise(desc)}" if desc else phrase.group("name")
     name = _NAME_RE.match(fragment)
+    if name:
+        expansion = _EXPANSION_RE.match(name.group("after"))
+        if expansion and name.group("name")[:1].isupper():
+            long_name = _clean(expansion.group("long"))
+            if len(long_name.split()) >= 2 and sum(w[:1].isupper() for w in long_name.split()) >= 2:
+                return f"{name.group('name')}: {long_name}"
     if name and _NAME_END_RE.match(name.group("after")):
         token = name.group("name").strip("$")
         first_upper = token[:1].isupper() or token[:1].isdigit()
@@ -461,6 +492,9 @@ def derive_title(source: str) -> str:
             called = _CALLED_RE.search(rest)
             if called:
                 title = _named(called.group("name")) or _capitalise(_clean(called.group("name")))
+                before = _trim_description(_ARTICLE_RE.sub("", _clean(rest[: called.start()])))
+                if title and ":" not in title and before:  # "a 3D completion framework, called X"
+                    title = f"{title}: {_capitalise(before.rstrip(','))}"
         if title:
             return shorten(strip_markup_fast(title))
     if any(word in lowered for word in _CALLED_WORDS):
