@@ -132,3 +132,16 @@ def test_identical_titles_are_made_distinct() -> None:
         corpus = load_corpus([dump])
     assert len({p.title for p in corpus.papers}) == 2
     assert all(p.title.startswith("FooNet") for p in corpus.papers)
+
+
+def test_titles_use_what_the_abstract_says_about_a_name(seeds: Corpus) -> None:
+    # "we propose RADAR (Residual Aggregation and Dense Alignment Representations)"
+    radar = paper_with(seeds, "we propose RADAR (")
+    assert radar.title == "RADAR: Residual Aggregation and Dense Alignment Representations"
+    # "a fully 3D scene completion framework, called InvisiSplat"
+    invisi = paper_with(seeds, "called InvisiSplat")
+    assert invisi.title.startswith("InvisiSplat:") and "3D scene completion framework" in invisi.title
+    # "StarCraft Motion, a large-scale dataset for agent simulation built from …":
+    # the description stops before the trailing clause
+    starcraft = paper_with(seeds, "we introduce StarCraft Motion")
+    assert starcraft.title == "StarCraft Motion: Large-scale dataset for agent simulation"
