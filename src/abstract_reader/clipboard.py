@@ -27,9 +27,6 @@ class CopyResult:
     method: str  #: "xclip", "wl-copy", … or OSC52_NOTE
     detail: str = ""  #: why it failed, or what was tried
 
-    def describe(self) -> str:
-        return self.method if self.ok else self.detail
-
 
 def _candidates() -> list[tuple[str, list[str]]]:
     """(name, argv) of the system tools that could work here, best first."""

@@ -535,9 +535,6 @@ class Hit:
         """Spans in the rendered text (math rendered) that the view shows."""
         return self._matcher.spans(render(self.paper.abstract).text)
 
-    def spans_in(self, text: str) -> list[tuple[int, int]]:
-        return self._matcher.spans(text)
-
 
 class SearchResult(Sequence[Hit]):
     """Hits in rank order, created on demand (a result may hold 100,000 papers)."""
@@ -1028,6 +1025,3 @@ def default_cache_dir() -> Path:
     from .paths import cache_dir
 
     return cache_dir() / "index"
-
-
-IndexFactory = Callable[[Corpus], SearchIndex]

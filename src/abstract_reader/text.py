@@ -189,10 +189,6 @@ def render(source: str) -> Rendered:
     return Rendered("".join(out), tuple(spans))
 
 
-def render_plain(source: str) -> str:
-    return render(source).text
-
-
 def strip_markup_fast(source: str) -> str:
     """A cheap plain version of short source text (titles): math rendered, markers removed."""
     if "$" in source or "\\" in source or "*" in source:
