@@ -140,7 +140,9 @@ def test_titles_use_what_the_abstract_says_about_a_name(seeds: Corpus) -> None:
     assert radar.title == "RADAR: Residual Aggregation and Dense Alignment Representations"
     # "a fully 3D scene completion framework, called InvisiSplat"
     invisi = paper_with(seeds, "called InvisiSplat")
-    assert invisi.title.startswith("InvisiSplat:") and "3D scene completion framework" in invisi.title
+    assert (
+        invisi.title.startswith("InvisiSplat:") and "3D scene completion framework" in invisi.title
+    )
     # "StarCraft Motion, a large-scale dataset for agent simulation built from …":
     # the description stops before the trailing clause
     starcraft = paper_with(seeds, "we introduce StarCraft Motion")

@@ -571,3 +571,45 @@ async def test_keys_queued_behind_a_modal_key_never_run_as_commands(tmp_path: Pa
         assert isinstance(app.screen, TagEditor)
         assert not app.library.snapshot.read and not app.library.snapshot.bookmarks
         assert not app.library.snapshot.notes
+
+
+async def test_double_click_opens_and_esc_returns(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:  # narrow: opening is visible
+        await settle(app, pilot)
+        await pilot.double_click(PaperList, offset=(10, 2))
+        await pilot.pause()
+        assert isinstance(app.screen, PaperScreen)
+        assert app.screen.details.title == seeds.papers[2].title
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PaperScreen)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:  # wide: Enter focuses the view, Esc leaves it
+        await settle(app, pilot)
+        await pilot.press("enter")
+        assert app.query_one(PaperView).has_focus
+        await pilot.press("escape")
+        assert app.query_one(PaperList).has_focus
+
+
+async def test_is_marked_filters_to_the_marked_papers(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "j", "space")
+        await type_filter(app, pilot, "is:marked")
+        assert listed(app) == [app.corpus.papers[0].title, app.corpus.papers[2].title]
+
+
+async def test_palette_toggles_auto_read(tmp_path: Path) -> None:
+    from textual.command import CommandList
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"auto-read")
+        await until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.library.setting("auto_read") == "off")
