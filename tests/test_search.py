@@ -383,3 +383,22 @@ def test_a_phrase_never_runs_from_the_abstract_into_the_title(tmp_path: Path) ->
     idx = SearchIndex(corpus)
     idx.set_title_overrides({corpus.papers[-1].id: "The End"})
     assert len(idx.search('"of the"')) == 2500
+
+
+def test_tags_with_spaces_and_negated_exact_words(index: SearchIndex, seeds: Corpus) -> None:
+    class State:
+        def ids_with_tag(self, tag: str) -> set[str]:
+            return {seeds.papers[0].id} if tag == "reading list" else set()
+
+        def ids_with_state(self, state: str) -> set[str]:
+            return set()
+
+    found = index.search('#"reading list"', State())
+    assert [h.paper.id for h in found] == [seeds.papers[0].id]
+    assert len(index.search('!#"reading list"', State())) == 54
+    # !'robust excludes the exact word only: papers with just "robustness" stay
+    exact_out = _ids(index, "!'robust")
+    prefix_out = _ids(index, "!robust")
+    assert prefix_out < exact_out
+    for hit in index.search("!'robust"):
+        assert "robust" not in _words_of(hit.paper.abstract)

@@ -355,7 +355,7 @@ class Query:
 
 
 _IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged"}
-_LEXER = re.compile(r'"[^"]*"?|\||[^\s"|]+')
+_LEXER = re.compile(r'!?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
 
 
 def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
@@ -435,10 +435,13 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
             return None
         return Term("is", value=value, negated=negated)
     if token.startswith("#"):
-        if len(token) < 2:
+        tag = token[1:]
+        if tag.startswith('"'):  # #"reading list": a tag with spaces
+            tag = tag.strip('"')
+        if not tag.strip():
             ignored.append(raw)
             return None
-        return Term("tag", value=token[1:], negated=negated)
+        return Term("tag", value=" ".join(tag.split()), negated=negated)
     for name in ("venue", "year", "title"):
         if lowered.startswith(name + ":"):
             value = token[len(name) + 1 :]
@@ -469,8 +472,9 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
     if not words:
         ignored.append(raw)
         return None
-    if negated:  # !word: no word that starts with it (like fzf's substring negation)
-        words = tuple(Word(w.text, w.case_sensitive, True, 0) for w in words)
+    if negated:  # !word: no word that starts with it (like fzf's substring negation);
+        # !'word: not the exact word
+        words = tuple(Word(w.text, w.case_sensitive, not exact, 0) for w in words)
     if title_start:
         return Term("title_start", words[:1], negated=negated)
     if len(words) > 1 and not negated:

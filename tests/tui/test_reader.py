@@ -613,3 +613,14 @@ async def test_palette_toggles_auto_read(tmp_path: Path) -> None:
         await until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
         await pilot.press("enter")
         await until(pilot, lambda: app.library.setting("auto_read") == "off")
+
+
+async def test_tag_list_filters_to_a_tag_with_spaces(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        app.library.add_tags([app.corpus.papers[5].id], ["reading list"])
+        await pilot.press("T", "enter")
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == '#"reading list"'
+        assert listed(app) == [app.corpus.papers[5].title]

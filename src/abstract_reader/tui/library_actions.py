@@ -148,9 +148,8 @@ class LibraryActions(App[int]):
                 return
             if action.kind == "filter":
                 tag = action.tag
-                self.query_one("#filter", Input).value = "#" + (
-                    tag.split()[0] if " " in tag else tag
-                )
+                query = f'#"{tag}"' if " " in tag else f"#{tag}"  # quoted: a tag with spaces
+                self.query_one("#filter", Input).value = query
                 self.query_one(PaperList).focus()
             elif action.kind == "rename":
                 if self._write(lambda: self.library.rename_tag(action.tag, action.new_name)):

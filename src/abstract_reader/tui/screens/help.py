@@ -70,7 +70,7 @@ QUERY: list[tuple[str, str]] = [
     ("a | b", "either a or b"),
     ('"two words"', "the phrase"),
     ("Word", "an upper-case letter makes the word case-sensitive"),
-    ("#tag", "papers with the tag"),
+    ('#tag  #"two words"', "papers with the tag"),
     ("is:bookmarked is:unread is:read", "library state"),
     ("venue:neurips year:2026", "venue prefix, year or range (2024-2026)"),
     ("title:word", "the word in the title"),
