@@ -463,12 +463,19 @@ async def test_restores_filter_cursor_and_theme(tmp_path: Path) -> None:
     async with filtered.run_test(size=WIDE) as pilot:
         await settle(filtered, pilot)
         await type_filter(filtered, pilot, "spiking")
-        await pilot.press("enter", "q")
+        await pilot.press("enter", "j")  # the second of the two results
+        kept = current_title(filtered)
+        await pilot.press("q")
     restored = make_app(tmp_path)
     async with restored.run_test(size=WIDE) as pilot:
         await settle(restored, pilot)
         assert restored.query_one("#filter", Input).value == "spiking"
         assert len(listed(restored)) == 2
+        assert current_title(restored) == kept
+    other_dumps = make_app(tmp_path, [write_dump(tmp_path / "o.txt", "Another abstract here.")])
+    async with other_dumps.run_test(size=WIDE) as pilot:  # the saved paper is not loaded
+        await settle(other_dumps, pilot)
+        assert other_dumps.is_running
 
 
 async def test_read_only_library_says_so_and_still_reads(tmp_path: Path) -> None:

@@ -297,7 +297,7 @@ class ReaderApp(CitationActions):
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
-        self.query_one(PaperList).focus()
+        self.screen.set_focus(self.query_one(PaperList))  # at once: the next key is for the list
 
     def _run_filter(self) -> None:
         self._generation += 1
@@ -338,10 +338,14 @@ class ReaderApp(CitationActions):
         if generation != self._generation:
             return  # an older query finished after a newer one started
         paper_list = self.query_one(PaperList)
-        current = paper_list.current_id
+        current = self._restore_paper or paper_list.current_id  # the saved paper, at start
+        self._restore_paper = None
         self.result = result
         if result is None:
-            position = self.corpus.index_of(current) if current and self.loaded else 0
+            try:
+                position = self.corpus.index_of(current) if current and self.loaded else 0
+            except KeyError:  # a saved paper that is not in the dumps loaded now
+                position = 0
         else:
             found = result.position_of(current) if current else None
             position = found if found is not None else 0
