@@ -330,7 +330,7 @@ class CorpusBuilder:
             return []
         corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
         corpus.files.append(shown)
-        name = path.name
+        name = sanitise(path.name)  # file names are untrusted text too
         by_id = corpus._by_id
         added: list[Paper] = []
         for index, abstract in enumerate(parsed.abstracts, start=1):

@@ -631,3 +631,15 @@ async def test_tag_list_filters_to_a_tag_with_spaces(tmp_path: Path) -> None:
         await settle(app, pilot)
         assert app.query_one("#filter", Input).value == '#"reading list"'
         assert listed(app) == [app.corpus.papers[5].title]
+
+
+async def test_file_names_with_control_characters_are_harmless(tmp_path: Path) -> None:
+    dump = write_dump(
+        tmp_path / "evil\x1b[2J\x1b]52;c;eA==\x07.txt", "An abstract from a bad name."
+    )
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        text = view_text(app)
+        assert "evil" in text and "\x1b" not in text and "\x07" not in text
+        ElementTree.fromstring(app.export_screenshot())
