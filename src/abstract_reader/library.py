@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .text import sanitise
+from .text import escape_for_terminal, sanitise
 
 BUSY_TIMEOUT_MS = 30_000
 BACKUPS_KEPT = 5
@@ -198,15 +198,16 @@ class Library:
     def _fallback(self, reason: str) -> sqlite3.Connection:
         """Nothing can be read or written at the location: an empty, read-only library."""
         self.read_only = True
-        self.problem = f"{self.path}: {reason}; the library is read-only for this session"
+        shown = escape_for_terminal(str(self.path))
+        self.problem = f"{shown}: {reason}; the library is read-only for this session"
         return self._memory()
 
     def _open_read_only(self, reason: str) -> sqlite3.Connection:
         """Keep the file as it is; read what can be read."""
         self.read_only = True
         self.problem = (
-            f"{self.path}: {reason}; it was kept unchanged and opened read-only "
-            "(changes will not be saved)"
+            f"{escape_for_terminal(str(self.path))}: {reason}; it was kept unchanged and opened "
+            "read-only (changes will not be saved)"
         )
         try:
             uri = f"file:{self.path}?mode=ro"
@@ -316,7 +317,10 @@ class Library:
                 " ORDER BY t.name COLLATE NOCASE"
             ):
                 snap.tags.setdefault(paper_id, []).append(sanitise(name))
-            snap.notes = dict(conn.execute("SELECT paper_id, body FROM notes"))
+            snap.notes = {
+                pid: sanitise(body)
+                for pid, body in conn.execute("SELECT paper_id, body FROM notes")
+            }
             for row in conn.execute(
                 "SELECT paper_id, title, authors, url, doi, year FROM metadata"
             ):
@@ -609,6 +613,7 @@ class Library:
                     )
                 note = entry.get("note")
                 if isinstance(note, str) and note.strip():
+                    note = sanitise(note)
                     existing = conn.execute(
                         "SELECT body FROM notes WHERE paper_id = ?", (pid,)
                     ).fetchone()

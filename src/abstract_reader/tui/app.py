@@ -22,7 +22,7 @@ from ..corpus import Corpus, CorpusBuilder, LoadError, Paper
 from ..library import Library, LibraryError
 from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
-from ..text import render
+from ..text import render, sanitise
 from .citation_actions import CitationActions
 from .screens.paper import PaperScreen
 from .widgets.paper_list import PaperList, Row
@@ -165,7 +165,7 @@ class ReaderApp(CitationActions):
         paper_list.empty_message = Content("Loading dumps…")
         paper_list.focus()
         self.query_one(PaperView).show(None, "Loading…")
-        self.query_text = self.library.setting("filter", "") or ""
+        self.query_text = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
         self._restore_paper = self.library.setting("paper")
         if self.query_text:
             with self.prevent(Input.Changed):
