@@ -643,3 +643,21 @@ async def test_file_names_with_control_characters_are_harmless(tmp_path: Path) -
         text = view_text(app)
         assert "evil" in text and "\x1b" not in text and "\x07" not in text
         ElementTree.fromstring(app.export_screenshot())
+
+
+async def test_changes_from_another_reader_show_when_focus_returns(tmp_path: Path) -> None:
+    from textual import events
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id
+        assert paper_id is not None
+        with Library(tmp_path / "lib.sqlite3") as other:  # e.g. a second reader, or the CLI
+            other.set_bookmark([paper_id])
+            other.add_tags([paper_id], ["from-elsewhere"])
+        app.post_message(events.AppFocus())
+        await settle(app, pilot)
+        row = app.query_one(PaperList).source.row(app.query_one(PaperList).cursor)
+        assert row.bookmarked and row.tags == ("from-elsewhere",)
+        assert "#from-elsewhere" in view_text(app)

@@ -177,6 +177,16 @@ class ReaderApp(CitationActions):
         self._update_status()
         self._load()
 
+    def on_app_focus(self) -> None:
+        """Back in this terminal: another reader or the CLI may have changed the library."""
+        try:
+            self.library.reload()
+        except LibraryError as exc:
+            self.notify(str(exc), title="Library", severity="error", markup=False)
+            return
+        self._sync_title_overrides()
+        self._refresh()
+
     @property
     def narrow(self) -> bool:
         return self.size.width < NARROW_WIDTH
