@@ -147,3 +147,15 @@ def test_titles_use_what_the_abstract_says_about_a_name(seeds: Corpus) -> None:
     # the description stops before the trailing clause
     starcraft = paper_with(seeds, "we introduce StarCraft Motion")
     assert starcraft.title == "StarCraft Motion: Large-scale dataset for agent simulation"
+
+
+def test_unnamed_contributions_make_the_title(seeds: Corpus) -> None:
+    # "we propose a unified framework for robust domain generalization under …"
+    dg = paper_with(seeds, "Domain generalization (DG) aims to learn")
+    assert dg.title.lower().startswith("framework for robust domain generalization")
+    # "we propose new DPPs on the Euclidean space based on wavelets"
+    dpp = paper_with(seeds, "based on wavelets")
+    assert dpp.title.startswith("DPPs on the Euclidean space")
+    # an abstract that introduces nothing keeps its first clause
+    shapley = paper_with(seeds, "Shapley values are a cornerstone")
+    assert shapley.title == "Shapley values are a cornerstone of explainable AI"

@@ -307,10 +307,33 @@ _TITLE_CASE_RE = re.compile(
 )
 _CLEAN_RE = re.compile(r"\*\*|\*|\\text(?:bf|it|sc|tt|rm)\{([^{}]*)\}")
 _CLAUSE_RE = re.compile(r",\s|;\s|:\s|\s--\s|\s—\s|—")
-_DESC_STOP_RE = re.compile(r"\s+(?:that|which|where|whose|to|by|designed|capable|able)\b")
+_DESC_STOP_RE = re.compile(r"\s+(?:that|which|where|whose|to|by|as|designed|capable|able)\b")
 _NAME_END_RE = re.compile(r"^\s*(?:$|[,(;:]|(?:that|which|to|for|with|as|is|was|a|an|in)\b)")
 _LEAD_IN = {"in", "on", "when", "although", "while", "as", "despite", "given", "for", "since", "if"}
-_STOPWORD_END = {"a", "an", "the", "of", "and", "or", "for", "to", "in", "on", "with", "via", "by"}
+_STOPWORD_END = {
+    "a",
+    "an",
+    "the",
+    "of",
+    "and",
+    "or",
+    "for",
+    "to",
+    "in",
+    "on",
+    "with",
+    "via",
+    "by",
+    "as",
+    "through",
+    "under",
+    "across",
+    "from",
+    "between",
+    "into",
+    "within",
+    "at",
+}
 
 
 def _clean(fragment: str) -> str:
@@ -361,6 +384,26 @@ _CLAUSE_STARTERS = {
 }  # fmt: skip
 
 
+_PREPOSITIONS = {
+    "for",
+    "of",
+    "in",
+    "on",
+    "with",
+    "via",
+    "under",
+    "through",
+    "across",
+    "from",
+    "between",
+    "into",
+    "within",
+    "over",
+    "without",
+    "at",
+    "by",
+    "as",
+}
 _KEEP_ED = {"based", "guided", "aligned", "informed"}  # "… based on trees" says what it is
 
 
@@ -374,8 +417,11 @@ def _trim_description(desc: str) -> str:
         if i >= 3 and (bare in _CLAUSE_STARTERS or participle):
             words = words[:i]
             break
-    if len(words) > 8:
+    if len(words) > 8:  # too long: end before the last preposition that leaves 3 words
         words = words[:8]
+        cut = max((i for i in range(3, 8) if words[i].lower() in _PREPOSITIONS), default=0)
+        if cut:
+            words = words[:cut]
     while words and words[-1].lower() in _STOPWORD_END:
         words.pop()
     return " ".join(words) if len(words) >= 2 else ""
@@ -452,6 +498,45 @@ def _intro_starts(head: str, lowered: str) -> list[int]:
     return sorted(starts)
 
 
+def _contribution(head: str, lowered: str) -> str:
+    """What 'we propose …' introduces when it has no name: "a unified framework for robust
+    domain generalization under …" → "Unified framework for robust domain generalization"."""
+    for start in _intro_starts(head, lowered):
+        match = _INTRO_RE.match(head, start)
+        if match is None:
+            continue
+        desc = _ARTICLE_RE.sub("", _clean(match.group("rest")))
+        desc = re.sub(r"\s*\([^()]*\)", "", desc)
+        stop = _DESC_STOP_RE.search(desc)
+        if stop:
+            desc = desc[: stop.start()]
+        desc = _trim_description(desc.split(",")[0].split(":")[0])
+        if len(desc.split()) >= 3 and not desc.lower().startswith(_VAGUE_STARTS):
+            return _capitalise(desc)
+    return ""
+
+
+#: Contributions too vague to stand as a title ("a method that …", "two lessons …").
+_VAGUE_STARTS = (
+    "to ",
+    "on ",
+    "in ",
+    "method",
+    "approach",
+    "way",
+    "technique",
+    "set of",
+    "series of",
+    "number of",
+    "analysis",
+    "study",
+    "theory",
+    "formal model",
+    "simple",
+    "first",
+)
+
+
 def _first_sentence(head: str) -> str:
     pos = 0
     while True:
@@ -493,12 +578,15 @@ def derive_title(source: str) -> str:
                     title = f"{title}: {_capitalise(before.rstrip(','))}"
         if title:
             return shorten(strip_markup_fast(title))
+    contribution = _contribution(head, lowered)
     if any(word in lowered for word in _CALLED_WORDS):
         called = _CALLED_RE.search(head)
         if called:
             title = _named(called.group("name"))
             if title:
                 return shorten(strip_markup_fast(title))
+    if contribution:
+        return shorten(strip_markup_fast(contribution))
     sentence = _first_sentence(head)
     clause = _CLAUSE_RE.split(sentence, maxsplit=1)[0]
     lead_in = clause.split(" ", 1)[0].lower() in _LEAD_IN
