@@ -498,10 +498,10 @@ def _intro_starts(head: str, lowered: str) -> list[int]:
     return sorted(starts)
 
 
-def _contribution(head: str, lowered: str) -> str:
+def _contribution(head: str, starts: list[int]) -> str:
     """What 'we propose …' introduces when it has no name: "a unified framework for robust
     domain generalization under …" → "Unified framework for robust domain generalization"."""
-    for start in _intro_starts(head, lowered):
+    for start in starts:
         match = _INTRO_RE.match(head, start)
         if match is None:
             continue
@@ -563,7 +563,8 @@ def derive_title(source: str) -> str:
     """
     head = source[:1500]
     lowered = head.lower()
-    for start in _intro_starts(head, lowered):
+    starts = _intro_starts(head, lowered)
+    for start in starts:
         match = _INTRO_RE.match(head, start)
         if match is None:
             continue
@@ -578,7 +579,7 @@ def derive_title(source: str) -> str:
                     title = f"{title}: {_capitalise(before.rstrip(','))}"
         if title:
             return shorten(strip_markup_fast(title))
-    contribution = _contribution(head, lowered)
+    contribution = _contribution(head, starts)
     if any(word in lowered for word in _CALLED_WORDS):
         called = _CALLED_RE.search(head)
         if called:
