@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import subprocess
 import time
@@ -117,20 +118,30 @@ def display() -> Iterator[str]:
     """A private X display (Xvfb) for the clipboard tests."""
     if not shutil.which("Xvfb") or not shutil.which("xclip"):
         skip_or_fail("Xvfb and xclip are not installed")
-    number = 90 + os.getpid() % 7
+    # -displayfd: Xvfb picks a free display and writes its number to the pipe, so parallel
+    # test workers never collide on one display.
+    read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
-        ["Xvfb", f":{number}", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "640x480x24"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        pass_fds=(write_fd,),
     )
-    socket = Path(f"/tmp/.X11-unix/X{number}")
+    os.close(write_fd)
+    number = b""
     deadline = time.monotonic() + 20
-    while not socket.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    if not socket.exists():
+    while time.monotonic() < deadline and not number.endswith(b"\n") and proc.poll() is None:
+        ready, _, _ = select.select([read_fd], [], [], 0.2)
+        if ready:
+            chunk = os.read(read_fd, 16)
+            if not chunk:
+                break
+            number += chunk
+    os.close(read_fd)
+    if not number.strip().isdigit():
         proc.kill()
         skip_or_fail("Xvfb did not start")
-    yield f":{number}"
+    yield f":{number.strip().decode()}"
     proc.terminate()
     proc.wait(timeout=10)
 
