@@ -158,8 +158,13 @@ async def test_narrow_layout_and_live_resize(tmp_path: Path, seeds: Corpus) -> N
         assert app.query_one(PaperList).size.width >= 78
         await pilot.press("j", "enter")
         assert isinstance(app.screen, PaperScreen)
+        await pilot.pause()
         full = app.screen.query_one(PaperView)
         assert full.details is not None and full.details.title == seeds.papers[1].title
+        # and a person can actually see it
+        assert full.display and full.size.width >= 70 and full.size.height > 10
+        header = str(full.query_one("#paper-header").render())
+        assert seeds.papers[1].title[:30] in header
         await pilot.press("escape")
         assert not isinstance(app.screen, PaperScreen)
         await pilot.resize_terminal(*WIDE)
@@ -661,3 +666,24 @@ async def test_changes_from_another_reader_show_when_focus_returns(tmp_path: Pat
         row = app.query_one(PaperList).source.row(app.query_one(PaperList).cursor)
         assert row.bookmarked and row.tags == ("from-elsewhere",)
         assert "#from-elsewhere" in view_text(app)
+
+
+async def test_keys_on_the_narrow_paper_screen(tmp_path: Path, seeds: Corpus) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("j", "enter")
+        assert isinstance(app.screen, PaperScreen)
+        await pilot.press("b")  # acts on the paper shown, and the screen shows it
+        assert seeds.papers[1].id in app.library.snapshot.bookmarks
+        assert "★ bookmarked" in str(app.screen.query_one("#paper-header").render())
+        await pilot.press("n")  # the next unread paper, shown in place
+        await pilot.pause()
+        assert isinstance(app.screen, PaperScreen)
+        assert app.screen.query_one(PaperView).details.title == seeds.papers[2].title
+        await pilot.press("slash")  # back to the list, typing in the filter
+        await until(pilot, lambda: app.query_one("#filter", Input).has_focus)
+        assert not isinstance(app.screen, PaperScreen)
+        await pilot.press(*"wavelets")
+        await settle(app, pilot)
+        assert listed(app) == [paper_with(seeds, "based on wavelets").title]

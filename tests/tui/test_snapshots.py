@@ -43,3 +43,12 @@ def test_math_heavy_paper_with_a_filter(snap_compare: Any, tmp_path: Path) -> No
         pilot.app.query_one(PaperList).cursor = 0
 
     assert snap_compare(make_app(tmp_path), terminal_size=(140, 40), run_before=run_before)
+
+
+def test_narrow_paper_screen(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        await pilot.press("j", "enter")
+        await pilot.pause()
+
+    assert snap_compare(make_app(tmp_path), terminal_size=(80, 30), run_before=run_before)

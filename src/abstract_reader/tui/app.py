@@ -526,9 +526,14 @@ class ReaderApp(CitationActions):
         return True
 
     def action_focus_filter(self) -> None:
+        filter_bar = self.query_one("#filter", Input)
+        if isinstance(self.screen, PaperScreen):  # the filter is on the list's screen
+            self.pop_screen()
+            self.call_after_refresh(lambda: self.screen.set_focus(filter_bar))
+            return
         # Synchronously: keys typed right after `/` (fast typing, a paste) must reach the
         # filter, not run as commands on the list.
-        self.screen.set_focus(self.query_one("#filter", Input))
+        self.screen.set_focus(filter_bar)
 
     def action_escape(self) -> None:
         filter_bar = self.query_one("#filter", Input)
