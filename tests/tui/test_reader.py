@@ -687,3 +687,17 @@ async def test_keys_on_the_narrow_paper_screen(tmp_path: Path, seeds: Corpus) ->
         await pilot.press(*"wavelets")
         await settle(app, pilot)
         assert listed(app) == [paper_with(seeds, "based on wavelets").title]
+
+
+async def test_keys_after_quit_do_nothing(tmp_path: Path) -> None:
+    """`q` then `e` in one burst (a paste): no editor opens on a closing app, no crash."""
+    from textual import events
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        for key in ["q", "e", "t", "b"]:
+            app.post_message(events.Key(key, key))
+        await pilot.pause()
+    assert app.return_code == 0
+    assert not app.library.snapshot.bookmarks

@@ -517,6 +517,8 @@ class ReaderApp(CitationActions):
 
     # -- actions: moving ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if getattr(self, "_exit", False):  # quitting: keys still queued (a paste) do nothing
+            return False
         if action == "focus_filter":
             # Where text is being typed (the filter, an editor, the palette), `/` is text.
             from textual.widgets import TextArea
