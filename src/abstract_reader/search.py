@@ -260,8 +260,8 @@ class _FieldIndex:
         # Case-kept postings only for words with a capital: a query word in lower case is
         # case-insensitive (smart-case), so only capitalised query words look there.
         cased_only = [f if f != f.lower() else "" for f in case_forms]
-        built: list[_Postings] = []
-        for forms in (folded_forms, cased_only):
+
+        def postings_for(forms: list[str]) -> _Postings:
             words = sorted({f for f in forms if f})
             position = {w: i for i, w in enumerate(words)}
             # raw word → id in this vocabulary (-1: not in it), then composed per *piece*
@@ -290,8 +290,15 @@ class _FieldIndex:
                 pair_ids = np.concatenate([pair_ids, flat[first_extra + rank]])
                 pair_docs = np.concatenate([piece_docs, np.repeat(piece_docs[where], extra)])
             offsets, posting_docs = _csr(pair_ids, pair_docs, len(words))
-            built.append(_Postings(words, offsets, posting_docs))
-        return cls(folded=built[0], cased=built[1])
+            return _Postings(words, offsets, posting_docs)
+
+        # numpy releases the GIL in its sorts and array passes: the two vocabularies overlap
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            cased = pool.submit(postings_for, cased_only)
+            folded = postings_for(folded_forms)
+            return cls(folded=folded, cased=cased.result())
 
     def arrays(self, prefix: str) -> dict[str, npt.NDArray[np.generic]]:
         out: dict[str, npt.NDArray[np.generic]] = {}
