@@ -209,9 +209,10 @@ def _first_word(argv: Sequence[str]) -> str | None:
 
 
 def _load(args: argparse.Namespace) -> Corpus:
-    from .corpus import load_corpus
+    from .corpus_cache import load_corpus_cached
+    from .paths import cache_dir
 
-    corpus = load_corpus(args.dumps)
+    corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
     for problem in corpus.errors:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
     return corpus

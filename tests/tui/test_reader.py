@@ -701,3 +701,27 @@ async def test_keys_after_quit_do_nothing(tmp_path: Path) -> None:
         await pilot.pause()
     assert app.return_code == 0
     assert not app.library.snapshot.bookmarks
+
+
+async def test_reopening_large_dumps_reads_the_parsed_cache(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from abstract_reader.corpus import CorpusBuilder
+
+    abstracts = [
+        f"Abstract {n} on topic {n % 89}, long enough to be a real abstract." * 3
+        for n in range(6000)
+    ]  # about 1.3 MB: streamed from a thread, then cached
+    dump = write_dump(tmp_path / "big.txt", *abstracts)
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        first = listed(app)[:5], app.loaded
+    monkeypatch.setattr(CorpusBuilder, "add_file", lambda *a: (_ for _ in ()).throw(AssertionError))
+    again = make_app(tmp_path, [dump])
+    async with again.run_test(size=WIDE) as pilot:
+        await settle(again, pilot)
+        assert (listed(again)[:5], again.loaded) == first
+        await type_filter(again, pilot, "topic 88")
+        assert len(listed(again)) > 0

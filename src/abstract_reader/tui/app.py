@@ -214,13 +214,31 @@ class ReaderApp(CitationActions):
 
     @work(thread=True, exclusive=True, group="load")
     def _load_in_thread(self, builder: CorpusBuilder) -> None:
+        from ..corpus_cache import adopt, key_for, load, save
+
         total = len(builder.files)
+        key = key_for(builder.files)
+        cached = load(self.cache_dir.with_name("corpus"), key) if key else None
+        if cached is not None:  # the same dumps as last time: no parsing
+            adopt(builder.corpus, *cached)
+            self.call_from_thread(self._papers_arrived, total, total)
+            self.call_from_thread(self._all_loaded)
+            self._index_in_thread()
+            return
+        first_file_error = len(builder.corpus.errors)
         self.call_from_thread(self._papers_arrived, 0, total)
         for n, path in enumerate(builder.files, start=1):
             builder.add_file(path)
             self.call_from_thread(self._papers_arrived, n, total)
         builder.finish()
         self.call_from_thread(self._all_loaded)
+        if key is not None:
+            save(
+                self.cache_dir.with_name("corpus"),
+                key,
+                builder.corpus,
+                builder.corpus.errors[first_file_error:],
+            )
         self._index_in_thread()
 
     def on_ready(self) -> None:
