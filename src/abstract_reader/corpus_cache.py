@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # numpy is imported only when a cache is read or written (lar
 
 CORPUS_FORMAT = 1
 MIN_BYTES = 4 << 20  #: corpora smaller than this are parsed every time
-_KEEP = 8  #: cached corpora kept
+_KEEP = 3  #: cached corpora kept (each about the size of its dumps)
 
 
 def key_for(files: Sequence[Path]) -> str | None:

@@ -1002,7 +1002,7 @@ def _save_cache(
             np.savez(handle, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, cache_dir / f"{key}.npz")
         entries = sorted(cache_dir.glob("*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[8:]:
+        for old in entries[4:]:  # the newest four indexes
             old.unlink(missing_ok=True)
     except OSError:
         pass  # a cache is an optimisation: failing to write it is not an error
