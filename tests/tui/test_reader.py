@@ -725,3 +725,15 @@ async def test_reopening_large_dumps_reads_the_parsed_cache(
         assert (listed(again)[:5], again.loaded) == first
         await type_filter(again, pilot, "topic 88")
         assert len(listed(again)) > 0
+
+
+async def test_a_huge_abstract_is_capped_in_the_view(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "huge.txt", "robust words here " * 200_000)  # 3.6 MB
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "robust")
+        details = app.query_one(PaperView).details
+        assert details is not None
+        assert all(end <= 20_000 for _, end in details.body_spans)  # only what is shown
+        assert "more characters not shown" in view_text(app)

@@ -26,7 +26,7 @@ from ..text import render, sanitise
 from .citation_actions import CitationActions
 from .screens.paper import PaperScreen
 from .widgets.paper_list import PaperList, Row
-from .widgets.paper_view import PaperDetails, PaperView
+from .widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
 
 if TYPE_CHECKING:  # imported when first needed: numpy, rapidfuzz, modals cost start-up time
     from ..search import SearchIndex, SearchResult
@@ -420,7 +420,8 @@ class ReaderApp(CitationActions):
         body_spans: tuple[tuple[int, int], ...] = ()
         if self.result is not None and not self.result.query.empty:
             title_spans = tuple(self.result.matcher.spans(rec.title))
-            body_spans = tuple(self.result.matcher.spans(rendered.text))
+            # only what the view shows: an abstract of megabytes is cut at DISPLAY_LIMIT
+            body_spans = tuple(self.result.matcher.spans(rendered.text[:DISPLAY_LIMIT]))
         return PaperDetails(
             paper_id=paper.id,
             title=rec.title,
