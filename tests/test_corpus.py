@@ -296,3 +296,19 @@ def test_file_name_with_escape_is_escaped_in_messages(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "\x1b" not in result.stderr
     assert "\\x1b[2Jname.txt" in result.stderr
+
+
+def test_a_file_can_be_added_in_batches(tmp_path: Path) -> None:
+    from abstract_reader.corpus import CorpusBuilder
+
+    dump = write_dump(
+        tmp_path / "b.txt",
+        *[f"Abstract {n} about batches." for n in range(7)],
+        "Abstract 3 about batches.",
+    )  # a duplicate inside the file
+    builder = CorpusBuilder([dump])
+    sizes = [len(batch) for batch in builder.add_file_in_batches(dump, batch=3)]
+    assert sizes == [3, 3, 1]
+    whole = load_corpus([dump])
+    assert [p.id for p in builder.finish().papers] == [p.id for p in whole.papers]
+    assert len(whole.papers[3].sources) == 2

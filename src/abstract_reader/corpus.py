@@ -321,13 +321,21 @@ class CorpusBuilder:
 
     def add_file(self, path: Path) -> list[Paper]:
         """Read one dump; returns the papers it added (duplicates only gain a source)."""
+        added: list[Paper] = []
+        for batch in self.add_file_in_batches(path):
+            added.extend(batch)
+        return added
+
+    def add_file_in_batches(self, path: Path, batch: int = 5000) -> Iterator[list[Paper]]:
+        """Read one dump, adding its papers ``batch`` at a time (a reader shows each batch
+        as it comes: one enormous file need not be finished before its first rows show)."""
         corpus = self.corpus
         shown = str(path)
         try:
             parsed = _read_dump(path)
         except _Skip as skip:
             corpus.errors.append(LoadError(shown, str(skip)))
-            return []
+            return
         corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
         corpus.files.append(shown)
         name = sanitise(path.name)  # file names are untrusted text too
@@ -349,8 +357,12 @@ class CorpusBuilder:
             )
             by_id[pid] = paper
             added.append(paper)
+            if len(added) >= batch:
+                corpus.papers.extend(added)
+                yield added
+                added = []
         corpus.papers.extend(added)
-        return added
+        yield added
 
     def finish(self) -> Corpus:
         """Make the derived titles distinct across the whole corpus."""

@@ -737,3 +737,29 @@ async def test_a_huge_abstract_is_capped_in_the_view(tmp_path: Path) -> None:
         assert details is not None
         assert all(end <= 20_000 for _, end in details.body_spans)  # only what is shown
         assert "more characters not shown" in view_text(app)
+
+
+async def test_one_enormous_file_shows_rows_before_it_is_finished(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from abstract_reader.tui.app import ReaderApp
+
+    abstracts = [
+        f"Abstract {n} about streaming one big file of many abstracts." for n in range(12_000)
+    ]
+    dump = write_dump(tmp_path / "one.txt", *abstracts)
+    seen: list[int] = []
+    original = ReaderApp._papers_arrived
+
+    def spy(self: ReaderApp, done: int, total: int) -> None:
+        seen.append(len(self.corpus.papers))
+        original(self, done, total)
+
+    monkeypatch.setattr(ReaderApp, "_papers_arrived", spy)
+    monkeypatch.setattr("abstract_reader.tui.app.SYNC_LOAD_BYTES", 0)  # stream even this one
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert app.loaded == 12_000
+    assert any(0 < count < 12_000 for count in seen)  # rows arrived while the file was loading

@@ -228,7 +228,8 @@ class ReaderApp(CitationActions):
         first_file_error = len(builder.corpus.errors)
         self.call_from_thread(self._papers_arrived, 0, total)
         for n, path in enumerate(builder.files, start=1):
-            builder.add_file(path)
+            for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
+                self.call_from_thread(self._papers_arrived, n - 1, total)
             self.call_from_thread(self._papers_arrived, n, total)
         builder.finish()
         self.call_from_thread(self._all_loaded)
