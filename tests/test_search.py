@@ -154,15 +154,22 @@ def test_field_filters(index: SearchIndex) -> None:
     assert len(index.search("year:2020-2025")) == 0
 
 
+class FakeLibrary:
+    """The two questions search asks the library, answered from plain dicts."""
+
+    def __init__(self, tags: dict[str, set[str]], states: dict[str, set[str]]) -> None:
+        self.tags, self.states = tags, states
+
+    def ids_with_tag(self, tag: str) -> set[str]:
+        return self.tags.get(tag, set())
+
+    def ids_with_state(self, state: str) -> set[str]:
+        return self.states.get(state, set())
+
+
 def test_library_filters(index: SearchIndex, seeds: Corpus) -> None:
-    class State:
-        def ids_with_tag(self, tag: str) -> set[str]:
-            return {seeds.papers[0].id} if tag == "toread" else set()
-
-        def ids_with_state(self, state: str) -> set[str]:
-            return {seeds.papers[1].id} if state in ("bookmarked", "read") else set()
-
-    state = State()
+    marked = {seeds.papers[1].id}
+    state = FakeLibrary({"toread": {seeds.papers[0].id}}, {"bookmarked": marked, "read": marked})
     assert [h.paper.id for h in index.search("#toread", state)] == [seeds.papers[0].id]
     assert [h.paper.id for h in index.search("is:bookmarked", state)] == [seeds.papers[1].id]
     assert len(index.search("is:unread", state)) == 54
@@ -386,16 +393,10 @@ def test_a_phrase_never_runs_from_the_abstract_into_the_title(tmp_path: Path) ->
 
 
 def test_tags_with_spaces_and_negated_exact_words(index: SearchIndex, seeds: Corpus) -> None:
-    class State:
-        def ids_with_tag(self, tag: str) -> set[str]:
-            return {seeds.papers[0].id} if tag == "reading list" else set()
-
-        def ids_with_state(self, state: str) -> set[str]:
-            return set()
-
-    found = index.search('#"reading list"', State())
+    state = FakeLibrary({"reading list": {seeds.papers[0].id}}, {})
+    found = index.search('#"reading list"', state)
     assert [h.paper.id for h in found] == [seeds.papers[0].id]
-    assert len(index.search('!#"reading list"', State())) == 54
+    assert len(index.search('!#"reading list"', state)) == 54
     # !'robust excludes the exact word only: papers with just "robustness" stay
     exact_out = _ids(index, "!'robust")
     prefix_out = _ids(index, "!robust")

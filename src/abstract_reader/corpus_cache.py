@@ -8,7 +8,6 @@ parsed again. Small corpora are not cached: parsing them is as fast as reading a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .corpus import Corpus, CorpusBuilder, LoadError, Paper, Source
+from .paths import files_key
 
 if TYPE_CHECKING:  # numpy is imported only when a cache is read or written (large corpora)
     import numpy as np
@@ -27,15 +27,8 @@ _KEEP = 3  #: cached corpora kept (each about the size of its dumps)
 
 
 def key_for(files: Sequence[Path]) -> str | None:
-    """A key from the dumps' paths, sizes and mtimes; None when a file cannot be stat'ed."""
-    digest = hashlib.blake2b(f"{__version__}/{CORPUS_FORMAT}".encode(), digest_size=16)
-    for path in files:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        digest.update(f"{os.path.abspath(path)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+    """The corpus cache's key: the dumps' paths, sizes and mtimes, this format and version."""
+    return files_key(f"{__version__}/{CORPUS_FORMAT}", files)
 
 
 def _blob(texts: Iterable[str]) -> np.ndarray:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import platformdirs
@@ -24,3 +26,16 @@ def cache_dir() -> Path:
     if override:
         return Path(override).expanduser()
     return platformdirs.user_cache_path(APP_NAME)
+
+
+def files_key(salt: str, files: Iterable[str | os.PathLike[str]]) -> str | None:
+    """A cache key from ``salt`` and the files' paths, sizes and mtimes; None when a file
+    cannot be stat'ed. Both caches (index, parsed corpus) use it."""
+    digest = hashlib.blake2b(salt.encode(), digest_size=16)
+    for name in files:
+        try:
+            st = os.stat(name)
+        except OSError:
+            return None
+        digest.update(f"{os.path.abspath(name)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()

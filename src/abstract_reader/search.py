@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import itertools
 import os
 import re
@@ -972,15 +971,10 @@ def _without_typos(query: Query) -> Query:
 
 
 def cache_key_for(files: Sequence[str]) -> str | None:
-    """A key from the dumps' paths, sizes and mtimes; None when a file cannot be stat'ed."""
-    digest = hashlib.blake2b(f"format={INDEX_FORMAT}".encode(), digest_size=16)
-    for name in files:
-        try:
-            st = os.stat(name)
-        except OSError:
-            return None
-        digest.update(f"{os.path.abspath(name)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+    """The index cache's key: the dumps' paths, sizes and mtimes, and this format."""
+    from .paths import files_key
+
+    return files_key(f"format={INDEX_FORMAT}", files)
 
 
 def _ids_digest(corpus: Corpus) -> int:

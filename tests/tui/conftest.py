@@ -35,6 +35,17 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float
         await pilot.pause(0.02)
 
 
+async def run_palette_command(app: ReaderApp, pilot: Pilot[Any], search: str) -> None:
+    """ctrl+p, type ``search``, wait for the matching commands, Enter: as a user would."""
+    from textual.command import CommandList, CommandPalette
+
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    await pilot.press(*search)
+    await until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
+    await pilot.press("enter")
+
+
 async def type_filter(app: ReaderApp, pilot: Pilot[Any], text: str) -> None:
     await pilot.press("slash")
     await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])

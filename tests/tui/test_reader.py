@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree
 
-from textual.command import CommandPalette
 from textual.widgets import Input, TextArea
 
 from abstract_reader.corpus import Corpus
@@ -23,6 +22,7 @@ from .conftest import (
     list_lines,
     listed,
     make_app,
+    run_palette_command,
     settle,
     type_filter,
     until,
@@ -210,13 +210,7 @@ async def test_command_palette_runs_actions(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.press(*"bookmark")
-        from textual.command import CommandList
-
-        await until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
-        await pilot.press("enter")
+        await run_palette_command(app, pilot, "bookmark")
         await until(pilot, lambda: len(app.library.snapshot.bookmarks) == 1)
         assert "1 bookmarked" in str(app.query_one("#status").render())
 
@@ -614,16 +608,10 @@ async def test_is_marked_filters_to_the_marked_papers(tmp_path: Path) -> None:
 
 
 async def test_palette_toggles_auto_read(tmp_path: Path) -> None:
-    from textual.command import CommandList
-
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.press(*"auto-read")
-        await until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
-        await pilot.press("enter")
+        await run_palette_command(app, pilot, "auto-read")
         await until(pilot, lambda: app.library.setting("auto_read") == "off")
 
 
