@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -24,8 +25,21 @@ def test_wheel_installs_and_lists_the_bundled_papers(tmp_path: Path) -> None:
     )
     wheel = next(dist.glob("abstract_reader-*.whl"))
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True, system_site_packages=True)
+    venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
+    # The dependencies come from the interpreter running the tests. `system_site_packages`
+    # would mean the *base* interpreter's packages when the tests run inside a virtualenv,
+    # so point the new venv at this interpreter's own site-packages with a .pth file instead
+    # (a plain path line: the .pth files *in* those folders, such as our editable install,
+    # are not processed, so the wheel is what gets imported).
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    Path(purelib, "_parent_site.pth").write_text("\n".join(sorted(ours)) + "\n")
     subprocess.run(
         [str(python), "-m", "pip", "install", "--no-deps", "--quiet", str(wheel)],
         check=True,
