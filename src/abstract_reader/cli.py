@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tags", help="every tag with its count; records of unloaded papers")
     _common(p)
     p.add_argument("--rename", nargs=2, metavar=("OLD", "NEW"), help="rename a tag on every paper")
+    p.add_argument(
+        "--merge", action="store_true", help="with --rename onto an existing tag: merge the two"
+    )
     p.add_argument("--delete", metavar="TAG", help="remove a tag from every paper")
 
     p = sub.add_parser("note", help="print or set a paper's note")
@@ -382,15 +385,19 @@ def cmd_bookmark(args: argparse.Namespace) -> int:
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
-    from .library import LibraryError
+    from .library import LibraryError, TagExists
 
     corpus = _load(args)
     library = _open_library(args)
     try:
         if args.rename:
-            library.rename_tag(*args.rename)
+            library.rename_tag(*args.rename, merge=args.merge)
         if args.delete:
             library.delete_tag(args.delete)
+    except TagExists as exc:
+        raise Failure(
+            f"a tag named {exc.new!r} already exists; pass --merge to merge {exc.old!r} into it"
+        ) from None
     except LibraryError as exc:
         raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
