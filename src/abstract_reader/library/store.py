@@ -1,16 +1,12 @@
-"""The local library: bookmarks, read marks, tags, notes, metadata overrides, settings.
-
-SQLite in WAL mode with ``synchronous=FULL``; every write is one ``BEGIN IMMEDIATE …
-COMMIT`` transaction (a deferred transaction that upgrades to a write fails with "database
-is locked" under two writers). The schema is versioned with ``PRAGMA user_version``; each
-migration runs in a transaction after a ``VACUUM INTO`` backup. A damaged or unwritable
-library is never deleted or overwritten: it opens read-only and says why.
+"""The store: every write is a delta in one transaction, logged with its inverse; refresh and
+undo per ``Library`` object.
 
 Every write is a *delta* (add these tags to these papers, clear this bookmark, …) applied
-inside one transaction, never a whole set read earlier. Each write appends a row to the
-``changes`` log in the same transaction: which facts it touched, which papers, and the deltas
-that invert it. The log serves ``refresh`` (which facts changed since the last look) and the
-per-object undo stack.
+inside one ``BEGIN IMMEDIATE … COMMIT`` transaction (a deferred transaction that upgrades to a
+write fails with "database is locked" under two writers), never a whole set read earlier. Each
+write appends a row to the ``changes`` log in the same transaction: which facts it touched,
+which papers, and the deltas that invert it. The log serves ``refresh`` (which facts changed
+since the last look) and the per-object undo stack.
 
 Everything is keyed by paper id; records of papers that are not loaded now are kept.
 """
@@ -18,199 +14,41 @@ Everything is keyed by paper id; records of papers that are not loaded now are k
 from __future__ import annotations
 
 import contextlib
-import enum
 import json
-import math
-import os
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-from .facts import ALL_FACTS, Fact
-from .text import escape_for_terminal, sanitise
+from ..facts import Fact
+from ..text import sanitise
+from .model import (
+    UNCHECKED,
+    LibraryError,
+    Metadata,
+    NoteConflict,
+    ReadOnlyLibrary,
+    Snapshot,
+    TagExists,
+    Unchecked,
+    as_facts,
+    as_text,
+    as_time,
+    changed_facts,
+    clean_field,
+    clean_tag,
+    is_busy,
+    json_list,
+    papers_phrase,
+)
+from .schema import backup, busy_error, open_library, shown
 
-#: How long a write waits for another process's write lock before giving up (LibraryBusy).
-BUSY_TIMEOUT_MS = 2_500
-BACKUPS_KEPT = 5
-BACKUP_INTERVAL_S = 24 * 3600
-TAG_MAX = 64
 #: Rows of the change log kept (older ones are pruned as new ones arrive).
 CHANGES_KEPT = 10_000
-
-# Each entry migrates from version i to i + 1.
-MIGRATIONS: list[str] = [
-    # 0 → 1: bookmarks, read marks, tags, notes
-    """
-    CREATE TABLE bookmarks (paper_id TEXT PRIMARY KEY, created_at REAL NOT NULL);
-    CREATE TABLE read_marks (paper_id TEXT PRIMARY KEY, read_at REAL NOT NULL);
-    CREATE TABLE tags (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE COLLATE NOCASE
-    );
-    CREATE TABLE paper_tags (
-        paper_id TEXT NOT NULL,
-        tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
-        added_at REAL NOT NULL,
-        PRIMARY KEY (paper_id, tag_id)
-    );
-    CREATE INDEX paper_tags_tag ON paper_tags(tag_id);
-    CREATE TABLE notes (paper_id TEXT PRIMARY KEY, body TEXT NOT NULL, updated_at REAL NOT NULL);
-    """,
-    # 1 → 2: metadata overrides and settings
-    """
-    CREATE TABLE metadata (
-        paper_id TEXT PRIMARY KEY,
-        title TEXT,
-        authors TEXT NOT NULL DEFAULT '[]',
-        url TEXT,
-        doi TEXT,
-        year INTEGER,
-        updated_at REAL NOT NULL
-    );
-    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    """,
-    # 2 → 3: the change log (refresh, undo, tests)
-    """
-    CREATE TABLE changes (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        at REAL NOT NULL,
-        facts TEXT NOT NULL,
-        paper_ids TEXT NOT NULL,
-        inverse TEXT NOT NULL,
-        origin TEXT NOT NULL,
-        what TEXT NOT NULL
-    );
-    """,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-class LibraryError(Exception):
-    """A problem worth one line to the user."""
-
-
-class ReadOnlyLibrary(LibraryError):
-    pass
-
-
-class LibraryBusy(LibraryError):
-    """Another process held the write lock longer than ``BUSY_TIMEOUT_MS``; nothing written."""
-
-
-class NoteConflict(LibraryError):
-    """The stored note is not the one the edit started from; nothing was written.
-
-    ``mine`` is the note that was to be saved, ``theirs`` the one stored now ("" if none)."""
-
-    def __init__(self, paper_id: str, mine: str, theirs: str) -> None:
-        super().__init__(f"the note of {paper_id} was changed elsewhere meanwhile; not saved")
-        self.paper_id = paper_id
-        self.mine = mine
-        self.theirs = theirs
-
-
-class TagExists(LibraryError):
-    """A rename onto a tag that exists already (pass ``merge=True`` to merge the two)."""
-
-    def __init__(self, old: str, new: str) -> None:
-        super().__init__(f"a tag named {new!r} already exists; merge {old!r} into it instead?")
-        self.old = old
-        self.new = new
-
-
-class _Unchecked(enum.Enum):
-    UNCHECKED = "unchecked"
-
-
-#: ``set_note(..., expected=UNCHECKED)`` (the default): write whatever is stored now.
-UNCHECKED: Final = _Unchecked.UNCHECKED
-
-
-@dataclass(frozen=True, slots=True)
-class Metadata:
-    title: str | None = None
-    authors: tuple[str, ...] = ()
-    url: str | None = None
-    doi: str | None = None
-    year: int | None = None
-
-    @property
-    def empty(self) -> bool:
-        return not (self.title or self.authors or self.url or self.doi or self.year)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "authors": list(self.authors),
-            "url": self.url,
-            "doi": self.doi,
-            "year": self.year,
-        }
-
-
-@dataclass(slots=True)
-class Snapshot:
-    """The whole library in memory (it is small): what the views read.
-
-    A snapshot is never changed after it is made: writes and ``refresh`` replace
-    ``Library.snapshot`` with a new one."""
-
-    bookmarks: dict[str, float] = field(default_factory=dict)
-    read: dict[str, float] = field(default_factory=dict)
-    tags: dict[str, list[str]] = field(default_factory=dict)  # paper id → tag names
-    notes: dict[str, str] = field(default_factory=dict)
-    metadata: dict[str, Metadata] = field(default_factory=dict)
-    settings: dict[str, str] = field(default_factory=dict)
-    tag_names: list[str] = field(default_factory=list)
-
-    def paper_ids(self) -> set[str]:
-        return (
-            set(self.bookmarks)
-            | set(self.read)
-            | {k for k, v in self.tags.items() if v}
-            | set(self.notes)
-            | set(self.metadata)
-        )
-
-
-def changed_facts(old: Snapshot, new: Snapshot) -> set[Fact]:
-    """Which facts differ between two snapshots."""
-    facts: set[Fact] = set()
-    if old.bookmarks.keys() != new.bookmarks.keys():
-        facts.add("bookmarks")
-    if old.read.keys() != new.read.keys():
-        facts.add("read")
-    if old.tags != new.tags or old.tag_names != new.tag_names:
-        facts.add("tags")
-    if old.notes != new.notes:
-        facts.add("notes")
-    if old.metadata != new.metadata:
-        facts.add("meta")
-    return facts
-
-
-def clean_tag(raw: str) -> str:
-    """Trim and validate a tag; raises LibraryError with the reason."""
-    tag = " ".join(raw.split())
-    if tag.startswith("#"):
-        tag = tag[1:].strip()
-    if not tag:
-        raise LibraryError("a tag cannot be empty")
-    if len(tag) > TAG_MAX:
-        raise LibraryError(f"a tag is at most {TAG_MAX} characters ({len(tag)} given)")
-    if sanitise(tag) != tag or any(ord(ch) < 32 for ch in tag):
-        raise LibraryError("a tag cannot contain control characters")
-    return tag
-
-
-def _papers(n: int) -> str:
-    return f"{n} paper" if n == 1 else f"{n} papers"
 
 
 def _quoted(names: list[str]) -> str:
@@ -294,14 +132,14 @@ class _Change:
             ).fetchone()
             if row is not None:
                 self.conn.execute(f"DELETE FROM {table} WHERE paper_id = ?", (pid,))
-                removed[pid] = _as_time(row[0])
+                removed[pid] = as_time(row[0])
         if removed:
             self._done(_MARK_FACT[table], removed, {"op": "mark", "table": table, "add": removed})
         return True
 
     def _tag_row(self, name: str) -> tuple[int, str] | None:
         row = self.conn.execute("SELECT id, name FROM tags WHERE name = ?", (name,)).fetchone()
-        return None if row is None else (int(row[0]), _as_text(row[1]))
+        return None if row is None else (int(row[0]), as_text(row[1]))
 
     def _tag(self, name: str, add: dict[str, float]) -> bool:
         if not add:
@@ -339,7 +177,7 @@ class _Change:
                 self.conn.execute(
                     "DELETE FROM paper_tags WHERE paper_id = ? AND tag_id = ?", (pid, tag_id)
                 )
-                removed[pid] = _as_time(row[0])
+                removed[pid] = as_time(row[0])
         # A tag lives while a paper has it.
         if not self.conn.execute("SELECT 1 FROM paper_tags WHERE tag_id = ?", (tag_id,)).fetchone():
             self.conn.execute("DELETE FROM tags WHERE id = ?", (tag_id,))
@@ -368,7 +206,7 @@ class _Change:
             return True
         self.conn.execute("UPDATE tags SET name = ? WHERE id = ?", (new, tag_id))
         ids = [
-            _as_text(r[0])
+            as_text(r[0])
             for r in self.conn.execute(
                 "SELECT paper_id FROM paper_tags WHERE tag_id = ?", (tag_id,)
             )
@@ -376,9 +214,9 @@ class _Change:
         self._done("tags", ids, {"op": "retag", "old": new, "new": stored})
         return True
 
-    def _note(self, pid: str, body: str | None, expect: str | _Unchecked | None) -> bool:
+    def _note(self, pid: str, body: str | None, expect: str | Unchecked | None) -> bool:
         row = self.conn.execute("SELECT body FROM notes WHERE paper_id = ?", (pid,)).fetchone()
-        current = None if row is None else _as_text(row[0])
+        current = None if row is None else as_text(row[0])
         if expect is not UNCHECKED and sanitise(current or "") != sanitise(expect or ""):
             return False
         if body is not None and not body.strip():
@@ -448,166 +286,26 @@ class Library:
         self._own_writes = 0
         self._seen_writes = 0
         self.snapshot = Snapshot()
-        self.conn = self._open()
+        opened = open_library(self.path, backups=backups)
+        self.conn = opened.conn
+        self.read_only = opened.read_only
+        self.problem = opened.problem
         self._data_version = self._read_data_version()
         self._seq = self._last_seq()
         self.reload()
 
-    # -- opening --------------------------------------------------------------------------
-    def _open(self) -> sqlite3.Connection:
-        if self.path is None:
-            return self._memory()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            return self._fallback(f"cannot create {self.path.parent}: {exc.strerror or exc}")
-        if self.path.is_dir():
-            return self._fallback("is a directory, not a library file")
-        exists = self.path.exists()
-        if exists and not os.access(self.path, os.W_OK):
-            return self._open_read_only("the library file is not writable")
-        if not exists and not os.access(self.path.parent, os.W_OK):
-            return self._fallback(f"cannot write in {self.path.parent}")
-        try:
-            conn = self._connect(self.path)
-            # Look before changing anything: a damaged or newer file is left byte for byte.
-            check = conn.execute("PRAGMA quick_check").fetchone()
-            if check is None or check[0] != "ok":
-                conn.close()
-                return self._open_read_only("the library file failed its integrity check")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                conn.close()
-                return self._open_read_only(
-                    f"its schema version {version} is newer than this abstract-reader knows "
-                    f"({SCHEMA_VERSION})"
-                )
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
-            self._migrate(conn)
-            return conn
-        except sqlite3.DatabaseError as exc:
-            if _is_busy(exc):
-                raise self._busy() from None
-            return self._open_read_only(f"the library file is damaged ({exc})")
-        except OSError as exc:
-            return self._fallback(f"cannot open the library: {exc.strerror or exc}")
-
-    def _connect(self, path: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(
-            path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
-        )
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys = ON")
-        return conn
-
-    def _memory(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA foreign_keys = ON")
-        self._migrate(conn, backup=False)
-        return conn
-
-    def _fallback(self, reason: str) -> sqlite3.Connection:
-        """Nothing can be read or written at the location: an empty, read-only library."""
-        self.read_only = True
-        shown = escape_for_terminal(str(self.path))
-        self.problem = f"{shown}: {reason}; the library is read-only for this session"
-        return self._memory()
-
-    def _open_read_only(self, reason: str) -> sqlite3.Connection:
-        """Keep the file as it is; read what can be read."""
-        self.read_only = True
-        self.problem = (
-            f"{escape_for_terminal(str(self.path))}: {reason}; it was kept unchanged and opened "
-            "read-only (changes will not be saved)"
-        )
-        try:
-            uri = f"file:{self.path}?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            if version != SCHEMA_VERSION:  # cannot migrate a file we may not write
-                conn.close()
-                return self._memory()
-            return conn
-        except sqlite3.Error:
-            return self._memory()
-
-    # -- schema ---------------------------------------------------------------------------
-    def _migrate(self, conn: sqlite3.Connection, backup: bool = True) -> None:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"schema version {version} is newer than this abstract-reader knows"
-            )
-        if version == SCHEMA_VERSION:
-            if backup:
-                self._daily_backup(conn)
-            return
-        if backup and version > 0:
-            self._backup(conn, reason=f"v{version}")
-        for target in range(version, SCHEMA_VERSION):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                current = conn.execute("PRAGMA user_version").fetchone()[0]
-                if current != target:  # another process migrated meanwhile
-                    conn.execute("ROLLBACK")
-                    continue
-                for statement in MIGRATIONS[target].split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {target + 1}")
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
-                raise
-
-    def _backup_files(self) -> list[Path]:
-        assert self.path is not None
-        return sorted(self.path.parent.glob(self.path.name + ".backup-*"))
-
-    def _daily_backup(self, conn: sqlite3.Connection) -> None:
-        if self.path is None or not self._backups:
-            return
-        files = self._backup_files()
-        if files and time.time() - files[-1].stat().st_mtime < BACKUP_INTERVAL_S:
-            return
-        empty = conn.execute(
-            "SELECT (SELECT count(*) FROM bookmarks) + (SELECT count(*) FROM paper_tags)"
-            " + (SELECT count(*) FROM notes) + (SELECT count(*) FROM read_marks)"
-        ).fetchone()[0]
-        if empty:
-            self._backup(conn, reason="daily")
-
     def _backup(self, conn: sqlite3.Connection, reason: str) -> None:
-        if self.path is None:
-            return
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        target = self.path.parent / f"{self.path.name}.backup-{stamp}-{reason}"
-        try:
-            conn.execute("VACUUM INTO ?", (str(target),))
-        except sqlite3.Error:
-            return
-        for old in self._backup_files()[:-BACKUPS_KEPT]:
-            with contextlib.suppress(OSError):
-                old.unlink()
+        if self.path is not None:
+            backup(conn, self.path, reason)
 
     # -- transactions ---------------------------------------------------------------------
     def _shown_path(self) -> str:
-        return escape_for_terminal(str(self.path)) if self.path is not None else "the library"
-
-    def _busy(self) -> LibraryBusy:
-        return LibraryBusy(
-            f"library busy: another program is writing to {self._shown_path()}; gave up after "
-            f"{BUSY_TIMEOUT_MS / 1000:g} s and changed nothing"
-        )
+        return shown(self.path)
 
     def _failed(self, exc: sqlite3.Error) -> LibraryError:
         """One honest line for a write SQLite refused (the transaction is rolled back)."""
-        if _is_busy(exc):
-            return self._busy()
+        if is_busy(exc):
+            return busy_error(self.path)
         code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
         where = self._shown_path()
         if code == sqlite3.SQLITE_FULL:
@@ -708,40 +406,40 @@ class Library:
             conn = self.conn
             try:
                 snap.bookmarks = {
-                    _as_text(pid): _as_time(at)
+                    as_text(pid): as_time(at)
                     for pid, at in conn.execute("SELECT paper_id, created_at FROM bookmarks")
                 }
                 snap.read = {
-                    _as_text(pid): _as_time(at)
+                    as_text(pid): as_time(at)
                     for pid, at in conn.execute("SELECT paper_id, read_at FROM read_marks")
                 }
                 for paper_id, name in conn.execute(
                     "SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"
                     " ORDER BY t.name COLLATE NOCASE"
                 ):
-                    snap.tags.setdefault(_as_text(paper_id), []).append(sanitise(_as_text(name)))
+                    snap.tags.setdefault(as_text(paper_id), []).append(sanitise(as_text(name)))
                 snap.notes = {
-                    _as_text(pid): sanitise(_as_text(body))
+                    as_text(pid): sanitise(as_text(body))
                     for pid, body in conn.execute("SELECT paper_id, body FROM notes")
                 }
                 for row in conn.execute(
                     "SELECT paper_id, title, authors, url, doi, year FROM metadata"
                 ):
-                    snap.metadata[_as_text(row[0])] = (
+                    snap.metadata[as_text(row[0])] = (
                         Metadata(  # sanitised again: the file may come from elsewhere
-                            _clean_field(row[1]),
-                            tuple(a for a in map(_clean_field, _json_list(row[2])) if a),
-                            _clean_field(row[3]),
-                            _clean_field(row[4]),
+                            clean_field(row[1]),
+                            tuple(a for a in map(clean_field, json_list(row[2])) if a),
+                            clean_field(row[3]),
+                            clean_field(row[4]),
                             row[5] if isinstance(row[5], int) else None,
                         )
                     )
                 snap.settings = {
-                    _as_text(k): _as_text(v)
+                    as_text(k): as_text(v)
                     for k, v in conn.execute("SELECT key, value FROM settings")
                 }
                 snap.tag_names = [
-                    sanitise(_as_text(r[0]))
+                    sanitise(as_text(r[0]))
                     for r in conn.execute("SELECT name FROM tags ORDER BY name COLLATE NOCASE")
                 ]
             except sqlite3.Error as exc:
@@ -771,7 +469,7 @@ class Library:
                 rows = []
             for seq, names in rows:
                 self._seq = max(self._seq, int(seq))
-                facts |= _as_facts(names)
+                facts |= as_facts(names)
             if version != self._data_version:
                 old = self.snapshot
                 try:
@@ -827,11 +525,11 @@ class Library:
         ids = list(dict.fromkeys(paper_ids))
         now = time.time()
         if table == "bookmarks":
-            what = f"bookmark {'on' if on else 'removal from'} {_papers(len(ids))}"
+            what = f"bookmark {'on' if on else 'removal from'} {papers_phrase(len(ids))}"
         elif len(ids) == 1:
             what = "read mark" if on else "unread mark"
         else:
-            what = f"{'read' if on else 'unread'} marks on {_papers(len(ids))}"
+            what = f"{'read' if on else 'unread'} marks on {papers_phrase(len(ids))}"
         op: Op = (
             {"op": "mark", "table": table, "add": dict.fromkeys(ids, now)}
             if on
@@ -848,7 +546,7 @@ class Library:
         names = _unique_tags(tags)
         now = time.time()
         noun = "tag" if len(names) == 1 else "tags"
-        what = f"{noun} {_quoted(names)} added to {_papers(len(ids))}"
+        what = f"{noun} {_quoted(names)} added to {papers_phrase(len(ids))}"
 
         def build(change: _Change) -> None:
             for name in names:
@@ -860,7 +558,7 @@ class Library:
         ids = list(dict.fromkeys(paper_ids))
         names = _unique_tags(tags)
         noun = "tag" if len(names) == 1 else "tags"
-        what = f"{noun} {_quoted(names)} removed from {_papers(len(ids))}"
+        what = f"{noun} {_quoted(names)} removed from {papers_phrase(len(ids))}"
 
         def build(change: _Change) -> None:
             for name in names:
@@ -880,7 +578,7 @@ class Library:
 
         def build(change: _Change) -> None:
             have = [
-                _as_text(r[0])
+                as_text(r[0])
                 for r in change.conn.execute(
                     "SELECT t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"
                     " WHERE pt.paper_id = ?",
@@ -934,7 +632,7 @@ class Library:
             if found is None:
                 raise LibraryError(f"no tag named {tag!r}")
             ids = [
-                _as_text(r[0])
+                as_text(r[0])
                 for r in change.conn.execute(
                     "SELECT paper_id FROM paper_tags WHERE tag_id = ?", (found[0],)
                 )
@@ -944,7 +642,7 @@ class Library:
         self._transact(f"deletion of tag {tag!r}", build)
 
     def set_note(
-        self, paper_id: str, body: str, *, expected: str | _Unchecked | None = UNCHECKED
+        self, paper_id: str, body: str, *, expected: str | Unchecked | None = UNCHECKED
     ) -> None:
         """Set (or with a blank ``body``, clear) a paper's note.
 
@@ -959,7 +657,7 @@ class Library:
                 row = change.conn.execute(
                     "SELECT body FROM notes WHERE paper_id = ?", (paper_id,)
                 ).fetchone()
-                theirs = "" if row is None else sanitise(_as_text(row[0]))
+                theirs = "" if row is None else sanitise(as_text(row[0]))
                 raise NoteConflict(paper_id, body, theirs)
 
         self._transact("note", build)
@@ -968,10 +666,10 @@ class Library:
         if meta.year is not None and not 1000 <= meta.year <= 9999:
             raise LibraryError(f"year must have four digits ({meta.year} given)")
         clean = Metadata(
-            title=_clean_field(meta.title),
-            authors=tuple(a for a in (_clean_field(x) for x in meta.authors) if a),
-            url=_clean_field(meta.url),
-            doi=_clean_field(meta.doi),
+            title=clean_field(meta.title),
+            authors=tuple(a for a in (clean_field(x) for x in meta.authors) if a),
+            url=clean_field(meta.url),
+            doi=clean_field(meta.doi),
             year=meta.year,
         )
         row = None if clean.empty else _meta_row(clean)
@@ -1022,116 +720,16 @@ class Library:
 
     # -- export / import ------------------------------------------------------------------
     def export_data(self) -> dict[str, Any]:
-        snap = self.reload()
-        papers: dict[str, dict[str, Any]] = {}
-        for pid in sorted(snap.paper_ids()):
-            entry: dict[str, Any] = {}
-            if pid in snap.bookmarks:
-                entry["bookmarked_at"] = snap.bookmarks[pid]
-            if pid in snap.read:
-                entry["read_at"] = snap.read[pid]
-            if snap.tags.get(pid):
-                entry["tags"] = snap.tags[pid]
-            if pid in snap.notes:
-                entry["note"] = snap.notes[pid]
-            if pid in snap.metadata:
-                entry["metadata"] = snap.metadata[pid].as_dict()
-            papers[pid] = entry
-        return {
-            "format": "abstract-reader-library",
-            "version": 1,
-            "schema": SCHEMA_VERSION,
-            "papers": papers,
-            "settings": snap.settings,
-        }
+        """The whole library as a JSON-ready document."""
+        from .interchange import export_document
+
+        return export_document(self)
 
     def import_data(self, data: Any) -> int:
         """Merge an export into this library (never drops anything). Returns papers touched."""
-        if not isinstance(data, dict) or data.get("format") != "abstract-reader-library":
-            raise LibraryError("not an abstract-reader library export")
-        papers = data.get("papers")
-        if not isinstance(papers, dict):
-            raise LibraryError("the export has no 'papers' object")
-        touched = 0
+        from .interchange import import_document
 
-        def build(change: _Change) -> None:
-            nonlocal touched
-            conn = change.conn
-            for pid, entry in papers.items():
-                if not isinstance(pid, str) or not isinstance(entry, dict):
-                    continue
-                touched += 1
-                if "bookmarked_at" in entry:
-                    when = _number(entry["bookmarked_at"], pid, "bookmarked_at")
-                    change.apply({"op": "mark", "table": "bookmarks", "add": {pid: when}})
-                if "read_at" in entry:
-                    when = _number(entry["read_at"], pid, "read_at")
-                    change.apply({"op": "mark", "table": "read_marks", "add": {pid: when}})
-                tags = entry.get("tags", []) or []
-                if not isinstance(tags, list):
-                    raise LibraryError(f"paper {pid}: 'tags' must be a list")
-                for raw in tags:
-                    try:
-                        name = clean_tag(str(raw))
-                    except LibraryError as exc:
-                        raise LibraryError(f"paper {pid}: {exc}") from None
-                    change.apply({"op": "tag", "name": name, "add": {pid: time.time()}})
-                note = entry.get("note")
-                if isinstance(note, str) and note.strip():
-                    note = sanitise(note)
-                    row = conn.execute(
-                        "SELECT body FROM notes WHERE paper_id = ?", (pid,)
-                    ).fetchone()
-                    existing = None if row is None else _as_text(row[0])
-                    body = note
-                    if existing and existing != note and note not in existing:
-                        body = existing + "\n\n" + note
-                    elif existing:
-                        body = existing
-                    change.apply({"op": "note", "id": pid, "body": body})
-                meta = entry.get("metadata")
-                if isinstance(meta, dict):
-                    row = conn.execute(
-                        "SELECT title, authors, url, doi, year FROM metadata WHERE paper_id = ?",
-                        (pid,),
-                    ).fetchone()
-                    old = row or (None, "[]", None, None, None)
-                    authors = meta.get("authors") or _json_list(old[1])
-                    if not isinstance(authors, list):
-                        raise LibraryError(f"paper {pid}: 'authors' must be a list")
-                    year = meta.get("year") if meta.get("year") is not None else old[4]
-                    if year is not None:
-                        year = int(_number(year, pid, "year"))
-                        if not 1000 <= year <= 9999:
-                            raise LibraryError(f"paper {pid}: year must have four digits")
-                    new_row = [
-                        _imported_text(meta, "title", old[0]),
-                        json.dumps([c for a in authors if (c := _clean_field(str(a)))]),
-                        _imported_text(meta, "url", old[2]),
-                        _imported_text(meta, "doi", old[3]),
-                        year,
-                    ]
-                    change.apply({"op": "meta", "id": pid, "row": new_row})
-            settings = data.get("settings")
-            if isinstance(settings, dict):
-                for key, value in settings.items():
-                    cur = conn.execute(
-                        "INSERT OR IGNORE INTO settings VALUES (?, ?)", (str(key), str(value))
-                    )
-                    change.dirty = change.dirty or bool(cur.rowcount)
-
-        self._transact(f"import of {_papers(len(papers))}", build)
-        return touched
-
-
-def _as_facts(names: object) -> set[Fact]:
-    parts = set(_as_text(names).split(","))
-    return {f for f in ALL_FACTS if f in parts}
-
-
-def _is_busy(exc: sqlite3.Error) -> bool:
-    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
-    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+        return import_document(self, data)
 
 
 def _unique_tags(tags: Iterable[str]) -> list[str]:
@@ -1156,54 +754,3 @@ def _replace_settings(snap: Snapshot, key: str, value: str) -> Snapshot:
         settings={**snap.settings, key: value},
         tag_names=snap.tag_names,
     )
-
-
-def _imported_text(meta: dict[str, Any], key: str, current: str | None) -> str | None:
-    """A metadata field from an import file, sanitised; the current value when absent."""
-    value = meta.get(key)
-    return _clean_field(str(value)) if value else current
-
-
-def _number(value: Any, paper_id: str, field_name: str) -> float:
-    """A number from an import file, or a one-line error naming the paper and the field."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise LibraryError(f"paper {paper_id}: {field_name} must be a number")
-    try:
-        return float(value)
-    except ValueError:
-        raise LibraryError(
-            f"paper {paper_id}: {field_name} must be a number, not {value!r}"
-        ) from None
-
-
-def _as_text(value: object) -> str:
-    """A stored value as text, whatever another tool put there (BLOB, number, NULL)."""
-    if value is None:
-        return ""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
-
-
-def _as_time(value: object) -> float:
-    """A stored timestamp as a float (0.0 when it is not a finite number)."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return 0.0
-    return number if math.isfinite(number) else 0.0
-
-
-def _clean_field(value: object) -> str | None:
-    if value is None:
-        return None
-    cleaned = " ".join(sanitise(_as_text(value)).split())
-    return cleaned or None
-
-
-def _json_list(raw: object) -> list[str]:
-    try:
-        value = json.loads(_as_text(raw) or "[]")
-    except (json.JSONDecodeError, RecursionError):
-        return []
-    return [str(v) for v in value] if isinstance(value, list) else []
