@@ -58,6 +58,26 @@ def _error(text: str) -> None:
     sys.stderr.write(f"{PROG}: {escape_for_terminal(text)}\n")
 
 
+def _note(text: str) -> None:
+    """A one-line report on stderr (not an error), its names escaped like _error's."""
+    from .text import escape_for_terminal
+
+    sys.stderr.write(f"{escape_for_terminal(text)}\n")
+
+
+def _write_file(name: str, text: str, *, force: bool) -> None:
+    """Write an output file under outfile.py's target rule; a refusal or failure is a Failure."""
+    from .outfile import TargetError, write_output
+    from .text import escape_for_terminal
+
+    try:
+        write_output(Path(name), text, force=force)
+    except TargetError as exc:
+        raise Failure(str(exc)) from None
+    except OSError as exc:
+        raise Failure(f"{escape_for_terminal(name)}: {exc.strerror or exc}") from None
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -499,32 +519,26 @@ def cmd_cite(args: argparse.Namespace) -> int:
         count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
         if not result.ok:
             raise Failure(f"could not copy: {result.detail}")
-        sys.stderr.write(f"Copied {FORMAT_NAMES[fmt]} for {count} ({result.method})\n")
+        _note(f"Copied {FORMAT_NAMES[fmt]} for {count} ({result.method})")
     return 1 if corpus.fatal_errors else 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .cite import format_records, write_atomic
+    from .cite import format_records
 
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
     text = format_records(records, args.format)
     if args.output and args.output != "-":
-        try:
-            write_atomic(Path(args.output), text, force=args.force)
-        except FileExistsError as exc:
-            raise Failure(str(exc)) from None
-        except OSError as exc:
-            raise Failure(f"{args.output}: {exc.strerror or exc}") from None
-        sys.stderr.write(f"Exported {len(records)} papers to {args.output}\n")
+        _write_file(args.output, text, force=args.force)
+        _note(f"Exported {len(records)} papers to {args.output}")
     else:
         sys.stdout.write(text)
     return 1 if corpus.fatal_errors else 0
 
 
 def cmd_library(args: argparse.Namespace) -> int:
-    from .cite import write_atomic
     from .library import LibraryError
 
     library = _open_library(args)
@@ -533,13 +547,8 @@ def cmd_library(args: argparse.Namespace) -> int:
         if args.file == "-":
             sys.stdout.write(text)
         else:
-            try:
-                write_atomic(Path(args.file), text, force=args.force)
-            except FileExistsError as exc:
-                raise Failure(str(exc)) from None
-            except OSError as exc:
-                raise Failure(f"{args.file}: {exc.strerror or exc}") from None
-            sys.stderr.write(f"Exported the library to {args.file}\n")
+            _write_file(args.file, text, force=args.force)
+            _note(f"Exported the library to {args.file}")
         return 0
     try:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
@@ -554,7 +563,7 @@ def cmd_library(args: argparse.Namespace) -> int:
         touched = library.import_data(data)
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
-    sys.stderr.write(f"Merged records of {touched} papers from {args.file}\n")
+    _note(f"Merged records of {touched} papers from {args.file}")
     return 0
 
 
