@@ -156,30 +156,37 @@ def _tokenise(
     return pieces, np.frombuffer(ids, np.int64), np.frombuffer(lengths, np.int64)
 
 
+#: The helper's temporary folders: ``abstract-reader-tok-<pid>-<random>`` in the temp dir.
+HELPER_DIR_PREFIX = "abstract-reader-tok-"
+
+
 def _tokenise_in_two(
     texts: Sequence[str], while_waiting: Callable[[], object] | None = None
 ) -> tuple[dict[str, int], IntArray, IntArray]:
-    """Tokenise the second half in a child Python (a plain subprocess, not multiprocessing:
-    nothing of the parent is re-imported) while this process does the first half."""
+    """Tokenise the second half in a child Python while this process does the first half.
+
+    The child runs ``tokens.py`` as a script in isolated mode (``-I``: no working directory
+    or ``PYTHON*`` variables on its path, so an ``abstract_reader/`` in the cwd never runs),
+    not ``multiprocessing`` (which would re-import the reader's ``__main__``). It exits when
+    our end of its stdin pipe closes — however this process ends — and then removes the
+    temporary folder itself; folders left by processes that are gone (both killed at once)
+    are removed here, at the next start."""
     import subprocess
     import sys
     import tempfile
 
+    from .. import tokens
+
+    _remove_stale_helper_dirs()
     half = len(texts) // 2
-    with tempfile.TemporaryDirectory(prefix="abstract-reader-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{HELPER_DIR_PREFIX}{os.getpid()}-") as tmp:
         source, answer = Path(tmp) / "in", Path(tmp) / "out"
         # Files, not pipes: streaming through a pipe from a thread would fight this
         # process's own tokenising for the GIL. Sanitised text never holds a NUL.
         source.write_bytes("\0".join(texts[half:]).encode("utf-8"))
         child = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "from abstract_reader.tokens import worker; worker()",
-                str(source),
-                str(answer),
-            ],
-            stdin=subprocess.DEVNULL,
+            [sys.executable, "-I", os.path.abspath(tokens.__file__), str(source), str(answer)],
+            stdin=subprocess.PIPE,  # never written: its EOF tells the child we are gone
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -189,6 +196,8 @@ def _tokenise_in_two(
                 while_waiting()
         finally:
             returncode = child.wait()
+            if child.stdin is not None:
+                child.stdin.close()
         if returncode != 0:
             raise RuntimeError("tokeniser process failed")
         replies = [answer.read_bytes()]
@@ -197,13 +206,53 @@ def _tokenise_in_two(
     other = bytes(body[: sizes[0]]).decode("utf-8").split("\0") if sizes[0] else []
     ids_b = np.frombuffer(body[sizes[0] : sizes[0] + sizes[1]], np.int64)
     lengths_b = np.frombuffer(body[sizes[0] + sizes[1] : sizes[0] + sizes[1] + sizes[2]], np.int64)
-    if lengths_b.size != len(texts) - half:
+    if lengths_b.size != len(texts) - half or int(lengths_b.sum()) != ids_b.size:
         raise RuntimeError("tokeniser process answered for the wrong documents")
+    if ids_b.size and (int(ids_b.min()) < 0 or int(ids_b.max()) >= len(other)):
+        raise RuntimeError("tokeniser process answered with unknown pieces")
     merged: defaultdict[str, int] = defaultdict(itertools.count(len(pieces)).__next__, pieces)
     remap = np.fromiter(map(merged.__getitem__, other), np.int64, len(other))
     piece_ids = np.concatenate([np.frombuffer(ids_a, np.int64), remap[ids_b]])
     lengths = np.concatenate([np.frombuffer(lengths_a, np.int64), lengths_b])
     return dict(merged), piece_ids, lengths
+
+
+def _remove_stale_helper_dirs() -> None:
+    """Remove helper folders of processes that no longer run (killed before cleaning up)."""
+    import tempfile
+
+    if os.name != "posix":  # os.kill(pid, 0) is no liveness test elsewhere
+        return
+    root = Path(tempfile.gettempdir())
+    try:
+        entries = list(root.glob(f"{HELPER_DIR_PREFIX}*-*"))
+    except OSError:
+        return
+    for entry in entries:
+        pid_text = entry.name[len(HELPER_DIR_PREFIX) :].partition("-")[0]
+        if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+            continue
+        try:
+            st = entry.lstat()
+        except OSError:
+            continue
+        import shutil
+        import stat
+
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():  # never through a link
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process (EPERM): alive
+        return True
+    return True
 
 
 @dataclass(slots=True)
