@@ -56,21 +56,28 @@ def test_code_in_the_working_directory_never_runs(tmp_path: Path) -> None:
 
 
 _PARENT = """
-import os, sys, time
+import os, signal, subprocess, sys, time
 from pathlib import Path
 from abstract_reader.search import postings
 
 ready = Path(sys.argv[1])
-real = postings._tokenise_chunk
 
-def stall(texts):  # this process's half never ends: the helper is still at work when killed
-    ready.write_text("ready")
+
+class Stopped(subprocess.Popen):  # the helper is stopped at once: it cannot finish first
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        os.kill(self.pid, signal.SIGSTOP)
+        ready.write_text(str(self.pid))
+
+
+def stall(texts):  # this process's half never ends: its helper is at work when it is killed
     while True:
         time.sleep(1)
 
+
+subprocess.Popen = Stopped
 postings._tokenise_chunk = stall
-texts = [f"text {n} " + "word " * 40 + str(n) for n in range(400_000)]
-postings._tokenise_in_two(texts)
+postings._tokenise_in_two([f"text {n} about lemons" for n in range(10_000)])
 """
 
 
@@ -95,12 +102,10 @@ def test_helper_dies_with_its_parent_and_removes_its_files(
         stdin=subprocess.DEVNULL,
     )
     try:
-        assert _wait_for(ready.exists)
-        children = _children(parent.pid)
-        assert len(children) == 1
-        helper = children[0]
-        os.kill(helper, signal.SIGSTOP)  # so that it cannot finish before its parent dies
-        assert list(temp.iterdir())  # its folder: the texts (tens of MB) and the answer
+        assert _wait_for(lambda: ready.exists() and ready.read_text())
+        helper = int(ready.read_text())
+        assert _children(parent.pid) == [helper]
+        assert list(temp.iterdir())  # its folder: the texts and (soon) the answer
         os.kill(parent.pid, sig)
         parent.wait(timeout=30)
         os.kill(helper, signal.SIGCONT)

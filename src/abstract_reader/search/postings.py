@@ -25,6 +25,7 @@ from rapidfuzz.distance import Levenshtein
 
 from ..text import GREEK_NAMES, TEXT_COMMANDS, fold_accents
 from ..tokens import tokenise_chunk as _tokenise_chunk
+from .query import MAX_WORD
 
 IntArray = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
@@ -40,11 +41,11 @@ class _Postings:
     words: list[str]
     offsets: IntArray  #: len(words) + 1
     docs: U32
-    lengths: npt.NDArray[np.int16] = field(init=False)
+    lengths: npt.NDArray[np.int32] = field(init=False)
     _letters: dict[str, tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lengths = np.fromiter((len(w) for w in self.words), np.int16, len(self.words))
+        self.lengths = np.fromiter((len(w) for w in self.words), np.int32, len(self.words))
         self._letters = {}
         start = 0
         for i in range(1, len(self.words) + 1):
@@ -74,7 +75,7 @@ class _Postings:
         lo, hi = self._letters.get(word[:1], (0, 0))
         if hi <= lo:
             return []
-        lengths = self.lengths[lo:hi].astype(np.int32)
+        lengths = self.lengths[lo:hi]
         n = len(word)
         if as_prefix:
             mask = lengths >= n - budget
@@ -113,9 +114,9 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
             token = name if name.lower() in GREEK_NAMES or name in TEXT_COMMANDS else ""
             if token.startswith("var"):
                 token = token[3:]
-        form = fold_accents(token) if token else ""
+        form = fold_accents(token)[:MAX_WORD] if token else ""
         case_forms.append(form)
-        folded.append(form.lower())
+        folded.append(form.lower()[:MAX_WORD])
     return case_forms, folded
 
 
