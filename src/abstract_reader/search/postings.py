@@ -335,16 +335,42 @@ class _FieldIndex:
         return out
 
     @classmethod
-    def from_arrays(cls, data: dict[str, npt.NDArray[np.generic]], prefix: str) -> _FieldIndex:
+    def from_arrays(
+        cls, data: dict[str, npt.NDArray[np.generic]], prefix: str, n_docs: int
+    ) -> _FieldIndex:
+        """Read back `arrays`, checked as untrusted input (ValueError): exact dtypes and
+        shapes, a strictly sorted vocabulary, offsets from 0 rising to the postings' end,
+        and each word's documents strictly rising and below ``n_docs``."""
         parts: list[_Postings] = []
         for name in ("folded", "cased"):
-            blob = bytes(data[f"{prefix}_{name}_words"].tobytes()).decode("utf-8")
+            raw_words = data[f"{prefix}_{name}_words"]
+            raw_offsets = data[f"{prefix}_{name}_offsets"]
+            raw_docs = data[f"{prefix}_{name}_docs"]
+            if (raw_words.dtype, raw_offsets.dtype, raw_docs.dtype) != (
+                np.dtype(np.uint8),
+                np.dtype(np.int64),
+                np.dtype(np.uint32),
+            ) or not (raw_words.ndim == raw_offsets.ndim == raw_docs.ndim == 1):
+                raise ValueError("index arrays of the wrong type")
+            offsets = np.asarray(raw_offsets, np.int64)  # no conversion: the dtypes match
+            docs = np.asarray(raw_docs, np.uint32)
+            blob = raw_words.tobytes().decode("utf-8")
             words = blob.split("\n") if blob else []
-            offsets = np.asarray(data[f"{prefix}_{name}_offsets"], dtype=np.int64)
-            docs = np.asarray(data[f"{prefix}_{name}_docs"], dtype=np.uint32)
-            if len(offsets) != len(words) + 1 or (len(offsets) and offsets[-1] != len(docs)):
+            if len(offsets) != len(words) + 1 or offsets[0] != 0 or offsets[-1] != len(docs):
                 raise ValueError("inconsistent index arrays")
-            if words != sorted(words):
-                raise ValueError("vocabulary not sorted")
+            if not all(a < b for a, b in itertools.pairwise(words)):
+                raise ValueError("vocabulary not strictly sorted")
+            if words and (min(map(len, words)) == 0 or max(map(len, words)) > MAX_WORD):
+                raise ValueError("vocabulary with empty or overlong words")
+            if np.any(np.diff(offsets) < 0):
+                raise ValueError("offsets not rising")
+            if docs.size:
+                if int(docs.max()) >= n_docs:
+                    raise ValueError("postings beyond the corpus")
+                rising = np.diff(docs.astype(np.int64)) > 0
+                starts = offsets[1:-1]
+                rising[starts[(starts > 0) & (starts < docs.size)] - 1] = True  # word borders
+                if not rising.all():
+                    raise ValueError("postings not sorted")
             parts.append(_Postings(words, offsets, docs))
         return cls(parts[0], parts[1])
