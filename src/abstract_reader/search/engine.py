@@ -23,7 +23,16 @@ from ..text import fold, fold_accents, render
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
 from .postings import IntArray, _FieldIndex, _Postings
-from .query import _WORD_RE, Query, Term, Word, _positive_words, _without_typos, parse_query
+from .query import (
+    _WORD_RE,
+    MAX_WORD,
+    Query,
+    Term,
+    Word,
+    _positive_words,
+    _without_typos,
+    parse_query,
+)
 
 EXACT, PREFIX, TYPO = 4.0, 2.0, 1.0
 TITLE_BONUS = 1.5
@@ -51,8 +60,8 @@ class _Matcher:
     typo_words: frozenset[str]
 
     def matches(self, token: str) -> bool:
-        lowered = fold(token)
-        cased = fold_accents(token)
+        lowered = fold(token)[:MAX_WORD]
+        cased = fold_accents(token)[:MAX_WORD]
         for w in self.words:
             form = cased if w.case_sensitive else lowered
             if form == w.text or (w.prefix and form.startswith(w.text)):
@@ -169,7 +178,7 @@ class SearchIndex:
         self._venues = np.fromiter(
             (codes[(p.venue or "").lower()] for p in corpus.papers), np.int32, self.n
         )
-        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int32, self.n)
+        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int64, self.n)
         self._word_cache: dict[tuple[str, bool, Word], WordMatch] = {}
         self._first_ids: dict[str, IntArray] = {}
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
@@ -364,7 +373,9 @@ class SearchIndex:
         for doc, title in self._title_overrides.items():
             m = _WORD_RE.search(title)
             form = (
-                (fold_accents(m.group()) if word.case_sensitive else fold(m.group())) if m else ""
+                (fold_accents(m.group()) if word.case_sensitive else fold(m.group()))[:MAX_WORD]
+                if m
+                else ""
             )
             mask[doc] = bool(form) and (
                 form == word.text or (word.prefix and form.startswith(word.text))
@@ -382,6 +393,7 @@ class SearchIndex:
                 m = _WORD_RE.search(paper.title)
                 if m:
                     form = fold_accents(m.group()) if case_sensitive else fold(m.group())
+                    form = form[:MAX_WORD]
                     cached[doc] = postings.find(form)
             self._first_ids[key] = cached
         return cached
@@ -430,7 +442,7 @@ def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings)
     best = 0.0
     typo_forms = {postings.words[i]: edits for i, edits in match.typos}
     for token in _WORD_RE.findall(text):
-        form = fold_accents(token) if word.case_sensitive else fold(token)
+        form = (fold_accents(token) if word.case_sensitive else fold(token))[:MAX_WORD]
         if form == word.text:
             return EXACT
         if word.prefix and form.startswith(word.text):
@@ -444,7 +456,12 @@ def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings)
 def _phrase_pattern(words: tuple[Word, ...]) -> re.Pattern[str]:
     """The words with only non-word characters between them. It starts with a literal, so
     the regex engine can scan fast; word boundaries are checked by `_phrase_starts`."""
-    return re.compile(r"[\W_]+".join(re.escape(w.text.lower()) for w in words))
+    return re.compile(
+        r"[\W_]+".join(
+            re.escape(w.text.lower()) + (r"[^\W_]*" if len(w.text) >= MAX_WORD else "")
+            for w in words
+        )
+    )
 
 
 def _phrase_starts(pattern: re.Pattern[str], text: str, first: bool = False) -> list[int]:
