@@ -358,7 +358,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"state:     {'bookmarked, ' if rec.bookmarked else ''}{'read' if rec.read else 'unread'}"
     )
     lines.append("")
-    text, cut = cap(render(paper.abstract).text, 10**12 if args.full else SHOW_LIMIT)
+    rendered = render(paper.abstract, None if args.full else SHOW_LIMIT)  # cut, then render
+    text, cut = cap(rendered.text, SHOW_LIMIT) if not args.full else (rendered.text, 0)
+    cut += rendered.cut
     lines.extend(textwrap.wrap(text, width=width) or [""])
     if cut:
         lines.append(f"… {cut:,} more characters (use --full to show everything)")
