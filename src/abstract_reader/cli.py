@@ -288,6 +288,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     library = _open_library(args)
     records = _records(corpus, library, args)
     out = sys.stdout
+    from .metadata import venue_year
+
     if args.json:
         from .cite import json_record
 
@@ -295,7 +297,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             out.write(json.dumps(json_record(rec), ensure_ascii=False) + "\n")
     else:
         for rec in records:
-            venue = " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+            venue = venue_year(rec.venue, rec.year)
             flags = ("★" if rec.bookmarked else " ") + (" " if rec.read else "•")
             tags = f"  [{', '.join(rec.tags)}]" if rec.tags else ""
             _say(out, f"{rec.id[:12]}  {flags}  {venue or '?':<13}  {rec.title}{tags}")
@@ -304,6 +306,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from .cite import record
+    from .metadata import venue_year
     from .text import cap, render
 
     corpus = _load(args)
@@ -316,7 +319,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     width = min(100, shutil.get_terminal_size((100, 24)).columns)
     lines = [rec.title + ("   (derived title)" if rec.title_derived else "")]
     lines.append("=" * min(width, len(lines[0])))
-    venue = " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+    venue = venue_year(rec.venue, rec.year)
     lines.append(f"id:        {rec.id}")
     lines.append(f"venue:     {venue or 'unknown'}")
     lines.append("sources:   " + ", ".join(f"{s['file']} #{s['index']}" for s in rec.sources))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .corpus import Corpus, CorpusBuilder, LoadError, Paper, Source
 from .paths import files_key
+from .sources import is_metadata_file
 
 if TYPE_CHECKING:  # numpy is imported only when a cache is read or written (large corpora)
     import numpy as np
@@ -124,7 +125,9 @@ def load_corpus_cached(
     builder = CorpusBuilder(paths)
     corpus = builder.corpus
     total = sum(_size(p) for p in builder.files)
-    key = key_for(builder.files) if total >= min_bytes else None
+    # only dumps are cached: metadata records carry fields this format does not keep
+    dumps_only = not any(is_metadata_file(p) for p in builder.files)
+    key = key_for(builder.files) if total >= min_bytes and dumps_only else None
     if key is not None:
         cached = load(cache_dir, key)
         if cached is not None:
