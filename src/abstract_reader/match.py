@@ -29,11 +29,17 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 
+from .metadata import PROVENANCE_PREFIX, Provenance, provenance, set_by_hand
 from .sources import MetaRecord
 from .text import fold_accents
+
+if TYPE_CHECKING:
+    from .corpus import Corpus, Paper
+    from .library import Library, Metadata, Snapshot
 
 MATCH_AT = 70.0
 CONSIDER_AT = 40.0
@@ -44,7 +50,7 @@ _MATH_RE = re.compile(r"(?<!\\)\$\$?([^$]+?)(?<!\\)\$\$?|\\\((.+?)\\\)", re.DOTA
 _LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.uvHckrb]\s*\{?\s*\\?([A-Za-z])\s*\}?")
 _LATEX_TEXT_CMD_RE = re.compile(
     r"\\(?:emph|textbf|textit|textsc|texttt|textrm|mathrm|mathbf|mathit|mathcal|mathbb|"
-    r"text|operatorname|boldsymbol)\s*"
+    r"text|operatorname|boldsymbol|hat|bar|tilde|widetilde|widehat|vec|dot|ddot|overline)\s*"
 )
 _LATEX_CMD_RE = re.compile(r"\\([A-Za-z]+)")
 _LATEX_SYMBOLS = {"ell": "l", "ss": "ss", "ae": "ae", "o": "o", "l": "l", "i": "i"}
@@ -59,11 +65,22 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 
 
 def normalise(text: str) -> str:
-    """The form two versions of the same abstract share. Idempotent.
+    """The form two versions of the same abstract share. Idempotent (the steps are applied
+    until nothing changes: folding an accent can make a new LaTeX-looking or hyphenated
+    sequence; real text settles on the second pass).
 
     Hard wraps (and a hyphen at a wrap) joined, whitespace collapsed; LaTeX accents and
     math turned to letters (``$\\mu$`` and ``μ`` both ``mu``); Markdown emphasis, quotes and
     word-joining hyphens dropped; dashes unified; accents folded; case folded."""
+    for _ in range(8):
+        again = _normalise_once(text)
+        if again == text:
+            break
+        text = again
+    return text
+
+
+def _normalise_once(text: str) -> str:
     text = _WRAP_HYPHEN_RE.sub(r"\1\2", text)
     text = _MATH_RE.sub(lambda m: " " + (m.group(1) or m.group(2) or "") + " ", text)
     text = _LATEX_ACCENT_RE.sub(r"\1", text)
@@ -75,9 +92,9 @@ def normalise(text: str) -> str:
     text = _DASHES_RE.sub(" - ", text)
     text = _HYPHEN_RE.sub("", text)
     text = _EMPHASIS_RE.sub("", text)
-    text = " ".join(fold_accents(word) for word in text.split())
-    text = _SPACE_PUNCT_RE.sub(r"\1", text)
-    return text.casefold()
+    text = " ".join(w for w in (fold_accents(word) for word in text.split()) if w)
+    text = _SPACE_PUNCT_RE.sub(r"\1", text.replace("\\", "")).casefold()
+    return " ".join(text.split())
 
 
 def sentences(normalised: str) -> list[str]:
@@ -224,3 +241,124 @@ def candidates(abstract: str, records: Iterable[MetaRecord]) -> Verdict:
     for rec in records:
         matcher.feed(rec)
     return matcher.verdicts()[0]
+
+
+# ---------------------------------------------------------------------------------------
+# The `match` command's plan: what would be written, and writing it
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One paper's result: its verdict, and what (if anything) to write."""
+
+    paper: Paper
+    verdict: Verdict
+    status: str  #: "matched", "ambiguous", "unmatched", "kept" (set by hand)
+    changed: bool = False  #: a write is due (False: unchanged, or nothing to write)
+    meta: Metadata | None = None
+    prov: Provenance | None = None
+
+
+def metadata_of(record: MetaRecord) -> Metadata:
+    from .library import Metadata
+
+    return Metadata(
+        title=record.title,
+        authors=record.authors,
+        url=record.url,
+        doi=record.doi,
+        year=record.year,
+    )
+
+
+def targets(corpus: Corpus, snapshot: Snapshot, force: bool) -> tuple[list[Paper], list[Paper]]:
+    """(papers to match, papers kept because their metadata was set by hand). Only papers
+    whose own title is derived (a bare dump's) are matched."""
+    todo: list[Paper] = []
+    kept: list[Paper] = []
+    for paper in corpus.papers:
+        if not paper.title_derived:
+            continue
+        meta = snapshot.metadata.get(paper.id)
+        if not force and set_by_hand(meta, provenance(snapshot, paper.id)):
+            kept.append(paper)
+        else:
+            todo.append(paper)
+    return todo, kept
+
+
+def outcomes(
+    papers: list[Paper], verdicts: dict[str, Verdict], snapshot: Snapshot, kept: list[Paper]
+) -> list[Outcome]:
+    """What each paper's verdict means for the library (idempotent: what is already there
+    is not written again)."""
+    result: list[Outcome] = []
+    for paper in papers:
+        verdict = verdicts[paper.id]
+        best = verdict.best
+        if verdict.status != "matched" or best is None:
+            result.append(Outcome(paper, verdict, verdict.status))
+            continue
+        rec = best.record
+        meta = metadata_of(rec)
+        prov = Provenance(
+            source=rec.source,
+            record=rec.record_id,
+            location=rec.file,
+            score=best.score,
+            venue=rec.venue,
+            primary_class=rec.primary_class,
+        )
+        current = snapshot.metadata.get(paper.id)
+        old = provenance(snapshot, paper.id)
+        same = (
+            current is not None
+            and old is not None
+            and old.written == current.as_dict()
+            and (old.source, old.record) == (prov.source, prov.record)
+            and _same_fields(current, meta)
+        )
+        result.append(Outcome(paper, verdict, "matched", not same, meta, prov))
+    for paper in kept:
+        result.append(Outcome(paper, Verdict(paper.id, "kept"), "kept"))
+    return result
+
+
+def _same_fields(a: Metadata, b: Metadata) -> bool:
+    from .library import Metadata
+
+    def clean(m: Metadata) -> Metadata:
+        return Metadata(
+            m.title.strip() if m.title else None,
+            tuple(x.strip() for x in m.authors),
+            m.url.strip() if m.url else None,
+            m.doi.strip() if m.doi else None,
+            m.year,
+        )
+
+    return clean(a) == clean(b)
+
+
+def write(library: Library, planned: Iterable[Outcome]) -> int:
+    """Store the due matches (metadata, then its provenance with what was written)."""
+    count = 0
+    for outcome in planned:
+        if not outcome.changed or outcome.meta is None or outcome.prov is None:
+            continue
+        pid = outcome.paper.id
+        library.set_metadata(pid, outcome.meta)
+        stored = library.snapshot.metadata.get(pid)
+        prov = outcome.prov
+        full = Provenance(
+            prov.source,
+            prov.record,
+            prov.location,
+            prov.score,
+            prov.venue,
+            prov.primary_class,
+            written=stored.as_dict() if stored is not None else None,
+        )
+        library.set_setting(PROVENANCE_PREFIX + pid, full.to_json())
+        count += 1
+    return count
