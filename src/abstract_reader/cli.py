@@ -297,7 +297,9 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
         index = SearchIndex(
             corpus, cache_dir=default_cache_dir(), cache_key=cache_key_for(corpus.files)
         )
-        index.set_title_overrides({pid: m.title for pid, m in snapshot.metadata.items() if m.title})
+        from .metadata import title_overrides
+
+        index.set_title_overrides(title_overrides(snapshot))
         result = index.search(args.query, library)
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
@@ -367,6 +369,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         lines.append(f"url:       {rec.url}")
     if rec.doi:
         lines.append(f"doi:       {rec.doi}")
+    if rec.eprint:
+        category = f" [{rec.primary_class}]" if rec.primary_class else ""
+        lines.append(f"arXiv:     {rec.eprint}{category}")
+    lines.append(f"metadata:  {_origin(rec)}")
     lines.append(f"tags:      {', '.join(rec.tags) if rec.tags else '-'}")
     lines.append(
         f"state:     {'bookmarked, ' if rec.bookmarked else ''}{'read' if rec.read else 'unread'}"
@@ -382,6 +388,19 @@ def cmd_show(args: argparse.Namespace) -> int:
         lines.extend("  " + line for line in rec.note.splitlines())
     _say(sys.stdout, "\n".join(lines))
     return 1 if corpus.fatal_errors else 0
+
+
+def _origin(rec: Record) -> str:
+    """Where the shown metadata comes from, for ``show``."""
+    prov = rec.provenance
+    if rec.origin == "match" and prov is not None:
+        return prov.describe()
+    if rec.origin == "hand":
+        was = f" (first matched from {prov.source} record {prov.record})" if prov else ""
+        return "set by hand" + was
+    if rec.origin == "record":
+        return "from the paper's source record"
+    return "none (title derived from the abstract)"
 
 
 def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]], str]) -> int:
@@ -462,6 +481,15 @@ def cmd_note(args: argparse.Namespace) -> int:
 def cmd_meta(args: argparse.Namespace) -> int:
     from .library import Metadata
 
+    doi = args.doi
+    if doi:
+        from .metadata import normalise_doi
+
+        try:
+            doi = normalise_doi(doi)
+        except ValueError as exc:
+            raise Failure(f"--doi: {exc}") from None
+
     def act(library: Library, ids: list[str]) -> str:
         pid = ids[0]
         current = library.snapshot.metadata.get(pid, Metadata())
@@ -476,7 +504,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
                     title=args.title if args.title is not None else base.title,
                     authors=tuple(args.author) if args.author is not None else base.authors,
                     url=args.url if args.url is not None else base.url,
-                    doi=args.doi if args.doi is not None else base.doi,
+                    doi=doi if doi is not None else base.doi,
                     year=args.year if args.year is not None else base.year,
                 ),
             )
