@@ -40,6 +40,8 @@ SUBCOMMANDS = (
     "cite",
     "export",
     "library",
+    "config",
+    "completion",
 )
 
 
@@ -112,11 +114,47 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unread", action="store_true", help="only unread papers")
 
 
+_EXAMPLES = (
+    ("", "the reader on the bundled NeurIPS 2026 dumps"),
+    ("~/dumps/icml2025/", "the reader on every *.txt in a folder"),
+    ("list -q 'robst gausian'", "search from a script (typos forgiven)"),
+    ("list --tag 'to read' --json", "JSON Lines, one paper per line"),
+    ("show d059a4d9", "one paper; an unambiguous id prefix is enough"),
+    ("tag d059a4d9 'to read'", "add a tag (quotes for spaces)"),
+    ("cite d059a4d9 -f bibtex --copy", ""),
+    ("export -f bibtex --bookmarked -o reading.bib", ""),
+    ("library export backup.json", "everything you recorded, as JSON"),
+    ("config --show", "the settings in effect, and where they come from"),
+    ("completion bash > ~/.local/share/bash-completion/completions/abstract-reader", ""),
+)
+HELP_EPILOG = (
+    "examples:\n"
+    + "".join(f"  {PROG} {cmd:<29} {what}".rstrip() + "\n" for cmd, what in _EXAMPLES)
+    + """
+environment:
+  ABSTRACT_READER_DB              the library file (default: library.sqlite3 in the user data dir)
+  ABSTRACT_READER_CACHE           the cache folder (search index, parsed dumps, last-error.txt)
+  ABSTRACT_READER_CONFIG          the config file (default: config.toml in the user config dir)
+  ABSTRACT_READER_OPENREVIEW_URL  the OpenReview API to ask for metadata (for tests, mirrors)
+  ABSTRACT_READER_ARXIV_URL       the arXiv API to ask for metadata
+  ABSTRACT_READER_DEBUG=1         print the traceback of an unexpected error
+  VISUAL, EDITOR                  the editor for notes
+  BROWSER                         the browser that opens a paper's link
+
+exit codes:
+  0 ok; 1 failure (bad input files are reported, the good ones still processed); 2 usage
+  (also: the reader without a terminal); 130 interrupted; 141 output pipe closed early
+"""
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        description="A keyboard-driven terminal reader for dumps of conference abstracts. "
+        description="A keyboard-driven terminal reader for dumps of conference abstracts.\n"
         "With no command, opens the reader on PATHs (default: the bundled NeurIPS 2026 dumps).",
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -194,6 +232,25 @@ def build_parser() -> argparse.ArgumentParser:
     q = lib_sub.add_parser("import", help="merge a library JSON export (never drops anything)")
     _common(q, dumps=False)
     q.add_argument("file")
+
+    p = sub.add_parser("config", help="the config file: where it is, the settings in effect")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--path", action="store_true", help="print the config file's path")
+    which.add_argument(
+        "--show", action="store_true", help="print the settings in effect, as TOML (default)"
+    )
+
+    from .completion import SHELLS
+
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description="Print a completion script for SHELL. bash: add "
+        f"'source <({PROG} completion bash)' to ~/.bashrc; zsh: "
+        f"'source <({PROG} completion zsh)' in ~/.zshrc; fish: "
+        f"'{PROG} completion fish > ~/.config/fish/completions/{PROG}.fish'.",
+    )
+    p.add_argument("shell", choices=SHELLS)
     return parser
 
 
@@ -201,7 +258,9 @@ def build_reader_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Open the reader on dump files or folders (default: the bundled "
-        f"NeurIPS 2026 dumps). Commands: {', '.join(SUBCOMMANDS)} (see {PROG} --help).",
+        f"NeurIPS 2026 dumps).\nCommands: {', '.join(SUBCOMMANDS)} (see {PROG} --help).",
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("paths", nargs="*", metavar="PATH", help="dump files or folders")
@@ -593,7 +652,47 @@ def cmd_library(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .completion import script, spec
+
+    sys.stdout.write(script(args.shell, spec(build_parser(), build_reader_parser())))
+    return 0
+
+
+def _complete_helper(argv: list[str]) -> int:
+    """``__complete tags [--db FILE]``: tag names, one a line, for the completion scripts.
+    Fast and quiet: no dumps, no library upgrade, nothing on stderr, exit 0 regardless."""
+    from .completion import tag_names
+    from .paths import default_db_path
+
+    if argv[:1] != ["tags"]:
+        return 0
+    db = default_db_path()
+    if len(argv) >= 3 and argv[1] == "--db":
+        db = Path(argv[2]).expanduser()
+    for name in tag_names(db):
+        sys.stdout.write(name + "\n")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from .config import config_path, load_config, to_toml
+
+    path = config_path()
+    if args.path:
+        _say(sys.stdout, str(path))
+        return 0
+    config, warnings = load_config(path)
+    for warning in warnings:
+        _error(warning)
+    exists = "" if path.is_file() else " (not there: these are the defaults)"
+    _say(sys.stdout, f"# {path}{exists}\n" + to_toml(config).rstrip("\n"))
+    return 1 if warnings else 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "config": cmd_config,
+    "completion": cmd_completion,
     "list": cmd_list,
     "show": cmd_show,
     "tag": cmd_tag,
@@ -752,6 +851,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args_list: list[str], real_stdout: TextIO) -> int:
+    if args_list[:1] == ["__complete"]:
+        return _complete_helper(args_list[1:])
     word = _first_word(args_list)
     if word in SUBCOMMANDS or any(a in ("-h", "--help") for a in args_list[:1]):
         args = build_parser().parse_args(args_list)
