@@ -668,6 +668,6 @@ def run(paths: Sequence[str] | None, db: str | None = None) -> int:
     fatal = app.corpus.fatal_errors
     for problem in fatal:
         sys.stderr.write(f"abstract-reader: {problem}\n")
-    if fatal:
+    if fatal or app.return_code:  # return_code 1: the app crashed (Textual printed why)
         return 1
     return code if isinstance(code, int) else 0
