@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from abstract_reader import similar  # noqa: E402
 from abstract_reader.corpus import Corpus, load_corpus  # noqa: E402
 from abstract_reader.search import SearchIndex  # noqa: E402
-from abstract_reader.similar import Ranking, SetModel, Similarity  # noqa: E402
+from abstract_reader.similar import Ranking, SetModel, Similarity, for_index  # noqa: E402
 
 JUDGEMENTS = ROOT / "tests" / "data" / "like_judgements.json"
 
@@ -74,8 +74,11 @@ def ranked(r: Ranking) -> np.ndarray:
 
 
 def similarity(index: SearchIndex, c: Candidate) -> Similarity:
+    base = for_index(index)
     p = index.text.folded
-    return Similarity(p.words, p.offsets, p.docs, index.n, max_df=c.max_df, min_max_df=c.min_max_df)
+    return Similarity(
+        p.words, p.offsets, p.docs, index.n, base.words_of, max_df=c.max_df, min_max_df=c.min_max_df
+    )
 
 
 def planted(n: int) -> tuple[Corpus, SearchIndex, np.ndarray]:

@@ -11,7 +11,7 @@ import pytest
 
 from abstract_reader.corpus import Corpus, load_corpus
 from abstract_reader.search import SearchIndex
-from abstract_reader.similar import Similarity
+from abstract_reader.similar import Similarity, for_index
 
 JUDGEMENTS = Path(__file__).parent / "data" / "like_judgements.json"
 
@@ -48,8 +48,7 @@ def planted_dump(
 
 
 def similarity(index: SearchIndex) -> Similarity:
-    p = index.text.folded
-    return Similarity(p.words, p.offsets, p.docs, index.n)
+    return for_index(index)
 
 
 def top(scores: np.ndarray, k: int = 10) -> list[int]:
