@@ -58,6 +58,26 @@ def _error(text: str) -> None:
     sys.stderr.write(f"{PROG}: {escape_for_terminal(text)}\n")
 
 
+def _note(text: str) -> None:
+    """A one-line report on stderr (not an error), its names escaped like _error's."""
+    from .text import escape_for_terminal
+
+    sys.stderr.write(f"{escape_for_terminal(text)}\n")
+
+
+def _write_file(name: str, text: str, *, force: bool) -> None:
+    """Write an output file under outfile.py's target rule; a refusal or failure is a Failure."""
+    from .outfile import TargetError, write_output
+    from .text import escape_for_terminal
+
+    try:
+        write_output(Path(name), text, force=force)
+    except TargetError as exc:
+        raise Failure(str(exc)) from None
+    except OSError as exc:
+        raise Failure(f"{escape_for_terminal(name)}: {exc.strerror or exc}") from None
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -254,7 +274,9 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
         index = SearchIndex(
             corpus, cache_dir=default_cache_dir(), cache_key=cache_key_for(corpus.files)
         )
-        index.set_title_overrides({pid: m.title for pid, m in snapshot.metadata.items() if m.title})
+        from .metadata import title_overrides
+
+        index.set_title_overrides(title_overrides(snapshot))
         result = index.search(args.query, library)
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
@@ -324,6 +346,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         lines.append(f"url:       {rec.url}")
     if rec.doi:
         lines.append(f"doi:       {rec.doi}")
+    if rec.eprint:
+        category = f" [{rec.primary_class}]" if rec.primary_class else ""
+        lines.append(f"arXiv:     {rec.eprint}{category}")
+    lines.append(f"metadata:  {_origin(rec)}")
     lines.append(f"tags:      {', '.join(rec.tags) if rec.tags else '-'}")
     lines.append(
         f"state:     {'bookmarked, ' if rec.bookmarked else ''}{'read' if rec.read else 'unread'}"
@@ -339,6 +365,19 @@ def cmd_show(args: argparse.Namespace) -> int:
         lines.extend("  " + line for line in rec.note.splitlines())
     _say(sys.stdout, "\n".join(lines))
     return 1 if corpus.fatal_errors else 0
+
+
+def _origin(rec: Record) -> str:
+    """Where the shown metadata comes from, for ``show``."""
+    prov = rec.provenance
+    if rec.origin == "match" and prov is not None:
+        return prov.describe()
+    if rec.origin == "hand":
+        was = f" (first matched from {prov.source} record {prov.record})" if prov else ""
+        return "set by hand" + was
+    if rec.origin == "record":
+        return "from the paper's source record"
+    return "none (title derived from the abstract)"
 
 
 def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]], str]) -> int:
@@ -419,6 +458,15 @@ def cmd_note(args: argparse.Namespace) -> int:
 def cmd_meta(args: argparse.Namespace) -> int:
     from .library import Metadata
 
+    doi = args.doi
+    if doi:
+        from .metadata import normalise_doi
+
+        try:
+            doi = normalise_doi(doi)
+        except ValueError as exc:
+            raise Failure(f"--doi: {exc}") from None
+
     def act(library: Library, ids: list[str]) -> str:
         pid = ids[0]
         current = library.snapshot.metadata.get(pid, Metadata())
@@ -433,7 +481,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
                     title=args.title if args.title is not None else base.title,
                     authors=tuple(args.author) if args.author is not None else base.authors,
                     url=args.url if args.url is not None else base.url,
-                    doi=args.doi if args.doi is not None else base.doi,
+                    doi=doi if doi is not None else base.doi,
                     year=args.year if args.year is not None else base.year,
                 ),
             )
@@ -471,32 +519,26 @@ def cmd_cite(args: argparse.Namespace) -> int:
         count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
         if not result.ok:
             raise Failure(f"could not copy: {result.detail}")
-        sys.stderr.write(f"Copied {FORMAT_NAMES[fmt]} for {count} ({result.method})\n")
+        _note(f"Copied {FORMAT_NAMES[fmt]} for {count} ({result.method})")
     return 1 if corpus.fatal_errors else 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .cite import format_records, write_atomic
+    from .cite import format_records
 
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
     text = format_records(records, args.format)
     if args.output and args.output != "-":
-        try:
-            write_atomic(Path(args.output), text, force=args.force)
-        except FileExistsError as exc:
-            raise Failure(str(exc)) from None
-        except OSError as exc:
-            raise Failure(f"{args.output}: {exc.strerror or exc}") from None
-        sys.stderr.write(f"Exported {len(records)} papers to {args.output}\n")
+        _write_file(args.output, text, force=args.force)
+        _note(f"Exported {len(records)} papers to {args.output}")
     else:
         sys.stdout.write(text)
     return 1 if corpus.fatal_errors else 0
 
 
 def cmd_library(args: argparse.Namespace) -> int:
-    from .cite import write_atomic
     from .library import LibraryError
 
     library = _open_library(args)
@@ -505,13 +547,8 @@ def cmd_library(args: argparse.Namespace) -> int:
         if args.file == "-":
             sys.stdout.write(text)
         else:
-            try:
-                write_atomic(Path(args.file), text, force=args.force)
-            except FileExistsError as exc:
-                raise Failure(str(exc)) from None
-            except OSError as exc:
-                raise Failure(f"{args.file}: {exc.strerror or exc}") from None
-            sys.stderr.write(f"Exported the library to {args.file}\n")
+            _write_file(args.file, text, force=args.force)
+            _note(f"Exported the library to {args.file}")
         return 0
     try:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
@@ -526,7 +563,7 @@ def cmd_library(args: argparse.Namespace) -> int:
         touched = library.import_data(data)
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
-    sys.stderr.write(f"Merged records of {touched} papers from {args.file}\n")
+    _note(f"Merged records of {touched} papers from {args.file}")
     return 0
 
 

@@ -45,6 +45,9 @@ class Paper:
     authors: tuple[str, ...] = ()
     url: str | None = None
     doi: str | None = None
+    eprint: str | None = None  #: the arXiv id, for arXiv records
+    primary_class: str | None = None  #: the arXiv primary category
+    record: str | None = None  #: "source:id" of the metadata record it came from, if any
 
     @property
     def short_id(self) -> str:

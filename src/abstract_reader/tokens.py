@@ -1,7 +1,7 @@
 """Splitting documents into distinct whitespace-separated pieces, fast.
 
 Kept free of numpy and of the rest of the package, so that the helper process that
-tokenises half of a large corpus (see ``search._tokenise_in_two``) starts in milliseconds.
+tokenises half of a large corpus (see ``search.postings._tokenise_in_two``) starts in milliseconds.
 """
 
 from __future__ import annotations

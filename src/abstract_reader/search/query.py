@@ -1,0 +1,210 @@
+"""The query language (fzf's syntax plus fields): text → `Query` of `Term`s.
+
+No numpy here: parsing is cheap and importable anywhere. A term kind is a plain string
+(`Term.kind`); adding one means a branch in `_parse_token` and one in the engine's `_term`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..text import fold, fold_accents
+
+#: A word as the query and the displayed text see it.
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+def typo_budget(word: str) -> int:
+    """Edits allowed for a query word: none up to 4 letters, one up to 8, two from 9."""
+    n = len(word)
+    return 0 if n <= 4 else 1 if n <= 8 else 2
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One query word with how it may match."""
+
+    text: str  #: folded (or, for smart-case, accent-folded with case kept)
+    case_sensitive: bool
+    prefix: bool  #: may match as a prefix (the word being typed)
+    typos: int  #: edits allowed
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A positive or negative condition on a paper."""
+
+    kind: str  # "words" | "phrase" | "title_start" | "title" | "tag" | "is" | "venue" | "year"
+    words: tuple[Word, ...] = ()
+    value: str = ""
+    negated: bool = False
+    alternatives: tuple[Term, ...] = ()  # for kind == "or"
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    terms: tuple[Term, ...]
+    ignored: tuple[str, ...]  #: parts of the query that could not be used
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+
+_IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged"}
+_LEXER = re.compile(r'!?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
+
+
+def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
+    words: list[Word] = []
+    tokens = _WORD_RE.findall(raw)
+    for n, token in enumerate(tokens):
+        case_sensitive = any(ch.isupper() for ch in token)
+        text = fold_accents(token) if case_sensitive else fold(token)
+        is_last = last and n == len(tokens) - 1
+        words.append(
+            Word(
+                text=text,
+                case_sensitive=case_sensitive,
+                prefix=is_last and not exact,
+                typos=0 if exact else typo_budget(text),
+            )
+        )
+    return tuple(words)
+
+
+def parse_query(text: str) -> Query:
+    """Parse the fzf-like query language. Never raises; unusable parts go to ``ignored``."""
+    ignored: list[str] = []
+    tokens = _LEXER.findall(text)
+    typing_last = bool(text) and not text[-1].isspace()
+    groups: list[list[Term]] = []
+    pending_or = False
+    for n, token in enumerate(tokens):
+        if token == "|":
+            if groups:
+                pending_or = True
+            else:
+                ignored.append("|")
+            continue
+        last = typing_last and n == len(tokens) - 1
+        term = _parse_token(token, last, ignored)
+        if term is None:
+            continue
+        if pending_or and groups:
+            groups[-1].append(term)
+        else:
+            groups.append([term])
+        pending_or = False
+    if pending_or:
+        ignored.append("|")
+    terms: list[Term] = []
+    for group in groups:
+        if len(group) == 1:
+            terms.append(group[0])
+        else:
+            terms.append(Term("or", alternatives=tuple(group)))
+    return Query(tuple(terms), tuple(ignored))
+
+
+def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
+    negated = False
+    raw = token
+    if token.startswith("!"):
+        negated = True
+        token = token[1:]
+    if token.startswith('"'):
+        closed = len(token) > 1 and token.endswith('"')
+        inner = token[1:-1] if closed else token[1:]
+        words = _words(inner, exact=True, last=False)
+        if not words:
+            ignored.append(raw)
+            return None
+        if len(words) == 1:
+            return Term("words", words, negated=negated)
+        return Term("phrase", words, value=inner, negated=negated)
+    lowered = token.lower()
+    if lowered.startswith("is:"):
+        value = lowered[3:]
+        value = "bookmarked" if value == "bookmark" else value
+        if value not in _IS_VALUES:
+            ignored.append(raw)
+            return None
+        return Term("is", value=value, negated=negated)
+    if token.startswith("#"):
+        tag = token[1:]
+        if tag.startswith('"'):  # #"reading list": a tag with spaces
+            tag = tag.strip('"')
+        if not tag.strip():
+            ignored.append(raw)
+            return None
+        return Term("tag", value=" ".join(tag.split()), negated=negated)
+    for name in ("venue", "year", "title"):
+        if lowered.startswith(name + ":"):
+            value = token[len(name) + 1 :]
+            if not value:
+                ignored.append(raw)
+                return None
+            if name == "year" and not re.fullmatch(r"\d{4}(?:-\d{4})?", value):
+                ignored.append(raw)
+                return None
+            if name == "title":
+                words = _words(value, exact=False, last=last)
+                if not words:
+                    ignored.append(raw)
+                    return None
+                return Term("title", words, negated=negated)
+            return Term(name, value=value.lower(), negated=negated)
+    exact = False
+    if token.startswith("'"):
+        exact = True
+        token = token[1:]
+    title_start = False
+    if token.startswith("^"):
+        title_start = True
+        token = token[1:]
+    if token.endswith("$"):
+        token = token[:-1]
+    words = _words(token, exact=exact or negated, last=last and not negated)
+    if not words:
+        ignored.append(raw)
+        return None
+    if negated:  # !word: no word that starts with it (like fzf's substring negation);
+        # !'word: not the exact word
+        words = tuple(Word(w.text, w.case_sensitive, not exact, 0) for w in words)
+    if title_start:
+        return Term("title_start", words[:1], negated=negated)
+    if len(words) > 1 and not negated:
+        return Term("phrase_loose", words, value=token, negated=negated)
+    return Term("words", words, negated=negated)
+
+
+def _positive_words(query: Query) -> tuple[Word, ...]:
+    words: list[Word] = []
+
+    def visit(term: Term) -> None:
+        if term.negated:
+            return
+        if term.kind == "or":
+            for alt in term.alternatives:
+                visit(alt)
+        else:
+            words.extend(term.words)
+
+    for term in query.terms:
+        visit(term)
+    return tuple(words)
+
+
+def _without_typos(query: Query) -> Query:
+    def strip(term: Term) -> Term:
+        return Term(
+            term.kind,
+            tuple(Word(w.text, w.case_sensitive, w.prefix, 0) for w in term.words),
+            term.value,
+            term.negated,
+            tuple(strip(a) for a in term.alternatives),
+        )
+
+    return Query(tuple(strip(t) for t in query.terms), query.ignored)
