@@ -30,10 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from abstract_reader import similar  # noqa: E402
 from abstract_reader.corpus import Corpus, load_corpus  # noqa: E402
-from abstract_reader.search import SearchIndex  # noqa: E402
-from abstract_reader.similar import Ranking, SetModel, Similarity, for_index  # noqa: E402
+from abstract_reader.search import SearchIndex, similar  # noqa: E402
+from abstract_reader.search.similar import Ranking, SetModel, Similarity, for_index  # noqa: E402
 
 JUDGEMENTS = ROOT / "tests" / "data" / "like_judgements.json"
 

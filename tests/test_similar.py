@@ -11,7 +11,7 @@ import pytest
 
 from abstract_reader.corpus import Corpus, load_corpus
 from abstract_reader.search import SearchIndex
-from abstract_reader.similar import Similarity, for_index
+from abstract_reader.search.similar import Similarity, for_index
 
 JUDGEMENTS = Path(__file__).parent / "data" / "like_judgements.json"
 

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from .search import SearchIndex
+    from .engine import SearchIndex
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -301,7 +301,7 @@ def for_index(index: SearchIndex) -> Similarity:
 
         def words_of(doc: int) -> I64:
             """Vocabulary ids of a paper's abstract words, tokenised as the index does."""
-            from .search import _TOKEN_RE, _normalise_vocab
+            from .postings import _TOKEN_RE, _normalise_vocab
 
             raw = {
                 t
