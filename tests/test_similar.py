@@ -139,3 +139,110 @@ def test_hand_judged_sets_rank_as_judged(seeds_similarity: tuple[Corpus, Similar
         best = top(sim.like_set(seeds).scores, 10)
         for similar in entry["similar"]:
             assert corpus.index_of(corpus.resolve(similar).id) in best, entry["why"]
+
+
+# -- through the public API: the query language --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def planted_index(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[SearchIndex, list[str]]:
+    path, labels = planted_dump(tmp_path_factory.mktemp("planted-index"))
+    corpus = load_corpus([path])
+    return SearchIndex(corpus), [labels[p.sources[0].index] for p in corpus.papers]
+
+
+def topic_of(index: SearchIndex, topic: list[str], paper_id: str) -> str:
+    return topic[index.corpus.index_of(paper_id)]
+
+
+def test_like_id_in_a_query_ranks_the_topic_first(
+    planted_index: tuple[SearchIndex, list[str]],
+) -> None:
+    index, topic = planted_index
+    paper = index.corpus.papers[topic.index("bandits")]
+    result = index.search(f"like:{paper.id[:8]}")
+    assert len(result) == len(index.corpus) - 1  # every paper but itself
+    assert result.position_of(paper.id) is None
+    assert [topic_of(index, topic, h.paper.id) for h in result[:10]] == ["bandits"] * 10
+    assert result.ranked_like.startswith(f"ranked like {paper.title[:20]}")  # the status
+    assert set(result.like_words) <= set(TOPICS["bandits"])
+    assert result.ignored == ()
+
+
+def test_other_terms_filter_and_like_orders(planted_index: tuple[SearchIndex, list[str]]) -> None:
+    index, topic = planted_index
+    paper = index.corpus.papers[topic.index("graphs")]
+    result = index.search(f"like:{paper.id[:8]} 'spectral")
+    assert 0 < len(result) < len(index.corpus)
+    assert all(" spectral" in h.paper.abstract for h in result)  # the filter holds
+    first = [topic_of(index, topic, h.paper.id) for h in result[:5]]
+    assert first == ["graphs"] * 5  # ranked by likeness, not by the word's score
+    hit = result[0]
+    assert hit.text_spans  # "spectral" is still highlighted
+
+
+def test_like_a_tag_with_state_filters(
+    planted_index: tuple[SearchIndex, list[str]], tmp_path: Path
+) -> None:
+    from abstract_reader.library import Library
+
+    index, topic = planted_index
+    ids = [p.id for p, t in zip(index.corpus.papers, topic, strict=True) if t == "privacy"]
+    library = Library(tmp_path / "lib.sqlite3")
+    library.add_tags(ids[:4], ["reading list"])
+    library.set_read(ids[4:8])  # read already: is:unread drops them
+    result = index.search('like:#"reading list" is:unread', library)
+    shown = {h.paper.id for h in result}
+    assert not shown & set(ids[:8])
+    assert [topic_of(index, topic, h.paper.id) for h in result[:10]] == ["privacy"] * 10
+    assert result.ranked_like == "ranked like #reading list"
+
+    library.set_bookmark(ids[:3])
+    result = index.search("like:is:bookmarked", library)
+    assert result.ranked_like == "ranked like bookmarked papers"
+    assert [topic_of(index, topic, h.paper.id) for h in result[:10]] == ["privacy"] * 10
+
+
+@pytest.mark.parametrize(
+    ("query", "ignored"),
+    [
+        ("!like:abcd", ("!like:abcd",)),  # a ranking cannot be negated
+        ("like:", ("like:",)),
+        ("like:xyz!", ("like:xyz!",)),
+        ("like:abcd | word", ("like:abcd",)),  # nor be an alternative
+        ("like:#", ("like:#",)),
+        ("like:is:nothing", ("like:is:nothing",)),
+    ],
+)
+def test_unusable_like_terms_are_ignored(query: str, ignored: tuple[str, ...]) -> None:
+    from abstract_reader.search import parse_query
+
+    assert parse_query(query).ignored == ignored
+
+
+def test_like_an_unknown_or_ambiguous_id_is_ignored(
+    planted_index: tuple[SearchIndex, list[str]],
+) -> None:
+    index, _topic = planted_index
+    for query in ("like:0000000000000000", "like:12"):
+        result = index.search(query)
+        assert result.ignored == (query,)
+        assert len(result) == len(index.corpus) and result.ranked_like == ""
+
+
+def test_cli_list_ranks_like_a_tag(tmp_path: Path) -> None:
+    """`list -q 'like:#x is:unread'`: the reading list's unread neighbours, best first."""
+    from .conftest import cli
+
+    db = tmp_path / "lib.sqlite3"
+    for paper in ("bd90bb3e", "a0953ede"):  # RCRL, RINSE: reinforcement learning
+        assert cli("tag", paper, "rl", db=db).returncode == 0
+    assert cli("read", "96f25a2d", db=db).returncode == 0
+    done = cli("list", "-q", "like:#rl is:unread", db=db)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 55 - 2 - 1  # the tagged papers and the read one are left out
+    assert not any(line.startswith(("bd90bb3e", "a0953ede", "96f25a2d")) for line in lines)
+    assert any(line.startswith("96a64171") for line in lines[:3])  # Split-RL, also RL
