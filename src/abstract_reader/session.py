@@ -18,10 +18,14 @@ from typing import TYPE_CHECKING, Literal
 from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
+from .metadata import EffectiveMetadata, effective, title_overrides, venue_year
 
 if TYPE_CHECKING:
     from .cite import Record
     from .search import Query, SearchIndex, SearchResult, Term
+
+HISTORY_KEY = "filter_history"
+HISTORY_MAX = 100
 
 #: What a query can depend on: a library fact, or the marks of this session (``is:marked``).
 Dependency = Fact | Literal["marks"]
@@ -178,9 +182,29 @@ class Session:
     def sync_titles(self) -> None:
         """Give the index the real titles set in the library (search matches them)."""
         if self.index is not None:
-            self.index.set_title_overrides(
-                {pid: m.title for pid, m in self.library.snapshot.metadata.items() if m.title}
-            )
+            self.index.set_title_overrides(title_overrides(self.library.snapshot))
+
+    # -- the filter's history --------------------------------------------------------------
+    def history(self) -> list[str]:
+        """Earlier queries, oldest first (kept in the library's settings)."""
+        import json
+
+        try:
+            value = json.loads(self.library.setting(HISTORY_KEY, "[]") or "[]")
+        except json.JSONDecodeError:
+            return []
+        return [q for q in value if isinstance(q, str)] if isinstance(value, list) else []
+
+    def remember_query(self, text: str) -> None:
+        """Add a query to the history (moved to the end when it is there already). Raises
+        LibraryError when the library cannot take it."""
+        import json
+
+        query = " ".join(text.split())
+        if not query:
+            return
+        history = [q for q in self.history() if q != query] + [query]
+        self.library.set_setting(HISTORY_KEY, json.dumps(history[-HISTORY_MAX:]))
 
     # -- rows -----------------------------------------------------------------------------
     def row_count(self, loaded: int) -> int:
@@ -200,25 +224,35 @@ class Session:
             return None
 
     # -- a paper as shown -----------------------------------------------------------------
+    def metadata(self, paper: Paper) -> EffectiveMetadata:
+        """The paper's effective metadata: the one place the reader asks for a title,
+        authors, venue, year or link. The rule itself (the library's real title over a
+        source record's over the derived one, field by field) is ``metadata.effective``."""
+        return effective(paper, self.library.snapshot)
+
     def record(self, paper: Paper) -> Record:
-        """The paper with the library's facts and its effective metadata (a real title,
-        authors, links set in the library win over what the dumps gave). The one place the
-        reader asks for a paper's title or metadata."""
+        """The paper as cited: its effective metadata plus the library's facts."""
         from .cite import record
 
         return record(paper, self.library.snapshot)
 
     def title_of(self, paper: Paper) -> str:
-        meta = self.library.snapshot.metadata.get(paper.id)
-        return meta.title if meta is not None and meta.title else paper.title
+        return self.metadata(paper).title
+
+    def venue_of(self, paper: Paper) -> str:
+        meta = self.metadata(paper)
+        return venue_year(meta.venue, meta.year) or "unknown venue"
 
     def link_of(self, paper: Paper) -> str | None:
-        """Where the paper can be read: its URL, else its DOI as a doi.org link."""
-        rec = self.record(paper)
-        if rec.url:
-            return rec.url
-        if rec.doi:
-            return "https://doi.org/" + rec.doi
+        """Where the paper can be read: its URL, else its DOI as a doi.org link, else its
+        arXiv page."""
+        meta = self.metadata(paper)
+        if meta.url:
+            return meta.url
+        if meta.doi:
+            return "https://doi.org/" + meta.doi
+        if meta.eprint:
+            return "https://arxiv.org/abs/" + meta.eprint
         return None
 
     # -- marks and targets ----------------------------------------------------------------

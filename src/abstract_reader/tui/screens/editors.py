@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar, cast
 
@@ -239,7 +240,12 @@ class NoteResult:
 
 
 class NoteEditor(_Editor[NoteResult]):
-    """A TextArea; ctrl+s saves, Esc cancels (asking first when the text changed)."""
+    """A TextArea; ctrl+s saves, Esc cancels (asking first when the text changed), ctrl+o
+    edits the text in $VISUAL / $EDITOR (the reader is suspended meanwhile)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "external_editor", "$EDITOR", id="note_external_editor"),
+    ]
 
     def __init__(self, note: str, what: str, *, hint: str = "") -> None:
         super().__init__()
@@ -254,7 +260,10 @@ class NoteEditor(_Editor[NoteResult]):
                 yield Static(Content(self.hint).stylize("$text-warning"), markup=False)
             yield TextArea(self.note, id="note-text", soft_wrap=True)
             yield Static(id="note-message", markup=False)
-            yield Label("ctrl+s: save · Esc: cancel", classes="modal-hint")
+            yield Label(
+                "ctrl+s: save · Esc: cancel · ctrl+o: edit in $VISUAL / $EDITOR",
+                classes="modal-hint",
+            )
 
     def on_mount(self) -> None:
         area = self.query_one("#note-text", TextArea)
@@ -269,6 +278,49 @@ class NoteEditor(_Editor[NoteResult]):
 
     def action_save(self) -> None:
         self.dismiss(NoteResult(self.query_one("#note-text", TextArea).text))
+
+    def action_external_editor(self) -> None:
+        """Write the text to a temporary file, suspend the reader, run the editor on it, and
+        take the file back (it is removed either way). A failing editor changes nothing."""
+        import os
+        import shlex
+        import subprocess
+        import tempfile
+
+        from textual.app import SuspendNotSupported
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            self.warn("Set $VISUAL or $EDITOR to edit notes in your editor.")
+            return
+        area = self.query_one("#note-text", TextArea)
+        fd, name = tempfile.mkstemp(prefix="abstract-reader-note-", suffix=".md")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(area.text)
+            try:
+                with self.app.suspend():
+                    code = subprocess.call([*shlex.split(editor), name])
+            except SuspendNotSupported:
+                self.warn("This terminal cannot be suspended for an editor.")
+                return
+            except OSError as exc:
+                self.warn(f"Could not run {editor}: {exc.strerror or exc}")
+                return
+            if code != 0:
+                self.warn(f"{editor} exited with code {code}; the note is unchanged.")
+                return
+            with open(name, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+        if text.endswith("\n") and not area.text.endswith("\n"):
+            text = text[:-1]  # the newline editors add at the end of a file
+        from ...text import sanitise
+
+        area.text = sanitise(text.replace("\r\n", "\n"))  # nothing the terminal would run
+        area.move_cursor(area.document.end)
 
 
 NoteChoice = Literal["mine", "theirs", "merge"]
