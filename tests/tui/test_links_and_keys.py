@@ -136,3 +136,49 @@ async def test_esc_in_the_list_clears_the_filter_and_esc_again_brings_it_back(
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.query_one("#filter", Input).value == "robust"
+
+
+async def test_s_cycles_the_order_and_the_status_says_which(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        corpus = app.session.corpus
+        rows = lambda: [  # noqa: E731
+            app.query_one(PaperList).source.row(i) for i in range(len(corpus.papers))
+        ]
+        status = lambda: str(app.main.query_one("#status").render())  # noqa: E731
+        await pilot.press("j", "j")
+        kept = app.query_one(PaperList).current_id
+        await pilot.press("s")  # relevance → dump order
+        await settle(app, pilot)
+        assert "sorted by dump order" in status()
+        assert [r.paper_id for r in rows()] == [p.id for p in corpus.papers]
+        await pilot.press("s")  # title
+        await settle(app, pilot)
+        titles = [r.title for r in rows()]
+        assert titles == sorted(titles, key=str.casefold) and "sorted by title" in status()
+        assert app.query_one(PaperList).current_id == kept  # the cursor kept its paper
+        await pilot.press("s", "s")  # year, then recently bookmarked
+        await settle(app, pilot)
+        later = corpus.papers[9].id
+        app.library.set_bookmark([corpus.papers[4].id])
+        app.library.set_bookmark([later])
+        await until(pilot, lambda: rows()[0].paper_id == later)
+        assert rows()[1].paper_id == corpus.papers[4].id
+        assert "sorted by recently bookmarked" in status()
+        await pilot.press("s")  # unread first
+        await settle(app, pilot)
+        app.library.set_read([corpus.papers[0].id])
+        await until(pilot, lambda: rows()[-1].paper_id == corpus.papers[0].id)
+        assert "sorted by unread first" in status()
+        await pilot.press("s")  # back to relevance
+        await settle(app, pilot)
+        assert "sorted" not in status()
+        await type_filter(app, pilot, "robust")
+        await pilot.press("enter", "s", "s")  # a query's result by title
+        await settle(app, pilot)
+        shown = [
+            app.query_one(PaperList).source.row(i).title
+            for i in range(len(app.query_one(PaperList).source))
+        ]
+        assert len(shown) > 3 and shown == sorted(shown, key=str.casefold)

@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
-from ...session import Dependency, Session, metadata_change, tag_change
+from ...session import SORTS, Dependency, Session, metadata_change, tag_change
 from ...text import render, sanitise
 from ..commands import bindings
 from ..widgets.paper_list import PaperList, Row
@@ -144,6 +144,8 @@ class MainScreen(Screen[None]):
         query = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
         self.session.set_query(query)
         self._restore_paper = self.library.setting("paper")
+        sort = self.library.setting("sort", "relevance") or "relevance"
+        self.session.sort = sort if sort in SORTS else "relevance"
         if query:
             self._fill_filter(query, run=False)
         if self.library.problem:
@@ -238,6 +240,7 @@ class MainScreen(Screen[None]):
             self.loaded = count
             paper_list = self.query_one(PaperList)
             if self.session.result is None:
+                self.session.apply_sort(count)
                 paper_list.set_source(self._rows, paper_list.cursor)
             if first:  # rows first; the paper (math rendering) right after they are drawn
                 self.call_after_refresh(self._show_current)
@@ -256,6 +259,7 @@ class MainScreen(Screen[None]):
                 "\nor with no argument for the bundled NeurIPS 2026 dumps."
             )
         if self.session.result is None:
+            self.session.apply_sort(self.loaded)
             paper_list.set_source(self._rows, paper_list.cursor)
         if not self.session.query_text and self._restore_paper:
             self._move_to(self._restore_paper)
@@ -456,11 +460,12 @@ class MainScreen(Screen[None]):
         old_cursor = paper_list.cursor
         self._restore_paper = None
         self.session.result = result
+        self.session.apply_sort(self.loaded)
         position: int | None
         if result is None:
             position = self.session.position_of(current) if current and self.loaded else 0
         else:
-            position = result.position_of(current) if current else None
+            position = self.session.position_of(current) if current else None
             query = self.session.query_text.strip()
             paper_list.empty_message = Content.assemble(
                 "No paper matches ",
@@ -670,6 +675,15 @@ class MainScreen(Screen[None]):
 
     def action_previous_unread(self) -> None:
         self._step_unread(-1)
+
+    def action_sort(self) -> None:
+        """The next order; the cursor stays on its paper."""
+        sort = self.session.next_sort()
+        with contextlib.suppress(LibraryError):
+            if not self.library.read_only:
+                self.library.set_setting("sort", sort)
+        self._run_filter(keep_position=True)
+        self.notify(f"Sorted by {SORTS[sort]}", timeout=2)
 
     def action_set_filter(self, text: str) -> None:
         self._fill_filter(text)
