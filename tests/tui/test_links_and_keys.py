@@ -182,3 +182,25 @@ async def test_s_cycles_the_order_and_the_status_says_which(tmp_path: Path) -> N
             for i in range(len(app.query_one(PaperList).source))
         ]
         assert len(shown) > 3 and shown == sorted(shown, key=str.casefold)
+
+
+async def test_footer_hints_follow_focus(tmp_path: Path) -> None:
+    """The footer offers what the focused place does: list keys on the list, not in the
+    filter; a dialog's own keys in a dialog."""
+    from textual.widgets import Footer
+
+    def footer_keys() -> set[str]:
+        footer = app.screen.query_one(Footer)
+        return {item.description for item in footer.query("FooterKey").results()}  # type: ignore[attr-defined]
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app, pilot)
+        assert {"Bookmark", "Tags", "Filter"} <= footer_keys()
+        await pilot.press("slash")
+        await pilot.pause()
+        assert not {"Bookmark", "Tags", "Sort"} & footer_keys()
+        await pilot.press("enter", "t")
+        await pilot.pause()
+        keys = footer_keys()
+        assert {"Save", "Cancel"} <= keys and not {"Bookmark", "Quit"} & keys

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Label, OptionList, Static, TextArea
+from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
@@ -60,6 +60,8 @@ class TagEditor(_Editor[list[str]]):
         super().__init__()
         self.shown = list(tags)
         self.tags = list(tags)
+        self._cycle: tuple[list[str], int] | None = None  #: Tab's completions, where it is
+        self._cycle_shown = ""
         self.known = known
         self.what = what
 
@@ -79,6 +81,7 @@ class TagEditor(_Editor[list[str]]):
                 "Enter: add/save · Del: remove selected · ↑↓ move · Esc: cancel",
                 classes="modal-hint",
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         self._refresh_list()
@@ -105,16 +108,32 @@ class TagEditor(_Editor[list[str]]):
         ]
 
     def on_key(self, event: object) -> None:
+        """Tab in the field cycles through the known tags that start with what was typed
+        (`ro` → Robust, robustness, …, then round again). With text in the field, Tab never
+        moves the focus away (what is typed next would go to the list instead)."""
         from textual import events
 
         if not isinstance(event, events.Key) or event.key != "tab":
             return
         field = self.query_one("#tag-input", Input)
-        if field.has_focus and field._suggestion and field._suggestion != field.value:
-            field.value = field._suggestion
-            field.cursor_position = len(field.value)
-            event.prevent_default()
-            event.stop()
+        if not field.has_focus or not field.value.strip():
+            return  # an empty field: Tab moves to the list of current tags, as usual
+        event.prevent_default()
+        event.stop()
+        if self._cycle is None or field.value != self._cycle_shown:
+            prefix = " ".join(field.value.split()).casefold().lstrip("#")
+            candidates = sorted(
+                (k for k in self.known if k.casefold().startswith(prefix)), key=str.casefold
+            )
+            self._cycle = (candidates, -1)
+        candidates, at = self._cycle
+        if not candidates:
+            return
+        at = (at + 1) % len(candidates)
+        self._cycle = (candidates, at)
+        self._cycle_shown = candidates[at]
+        field.value = candidates[at]
+        field.cursor_position = len(field.value)
 
     @on(Input.Submitted, "#tag-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -194,6 +213,7 @@ class MetadataEditor(_Editor[Metadata]):
             yield Label(
                 "Enter or ctrl+s: save · Esc: cancel · empty fields clear", classes="modal-hint"
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         self.query_one("#meta-title", Input).focus()
@@ -264,6 +284,7 @@ class NoteEditor(_Editor[NoteResult]):
                 "ctrl+s: save · Esc: cancel · ctrl+o: edit in $VISUAL / $EDITOR",
                 classes="modal-hint",
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         area = self.query_one("#note-text", TextArea)
@@ -359,6 +380,7 @@ class NoteConflictDialog(ModalScreen[NoteChoice | None]):
                 "m: keep mine · t: keep theirs · g: both, in the editor",
                 classes="modal-hint",
             )
+        yield Footer()  # the dialog's own keys
 
     def action_choose(self, choice: str) -> None:
         if choice in ("mine", "theirs", "merge"):

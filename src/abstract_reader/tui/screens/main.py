@@ -26,7 +26,7 @@ from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
 from ...session import SORTS, Dependency, Session, metadata_change, tag_change
 from ...text import render, sanitise
-from ..commands import bindings
+from ..commands import COMMANDS, bindings
 from ..widgets.paper_list import PaperList, Row
 from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
 from .paper import PaperScreen
@@ -50,6 +50,14 @@ _WORKER_WHAT = {
     "copy": "Copying",
     "browser": "Opening the link",
 }
+
+
+#: Commands on single letters: text, not commands, while the filter has focus.
+_LETTER_ACTIONS = frozenset(
+    c.action_name
+    for c in COMMANDS
+    if c.where == "main" and c.keys and all(len(k) == 1 for k in c.keys.split(","))
+)
 
 
 class _Rows:
@@ -616,6 +624,8 @@ class MainScreen(Screen[None]):
             return False
         if action in ("history_back", "history_forward"):
             return self.query_one("#filter", Input).has_focus
+        if action in _LETTER_ACTIONS and self.query_one("#filter", Input).has_focus:
+            return False  # letters are text there: not offered in the footer either
         if action == "focus_filter":
             # Where text is being typed (the filter, an editor, the palette), `/` is text.
             from textual.widgets import TextArea
