@@ -118,6 +118,8 @@ def test_the_cli_writes_beside_a_running_reader(tmp_path: Path) -> None:
         "TERM": "xterm-256color",
         "ABSTRACT_READER_DB": str(db),
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+        "COLUMNS": "140",  # the size before the window-size ioctl arrives: wide, as after
+        "LINES": "40",
     }
     paper_id = load_corpus([SEEDS]).papers[0].id
     term = Terminal(argv, env)
@@ -166,6 +168,8 @@ def test_a_note_edited_in_editor_is_saved_and_the_temp_file_removed(tmp_path: Pa
         "ABSTRACT_READER_DB": str(db),
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
         "VISUAL": str(editor),
+        "COLUMNS": "140",
+        "LINES": "40",
     }
     paper_id = load_corpus([SEEDS]).papers[0].id
     term = Terminal(installed_script(), env)
