@@ -138,6 +138,21 @@ del C
 
 BY_ID: dict[str, Command] = {c.id: c for c in COMMANDS}
 
+#: Binding ids of the dialogs' own keys (remappable too).
+EXTRA_BINDING_IDS = frozenset(
+    {
+        "editor_cancel",
+        "editor_save",
+        "meta_next",
+        "meta_previous",
+        "note_external_editor",
+        "conflict_mine",
+        "conflict_theirs",
+        "conflict_merge",
+        "conflict_cancel",
+    }
+)
+
 
 def _binding(command: Command, action: str | None = None) -> Binding:
     return Binding(
