@@ -22,6 +22,7 @@ prints figures (the README's performance table is made from them).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pty
 import re
@@ -118,10 +119,8 @@ class Term:
 
     def close(self) -> None:
         self.sample_rss()
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         deadline = time.perf_counter() + 10
         while time.perf_counter() < deadline:
             self.pump(0.01)
@@ -159,12 +158,15 @@ def expected_count(paths: list[Path], query: str, env: dict[str, str]) -> int:
     argv = [str(SCRIPT), "list", "-q", query]
     for p in paths:
         argv += ["-d", str(p)]
-    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900).stdout
+    out = subprocess.run(
+        argv, env=env, capture_output=True, text=True, timeout=900, check=False
+    ).stdout
     return len(out.splitlines())
 
 
 def run_reader(
     paths: list[Path],
+    *,
     home: Path,
     cache: Path,
     bundled: bool,
@@ -296,12 +298,26 @@ def main() -> None:
                     bare.append(run_bare())
                 cold.append(
                     run_reader(
-                        paths, home, cache, bundled, word, args.query, expected, echo=size >= 10_000
+                        paths,
+                        home=home,
+                        cache=cache,
+                        bundled=bundled,
+                        word=word,
+                        query=args.query,
+                        expected=expected,
+                        echo=size >= 10_000,
                     )
                 )
                 warm.append(
                     run_reader(
-                        paths, home, cache, bundled, word, args.query, expected, echo=size >= 10_000
+                        paths,
+                        home=home,
+                        cache=cache,
+                        bundled=bundled,
+                        word=word,
+                        query=args.query,
+                        expected=expected,
+                        echo=size >= 10_000,
                     )
                 )
         label = "bundled dumps (55)" if bundled else f"{size:,} synthetic abstracts"
