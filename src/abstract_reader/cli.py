@@ -352,13 +352,15 @@ def _load(args: argparse.Namespace) -> Corpus:
     return corpus
 
 
-def _open_library(args: argparse.Namespace) -> Library:
+def _open_library(args: argparse.Namespace, *, announce: bool = True) -> Library:
+    """The library; its problem (why it is read-only) is printed unless ``announce`` is
+    False — a command that writes says it once, with the failed write, via ``_announce``."""
     from .library import Library
     from .paths import default_db_path
 
     path = Path(args.db).expanduser() if args.db else default_db_path()
     library = Library(path)
-    if library.problem:
+    if library.problem and announce:
         _error(library.problem)
     return library
 
@@ -503,13 +505,15 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     from .library import LibraryError
 
     corpus = _load(args)
-    library = _open_library(args)
+    library = _open_library(args, announce=False)
     raw_ids = [args.id] if hasattr(args, "id") and not hasattr(args, "ids") else args.ids
     ids = [_resolve(corpus, i) for i in raw_ids]
     try:
         message = action(library, ids)
     except LibraryError as exc:
-        raise Failure(str(exc)) from None
+        raise Failure(str(exc)) from None  # a read-only library's reason is in it, once
+    if library.problem:  # nothing needed writing: still say the library is read-only
+        _error(library.problem)
     if message:
         _say(sys.stdout, message)
     return 1 if corpus.fatal_errors else 0
@@ -543,7 +547,8 @@ def cmd_tags(args: argparse.Namespace) -> int:
     from .library import LibraryError, TagExists
 
     corpus = _load(args)
-    library = _open_library(args)
+    writing = bool(args.rename or args.delete)
+    library = _open_library(args, announce=not writing)
     try:
         if args.rename:
             library.rename_tag(*args.rename, merge=args.merge)
@@ -665,28 +670,34 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_library(args: argparse.Namespace) -> int:
-    from .library import LibraryError
+    from .library import LibraryError, ReadOnlyLibrary
+    from .library.interchange import parse_export
 
-    library = _open_library(args)
     if args.library_command == "export":
-        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2) + "\n"
+        library = _open_library(args)
+        # allow_nan=False: only valid JSON leaves (the store never yields NaN or Infinity).
+        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2, allow_nan=False)
         if args.file == "-":
-            sys.stdout.write(text)
+            sys.stdout.write(text + "\n")
         else:
-            _write_file(args.file, text, force=args.force)
+            _write_file(args.file, text + "\n", force=args.force)
             _note(f"Exported the library to {args.file}")
         return 0
     try:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-        data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise Failure(
             f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})"
         ) from None
-    except json.JSONDecodeError as exc:
-        raise Failure(f"{args.file}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        data = parse_export(raw)
+    except LibraryError as exc:
+        raise Failure(f"{args.file}: {exc}") from None
+    library = _open_library(args, announce=False)
     try:
         touched = library.import_data(data)
+    except ReadOnlyLibrary as exc:
+        raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
     _note(f"Merged records of {touched} papers from {args.file}")
@@ -1028,6 +1039,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(f"cannot write to standard output: {exc}")
         return 1
     except Exception as exc:
+        from .library import LibraryError
+
+        if isinstance(exc, LibraryError):  # e.g. LibraryBusy: one line, not a traceback
+            _error(str(exc))
+            return 1
         return _unexpected(exc)
     finally:
         sys.stdout = real_stdout
