@@ -255,7 +255,7 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
             corpus, cache_dir=default_cache_dir(), cache_key=cache_key_for(corpus.files)
         )
         index.set_title_overrides({pid: m.title for pid, m in snapshot.metadata.items() if m.title})
-        result = index.search(args.query, library)
+        result = index.search(args.query, library, phrase_limit=None)  # exact for export
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
         papers = [result.paper_at(i) for i in range(len(result))]
