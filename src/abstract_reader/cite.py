@@ -9,9 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 
 from .corpus import Paper
 from .library import Snapshot
+from .metadata import Provenance, effective, venue_year
 from .text import render, sanitise
 
 FORMATS = ("bibtex", "text", "markdown", "csl-json")
@@ -68,6 +67,10 @@ class Record:
     read: bool = False
     note: str | None = None
     sources: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    eprint: str | None = None
+    primary_class: str | None = None
+    origin: str = "derived"  #: see ``metadata.EffectiveMetadata.origin``
+    provenance: Provenance | None = None
 
     @property
     def booktitle(self) -> str | None:
@@ -77,27 +80,28 @@ class Record:
 
 
 def record(paper: Paper, snapshot: Snapshot | None = None) -> Record:
+    """The paper as cited, by the one effective-metadata rule (``metadata.effective``)."""
     snap = snapshot or Snapshot()
-    meta = snap.metadata.get(paper.id)
-    title = paper.title
-    derived = paper.title_derived
-    if meta is not None and meta.title:
-        title, derived = meta.title, False
+    eff = effective(paper, snap)
     return Record(
         id=paper.id,
-        title=title,
-        title_derived=derived,
-        venue=paper.venue,
-        year=(meta.year if meta and meta.year else paper.year),
-        authors=(meta.authors if meta and meta.authors else paper.authors),
-        url=(meta.url if meta and meta.url else paper.url),
-        doi=(meta.doi if meta and meta.doi else paper.doi),
+        title=eff.title,
+        title_derived=eff.title_derived,
+        venue=eff.venue,
+        year=eff.year,
+        authors=eff.authors,
+        url=eff.url,
+        doi=eff.doi,
         abstract=paper.abstract,
         tags=tuple(snap.tags.get(paper.id, ())),
         bookmarked=paper.id in snap.bookmarks,
         read=paper.id in snap.read,
         note=snap.notes.get(paper.id),
         sources=tuple({"file": s.file, "index": s.index} for s in paper.sources),
+        eprint=eff.eprint,
+        primary_class=eff.primary_class,
+        origin=eff.origin,
+        provenance=eff.provenance,
     )
 
 
@@ -219,7 +223,7 @@ def _bib_value(name: str, value: str) -> str:
 
 
 def _venue_year(rec: Record) -> str:
-    return " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+    return venue_year(rec.venue, rec.year)
 
 
 def _plain_title(rec: Record) -> str:
@@ -304,6 +308,14 @@ def json_record(rec: Record) -> dict[str, Any]:
         "authors": list(rec.authors),
         "url": rec.url,
         "doi": rec.doi,
+        "eprint": rec.eprint,
+        "primary_class": rec.primary_class,
+        "metadata_from": rec.origin,
+        "provenance": (
+            {"source": rec.provenance.source, "record": rec.provenance.record}
+            if rec.provenance is not None
+            else None
+        ),
         "sources": list(rec.sources),
         "tags": list(rec.tags),
         "bookmarked": rec.bookmarked,
@@ -360,17 +372,8 @@ def format_records(records: Sequence[Record], fmt: str) -> str:
 
 
 def write_atomic(path: Path, text: str, *, force: bool = False) -> None:
-    """Write via a temporary file and rename; refuse to overwrite without ``force``."""
-    if path.exists() and not force:
-        raise FileExistsError(f"{path}: already exists (use --force to overwrite)")
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write via a temporary file and rename; refuse to overwrite without ``force``, refuse
+    non-file targets, write through symbolic links only with ``force`` (see outfile.py)."""
+    from .outfile import write_output
+
+    write_output(path, text, force=force)

@@ -29,7 +29,9 @@ from . import __version__
 from .cachefile import open_npz, write_atomically
 from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Paper, Source, paper_id
 from .paths import files_key
-from .text import _SANITISE_TABLE, sanitise
+from .sources import is_metadata_file
+from .text import sanitise
+from .text.sanitise import _SANITISE_TABLE
 
 if TYPE_CHECKING:  # numpy is imported only when a cache is read or written (large corpora)
     import numpy as np
@@ -276,7 +278,9 @@ def load_corpus_cached(
     builder = CorpusBuilder(paths)
     corpus = builder.corpus
     total = sum(_size(p) for p in builder.files)
-    key = key_for(builder.files) if total >= min_bytes else None
+    # only dumps are cached: metadata records carry fields this format does not keep
+    dumps_only = not any(is_metadata_file(p) for p in builder.files)
+    key = key_for(builder.files) if total >= min_bytes and dumps_only else None
     if key is not None:
         cached = load(cache_dir, key, builder.files)
         if cached is not None:

@@ -106,6 +106,8 @@ class SearchResult(Sequence[Hit]):
         matcher: _Matcher,
         *,
         notes: tuple[str, ...] = (),
+        ranked_like: str = "",
+        like_words: tuple[str, ...] = (),
     ) -> None:
         self.source = index
         self.query = query
@@ -113,6 +115,10 @@ class SearchResult(Sequence[Hit]):
         self._scores = scores
         self.matcher = matcher
         self.notes = notes  #: what this search left out (a bounded phrase check)
+        #: what ``like:`` ranks by, for the status line ("ranked like #robust"); "" if none
+        self.ranked_like = ranked_like
+        #: the words that drove a ``like:`` ranking, strongest first
+        self.like_words = like_words
 
     @property
     def ignored(self) -> tuple[str, ...]:
@@ -242,6 +248,9 @@ class SearchIndex:
                     total += score
         matcher.typo_words = frozenset(typo_words)
         notes = self._check_phrases(phrases, mask, total, phrase_limit) if phrases else ()
+        likes = [t for t in q.terms if t.kind == "like"]
+        if likes:
+            return self._ranked_like(q, likes, mask, total, matcher, library=library, notes=notes)
         docs = np.nonzero(mask)[0]
         order = docs[np.argsort(-total[docs], kind="stable")]
         return SearchResult(self, q, order, total, matcher, notes=notes)
@@ -278,6 +287,67 @@ class SearchIndex:
                 mask[docs[~found]] = False
             docs = docs[found]
         return tuple(notes)
+
+    def _ranked_like(
+        self,
+        q: Query,
+        likes: list[Term],
+        mask: npt.NDArray[np.bool_],
+        total: npt.NDArray[np.float32],
+        matcher: _Matcher,
+        *,
+        library: LibraryState | None,
+        notes: tuple[str, ...] = (),
+    ) -> SearchResult:
+        """The other terms filter; ``like:`` orders (its seeds left out), the other terms'
+        scores break ties. A ``like:`` whose paper cannot be found is ignored, as a bad
+        term is; several ``like:`` add up."""
+        from .similar import for_index
+
+        model = for_index(self)
+        similarity = np.zeros(self.n, np.float32)
+        names: list[str] = []
+        words: list[str] = []
+        ignored = list(q.ignored)
+        for term in likes:
+            value = term.value
+            if value.startswith(("#", "is:")):
+                if library is None:
+                    ids: set[str] = set()
+                elif value.startswith("#"):
+                    ids = library.ids_with_tag(value[1:])
+                else:
+                    ids = library.ids_with_state(value[3:])
+                seeds = [p for p in map(self._position, ids) if p is not None]
+                ranking = model.like_set_cached(seeds)
+                name = value if value.startswith("#") else f"{value[3:]} papers"
+                names.append(name if seeds else f"{name} (none)")
+            else:
+                try:
+                    doc = self.corpus.index_of(self.corpus.resolve(value).id)
+                except LookupError:
+                    ignored.append(f"like:{value}")
+                    continue
+                ranking = model.like_paper_cached(doc)
+                names.append(_short(self.title_of(doc)))
+            mask[ranking.seeds] = False
+            similarity += np.where(np.isfinite(ranking.scores), ranking.scores, 0)
+            words.extend(w for w in ranking.words if w not in words)
+        if len(ignored) != len(q.ignored):
+            q = Query(q.terms, tuple(ignored))
+        docs = np.nonzero(mask)[0]
+        order = docs[np.lexsort((-total[docs], -similarity[docs]))]
+        description = f"ranked like {' + '.join(names)}" if names else ""
+        return SearchResult(
+            self,
+            q,
+            order,
+            similarity,
+            matcher,
+            notes=notes,
+            ranked_like=description,
+            like_words=tuple(words[:5]),
+        )
 
     def _term(
         self,
@@ -336,6 +406,8 @@ class SearchIndex:
             return (self._years >= int(lo)) & (self._years <= int(hi or lo)), None
         if kind in ("tag", "is"):
             return self._library_mask(term, library), None
+        if kind == "like":  # orders, filters nothing (see _ranked_like)
+            return np.ones(self.n, dtype=bool), None
         raise AssertionError(kind)
 
     def _library_mask(self, term: Term, library: LibraryState | None) -> npt.NDArray[np.bool_]:
@@ -511,6 +583,10 @@ class SearchIndex:
             p.nbytes()
             for p in (self.text.folded, self.text.cased, self.titles.folded, self.titles.cased)
         )
+
+
+def _short(title: str, width: int = 40) -> str:
+    return title if len(title) <= width else title[: width - 1].rstrip() + "…"
 
 
 def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings) -> float:

@@ -44,6 +44,7 @@ class Term:
     """A positive or negative condition on a paper."""
 
     kind: str  # "words" | "phrase" | "title_start" | "title" | "tag" | "is" | "venue" | "year"
+    # | "like" (orders instead of filtering)
     words: tuple[Word, ...] = ()
     value: str = ""
     negated: bool = False
@@ -61,7 +62,7 @@ class Query:
 
 
 _IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged"}
-_LEXER = re.compile(r'!?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
+_LEXER = re.compile(r'!?(?:like:)?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
 
 
 def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
@@ -127,6 +128,10 @@ def parse_query(text: str) -> Query:
         ignored.append("|")
     terms: list[Term] = []
     for group in groups:
+        if len(group) > 1 and any(t.kind == "like" for t in group):
+            # a ranking is no alternative to a condition: `like:X | word` keeps the word
+            ignored.extend(f"like:{t.value}" for t in group if t.kind == "like")
+            group = [t for t in group if t.kind != "like"]
         if len(group) == 1:
             terms.append(group[0])
         else:
@@ -158,6 +163,8 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
             ignored.append(raw)
             return None
         return Term("is", value=value, negated=negated)
+    if lowered.startswith("like:"):
+        return _parse_like(token[5:], raw, negated, ignored)
     if token.startswith("#"):
         tag = token[1:]
         if tag.startswith('"'):  # #"reading list": a tag with spaces
@@ -204,6 +211,25 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
     if len(words) > 1 and not negated:
         return Term("phrase_loose", words, value=token, negated=negated)
     return Term("words", words, negated=negated)
+
+
+def _parse_like(target: str, raw: str, negated: bool, ignored: list[str]) -> Term | None:
+    """``like:ID``, ``like:#tag``, ``like:is:bookmarked``: a ranking, never a condition, so
+    it cannot be negated. ``value``: ``#tag``, ``is:state`` or a lower-case id prefix."""
+    lowered = target.lower()
+    value = ""
+    if target.startswith("#"):
+        tag = " ".join(target[1:].strip('"').split())
+        value = f"#{tag}" if tag else ""
+    elif lowered.startswith("is:"):
+        state = "bookmarked" if lowered[3:] == "bookmark" else lowered[3:]
+        value = f"is:{state}" if state in _IS_VALUES else ""
+    elif re.fullmatch(r"[0-9a-f]+", lowered):
+        value = lowered
+    if negated or not value:
+        ignored.append(raw)
+        return None
+    return Term("like", value=value)
 
 
 def _positive_words(query: Query) -> tuple[Word, ...]:

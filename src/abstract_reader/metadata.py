@@ -1,0 +1,203 @@
+"""The effective-metadata rule, in one place: what title, authors, year, … a paper shows.
+
+Three layers, per field, first that has a value wins:
+
+1. the library's metadata for the paper (set by hand with ``e`` / ``meta``, or written by
+   ``match`` — then with a provenance record saying where it came from);
+2. the paper's own record, when it was loaded from a metadata source (OpenReview, arXiv,
+   BibTeX, RIS, CSL-JSON) rather than a bare dump;
+3. the dump: venue and year from its header, and a title derived from the abstract.
+
+Provenance of matched metadata lives in the library's key/value ``settings`` table under
+``provenance:<paper id>`` (a JSON object), so no schema change was needed: it says which
+source and record the metadata came from, and what ``match`` wrote — metadata that no longer
+equals what was written has been edited by hand since, and ``match`` leaves it alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .text import sanitise
+
+if TYPE_CHECKING:
+    from .corpus import Paper
+    from .library import Metadata, Snapshot
+
+PROVENANCE_PREFIX = "provenance:"
+
+_DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
+_DOI_PREFIXES = re.compile(
+    r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*|urn:doi:|info:doi/)", re.IGNORECASE
+)
+_ARXIV_URL_RE = re.compile(
+    r"^https?://(?:www\.)?(?:export\.)?arxiv\.org/(?:abs|pdf)/"
+    r"(?P<id>(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7}))(?:v\d+)?(?:\.pdf)?/?$",
+)
+
+
+def venue_year(venue: str | None, year: int | None) -> str:
+    """ "NeurIPS 2026"; the year is not repeated when the venue names it ("NeurIPS 2025
+    poster"); "" when neither is known."""
+    if venue and year and str(year) in venue:
+        return venue
+    return " ".join(p for p in (venue, str(year) if year else None) if p)
+
+
+def normalise_doi(raw: str) -> str:
+    """``https://doi.org/10.1/x``, ``doi:10.1/x`` … → ``10.1/x``. Raises ValueError when
+    what remains is not a DOI (``10.NNNN/…``)."""
+    doi = _DOI_PREFIXES.sub("", raw.strip()).strip()
+    if not _DOI_RE.match(doi):
+        raise ValueError(f"{raw!r} is not a DOI (expected 10.NNNN/…, or https://doi.org/10.…)")
+    return doi
+
+
+def arxiv_id_from_url(url: str | None) -> str | None:
+    """``https://arxiv.org/abs/2401.01234v2`` → ``2401.01234`` (None for other URLs)."""
+    if not url:
+        return None
+    found = _ARXIV_URL_RE.match(url.strip())
+    return found.group("id") if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where ``match`` found a paper's metadata, and what it wrote to the library."""
+
+    source: str  #: "openreview", "arxiv", "bibtex", "ris", "csl-json"
+    record: str  #: the record's id in that source (forum id, arXiv id, BibTeX key, …)
+    location: str = ""  #: the file or cache it was read from
+    score: float = 0.0
+    venue: str | None = None
+    primary_class: str | None = None
+    written: dict[str, Any] | None = None  #: ``Metadata.as_dict()`` as written by match
+
+    def describe(self) -> str:
+        where = f" in {self.location}" if self.location else ""
+        return f"{self.source} record {self.record}{where} (matched, score {self.score:.0f})"
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "source": self.source,
+                "record": self.record,
+                "location": self.location,
+                "score": self.score,
+                "venue": self.venue,
+                "primary_class": self.primary_class,
+                "written": self.written,
+            },
+            ensure_ascii=False,
+        )
+
+    @staticmethod
+    def from_json(raw: str) -> Provenance | None:
+        try:
+            data = json.loads(raw)
+            if not isinstance(data, dict):
+                return None
+
+            def text(key: str) -> str | None:
+                value = data.get(key)
+                return sanitise(value) if isinstance(value, str) and value else None
+
+            written = data.get("written")
+            score = data.get("score")
+            return Provenance(
+                source=text("source") or "unknown",
+                record=text("record") or "?",
+                location=text("location") or "",
+                score=float(score) if isinstance(score, int | float) else 0.0,
+                venue=text("venue"),
+                primary_class=text("primary_class"),
+                written=written if isinstance(written, dict) else None,
+            )
+        except (ValueError, TypeError):
+            return None
+
+
+def provenance(snapshot: Snapshot | None, paper_id: str) -> Provenance | None:
+    """The provenance ``match`` stored for a paper, if any."""
+    if snapshot is None:
+        return None
+    raw = snapshot.settings.get(PROVENANCE_PREFIX + paper_id)
+    return Provenance.from_json(raw) if raw else None
+
+
+def set_by_hand(meta: Metadata | None, prov: Provenance | None) -> bool:
+    """True when the library holds metadata that the user set (or edited) by hand: there is
+    metadata, and it is not exactly what ``match`` wrote."""
+    if meta is None or meta.empty:
+        return False
+    return prov is None or prov.written != meta.as_dict()
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveMetadata:
+    """A paper's metadata as shown and cited."""
+
+    title: str
+    title_derived: bool  #: True: a stand-in derived from the abstract
+    authors: tuple[str, ...]  #: "First Last", in order
+    year: int | None
+    venue: str | None
+    url: str | None
+    doi: str | None
+    eprint: str | None = None  #: arXiv id, when known
+    primary_class: str | None = None  #: arXiv primary category, when known
+    origin: str = "derived"  #: "hand" (library, by hand), "match", "record", "derived"
+    provenance: Provenance | None = None  #: set when ``match`` wrote (or once wrote) it
+
+
+def effective_metadata(
+    paper: Paper, library_meta: Metadata | None, prov: Provenance | None = None
+) -> EffectiveMetadata:
+    """The one rule: library metadata (by hand or by ``match``) overrides the paper's record
+    metadata, which overrides the dump's facts and the derived title — field by field.
+
+    ``library_meta`` is ``snapshot.metadata.get(paper.id)``; ``prov`` is
+    ``provenance(snapshot, paper.id)`` (only needed to show where matched metadata came from
+    and for its venue / arXiv category). ``effective(paper, snapshot)`` does both lookups."""
+    meta = library_meta if library_meta is not None and not library_meta.empty else None
+    if meta is None:
+        origin = "derived" if paper.title_derived else "record"
+    else:
+        origin = "hand" if set_by_hand(meta, prov) else "match"
+    title, derived = paper.title, paper.title_derived
+    if meta is not None and meta.title:
+        title, derived = meta.title, False
+    url = (meta.url if meta and meta.url else None) or paper.url
+    eprint = arxiv_id_from_url(url) or paper.eprint
+    venue = (prov.venue if prov is not None and prov.venue else None) or paper.venue
+    return EffectiveMetadata(
+        title=title,
+        title_derived=derived,
+        authors=meta.authors if meta and meta.authors else paper.authors,
+        year=meta.year if meta and meta.year else paper.year,
+        venue=venue,
+        url=url,
+        doi=(meta.doi if meta and meta.doi else None) or paper.doi,
+        eprint=eprint,
+        primary_class=(prov.primary_class if prov is not None else None) or paper.primary_class,
+        origin=origin,
+        provenance=prov,
+    )
+
+
+def effective(paper: Paper, snapshot: Snapshot | None) -> EffectiveMetadata:
+    """``effective_metadata`` with the library lookups done (None: no library)."""
+    if snapshot is None:
+        return effective_metadata(paper, None)
+    return effective_metadata(
+        paper, snapshot.metadata.get(paper.id), provenance(snapshot, paper.id)
+    )
+
+
+def title_overrides(snapshot: Snapshot) -> dict[str, str]:
+    """Paper id → title from the library, for the search index's titles (the first layer of
+    the rule; the paper's own title is the index's default)."""
+    return {pid: m.title for pid, m in snapshot.metadata.items() if m.title}
