@@ -393,7 +393,7 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
         from .metadata import title_overrides
 
         index.set_title_overrides(title_overrides(snapshot))
-        result = index.search(args.query, library)
+        result = index.search(args.query, library, phrase_limit=None)  # exact for export
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
         papers = [result.paper_at(i) for i in range(len(result))]
