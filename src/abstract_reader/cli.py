@@ -149,6 +149,22 @@ exit codes:
 )
 
 
+def _abstract_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--abstract",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="BibTeX: include abstract and keywords (tags); default: the library's "
+        "cite_abstract setting (on/off), else off",
+    )
+
+
+def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
+    if args.abstract is not None:
+        return bool(args.abstract)
+    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -218,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="default: the library's setting, else bibtex",
     )
     p.add_argument("--copy", action="store_true", help="also copy to the clipboard")
+    _abstract_flag(p)
 
     p = sub.add_parser("export", help="export a reading list")
     _common(p)
@@ -225,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=EXPORT_FORMATS, required=True)
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically)")
     p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
+    _abstract_flag(p)
 
     p = sub.add_parser(
         "match",
@@ -642,7 +660,11 @@ def cmd_cite(args: argparse.Namespace) -> int:
     if fmt not in FORMATS:  # a setting written by another tool or version
         _error(f"warning: unknown citation format {fmt!r} in the library's settings; using bibtex")
         fmt = "bibtex"
-    text = format_records([record(p, library.snapshot) for p in papers], fmt)
+    text = format_records(
+        [record(p, library.snapshot) for p in papers],
+        fmt,
+        with_abstract=_with_abstract(args, library),
+    )
     sys.stdout.write(text)
     if args.copy:
         sys.stdout.flush()
@@ -660,7 +682,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
-    text = format_records(records, args.format)
+    text = format_records(records, args.format, with_abstract=_with_abstract(args, library))
     if args.output and args.output != "-":
         _write_file(args.output, text, force=args.force)
         _note(f"Exported {len(records)} papers to {args.output}")
