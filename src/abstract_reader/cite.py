@@ -17,7 +17,7 @@ from typing import Any
 
 from .corpus import Paper
 from .library import Snapshot
-from .metadata import Provenance, effective
+from .metadata import Provenance, effective, venue_year
 from .text import render, sanitise
 
 FORMATS = ("bibtex", "text", "markdown", "csl-json")
@@ -223,7 +223,7 @@ def _bib_value(name: str, value: str) -> str:
 
 
 def _venue_year(rec: Record) -> str:
-    return " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+    return venue_year(rec.venue, rec.year)
 
 
 def _plain_title(rec: Record) -> str:

@@ -16,7 +16,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
 
@@ -40,6 +40,7 @@ SUBCOMMANDS = (
     "cite",
     "export",
     "library",
+    "match",
     "config",
     "completion",
 )
@@ -184,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tags", help="every tag with its count; records of unloaded papers")
     _common(p)
     p.add_argument("--rename", nargs=2, metavar=("OLD", "NEW"), help="rename a tag on every paper")
+    p.add_argument(
+        "--merge", action="store_true", help="with --rename onto an existing tag: merge the two"
+    )
     p.add_argument("--delete", metavar="TAG", help="remove a tag from every paper")
 
     p = sub.add_parser("note", help="print or set a paper's note")
@@ -221,6 +225,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=EXPORT_FORMATS, required=True)
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically)")
     p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
+
+    p = sub.add_parser(
+        "match",
+        help="give dump papers their real metadata from metadata files, OpenReview, arXiv",
+        description="For each loaded paper whose title is derived, find the record that is the "
+        "same paper (same abstract after normalisation, tolerant of a sentence added or "
+        "dropped) and store its title, authors, year, URL and DOI in the library. Ambiguous "
+        "cases are listed with their scores, never written; metadata set by hand is kept "
+        "unless --force. Only this command uses the network (--openreview, --arxiv).",
+    )
+    _common(p)
+    p.add_argument(
+        "files", nargs="*", metavar="FILE", help="metadata files (.jsonl, .json, .bib, .ris)"
+    )
+    p.add_argument(
+        "--openreview",
+        action="append",
+        default=[],
+        metavar="VENUE_ID",
+        help="download (once; then cached) a venue's notes, e.g. NeurIPS.cc/2025/Conference",
+    )
+    p.add_argument(
+        "--arxiv", action="store_true", help="search arXiv for papers still unmatched (slow)"
+    )
+    p.add_argument("--refresh", action="store_true", help="download OpenReview notes again")
+    p.add_argument("--dry-run", action="store_true", help="write nothing; say what would change")
+    p.add_argument("--force", action="store_true", help="replace metadata set by hand")
+    p.add_argument("--json", action="store_true", help="one JSON line per paper")
 
     p = sub.add_parser("library", help="export or import the whole library as JSON")
     lib_sub = p.add_subparsers(dest="library_command", metavar="ACTION", parser_class=_Parser)
@@ -392,6 +424,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     library = _open_library(args)
     records = _records(corpus, library, args)
     out = sys.stdout
+    from .metadata import venue_year
+
     if args.json:
         from .cite import json_record
 
@@ -399,7 +433,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             out.write(_json_line(json_record(rec)))
     else:
         for rec in records:
-            venue = " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+            venue = venue_year(rec.venue, rec.year)
             flags = ("★" if rec.bookmarked else " ") + (" " if rec.read else "•")
             tags = f"  [{', '.join(rec.tags)}]" if rec.tags else ""
             _say(out, f"{rec.id[:12]}  {flags}  {venue or '?':<13}  {rec.title}{tags}")
@@ -408,6 +442,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from .cite import record
+    from .metadata import venue_year
     from .text import cap, render
 
     corpus = _load(args)
@@ -420,7 +455,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     width = min(100, shutil.get_terminal_size((100, 24)).columns)
     lines = [rec.title + ("   (derived title)" if rec.title_derived else "")]
     lines.append("=" * min(width, len(lines[0])))
-    venue = " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+    venue = venue_year(rec.venue, rec.year)
     lines.append(f"id:        {rec.id}")
     lines.append(f"venue:     {venue or 'unknown'}")
     lines.append("sources:   " + ", ".join(f"{s['file']} #{s['index']}" for s in rec.sources))
@@ -439,7 +474,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"state:     {'bookmarked, ' if rec.bookmarked else ''}{'read' if rec.read else 'unread'}"
     )
     lines.append("")
-    text, cut = cap(render(paper.abstract).text, 10**12 if args.full else SHOW_LIMIT)
+    rendered = render(paper.abstract, None if args.full else SHOW_LIMIT)  # cut, then render
+    text, cut = cap(rendered.text, SHOW_LIMIT) if not args.full else (rendered.text, 0)
+    cut += rendered.cut
     lines.extend(textwrap.wrap(text, width=width) or [""])
     if cut:
         lines.append(f"… {cut:,} more characters (use --full to show everything)")
@@ -505,15 +542,19 @@ def cmd_bookmark(args: argparse.Namespace) -> int:
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
-    from .library import LibraryError
+    from .library import LibraryError, TagExists
 
     corpus = _load(args)
     library = _open_library(args)
     try:
         if args.rename:
-            library.rename_tag(*args.rename)
+            library.rename_tag(*args.rename, merge=args.merge)
         if args.delete:
             library.delete_tag(args.delete)
+    except TagExists as exc:
+        raise Failure(
+            f"a tag named {exc.new!r} already exists; pass --merge to merge {exc.old!r} into it"
+        ) from None
     except LibraryError as exc:
         raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
@@ -654,6 +695,144 @@ def cmd_library(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress(text: str) -> None:
+    _say(sys.stderr, text)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from . import match, net
+    from .library import LibraryError
+    from .paths import cache_dir
+    from .sources import RecordProblem, SourceError, read_records
+    from .text import render
+
+    corpus = _load(args)
+    if not (args.files or args.openreview or args.arxiv or corpus.metadata_files):
+        raise _Usage("match: give metadata FILEs, --openreview VENUE_ID or --arxiv")
+    library = _open_library(args)
+    snapshot = library.snapshot
+    todo, kept = match.targets(corpus, snapshot, args.force)
+    matcher = match.Matcher((p.id, p.abstract) for p in todo)
+
+    def feed(path: Path, shown: str) -> None:
+        problems = 0
+        try:
+            for item in read_records(path):
+                if isinstance(item, RecordProblem):
+                    problems += 1
+                    if problems <= 20:
+                        _error(f"warning: {shown}: {item}")
+                    continue
+                matcher.feed(item)
+        except SourceError as exc:
+            raise Failure(f"{shown}: {exc}") from None
+        if problems > 20:
+            _error(f"warning: {shown}: … and {problems - 20} more malformed records skipped")
+
+    for name in [*args.files, *corpus.metadata_files]:
+        feed(Path(name), name)
+    for venue in args.openreview:
+        try:
+            cache, fresh = net.openreview_notes(
+                venue, cache_dir() / "net", _progress, refresh=args.refresh
+            )
+        except net.NetworkError as exc:
+            raise Failure(f"{exc} (nothing written)") from None
+        if fresh:
+            _progress(f"OpenReview {venue}: downloaded; cached in {cache}")
+        else:
+            _progress(f"OpenReview {venue}: using the cached download {cache} (--refresh to renew)")
+        feed(cache, str(cache))
+    verdicts = {v.paper_id: v for v in matcher.verdicts()}
+    if args.arxiv:
+        client = net.ArxivClient(_progress)
+        pending = [p for p in todo if verdicts[p.id].status == "unmatched"]
+        found = 0
+        for n, paper in enumerate(pending, start=1):
+            phrase = net.distinctive_phrase(render(paper.abstract).text)
+            if phrase is None:
+                continue
+            try:
+                results = client.search_phrase(phrase)
+            except net.NetworkError as exc:
+                raise Failure(f"{exc} (nothing written)") from None
+            one = match.Matcher([(paper.id, paper.abstract)])
+            for rec in results:
+                one.feed(rec)
+            verdict = match.decide(paper.id, matcher.found[paper.id] + one.found[paper.id])
+            verdicts[paper.id] = verdict
+            found += verdict.status == "matched"
+            _progress(f"arXiv: {n}/{len(pending)} searched, {found} matched")
+    planned = match.outcomes(todo, verdicts, snapshot, kept)
+    written = 0
+    if not args.dry_run:
+        try:
+            written = match.write(library, planned)
+        except LibraryError as exc:
+            raise Failure(str(exc)) from None
+    _match_report(planned, args, written)
+    return 0
+
+
+def _match_report(planned: list[Any], args: argparse.Namespace, written: int) -> None:
+    out = sys.stdout
+    counts = dict.fromkeys(("matched", "ambiguous", "unmatched", "kept"), 0)
+    due = 0
+    for o in planned:
+        counts[o.status] += 1
+        due += o.changed
+        cands = [
+            {
+                "source": c.record.source,
+                "record": c.record.record_id,
+                "score": c.score,
+                "title": c.record.title,
+            }
+            for c in o.verdict.candidates
+        ]
+        if args.json:
+            best = o.verdict.best if o.status == "matched" else None
+            line = {
+                "id": o.paper.id,
+                "status": o.status,
+                "change": o.changed,
+                "written": o.changed and not args.dry_run,
+                "score": best.score if best else None,
+                "record": cands[0] if best else None,
+                "candidates": cands,
+            }
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        elif o.status == "matched" and o.changed:
+            best = o.verdict.best
+            verb = "would write" if args.dry_run else "matched"
+            _say(
+                out,
+                f"{verb:<11} {o.paper.short_id}  {best.record.title}  ← "
+                f"{best.record.source}:{best.record.record_id} (score {best.score:.0f})",
+            )
+        elif o.status == "ambiguous":
+            _say(out, f"ambiguous   {o.paper.short_id}  {o.paper.title}")
+            for c in cands:
+                _say(out, f"    {c['score']:5.1f}  {c['source']}:{c['record']}  {c['title']}")
+    total = len(planned)
+    noun = "paper" if total == 1 else "papers"
+    done = (
+        f"{due} would be written (dry run: nothing written)"
+        if args.dry_run
+        else f"{written} written, {counts['matched'] - written} already there"
+    )
+    summary = (
+        f"{total} {noun} with derived titles: {counts['matched']} matched ({done}), "
+        f"{counts['ambiguous']} ambiguous, {counts['unmatched']} unmatched, "
+        f"{counts['kept']} kept (set by hand; --force replaces)"
+    )
+    _say(sys.stderr if args.json else out, summary)
+
+
+class _Usage(Exception):
+    """A usage error found after parsing: exit 2."""
+
+
 def cmd_completion(args: argparse.Namespace) -> int:
     from .completion import script, spec
 
@@ -707,6 +886,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "cite": cmd_cite,
     "export": cmd_export,
     "library": cmd_library,
+    "match": cmd_match,
 }
 
 
@@ -838,6 +1018,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Failure as exc:
         _error(str(exc))
         return 1
+    except _Usage as exc:
+        _error(str(exc))
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -23,7 +23,16 @@ from ..text import fold, fold_accents, render
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
 from .postings import IntArray, _FieldIndex, _Postings
-from .query import _WORD_RE, Query, Term, Word, _positive_words, _without_typos, parse_query
+from .query import (
+    _WORD_RE,
+    MAX_WORD,
+    Query,
+    Term,
+    Word,
+    _positive_words,
+    _without_typos,
+    parse_query,
+)
 
 EXACT, PREFIX, TYPO = 4.0, 2.0, 1.0
 TITLE_BONUS = 1.5
@@ -51,8 +60,8 @@ class _Matcher:
     typo_words: frozenset[str]
 
     def matches(self, token: str) -> bool:
-        lowered = fold(token)
-        cased = fold_accents(token)
+        lowered = fold(token)[:MAX_WORD]
+        cased = fold_accents(token)[:MAX_WORD]
         for w in self.words:
             form = cased if w.case_sensitive else lowered
             if form == w.text or (w.prefix and form.startswith(w.text)):
@@ -92,12 +101,19 @@ class SearchResult(Sequence[Hit]):
         order: IntArray,
         scores: npt.NDArray[np.float32] | None,
         matcher: _Matcher,
+        *,
+        ranked_like: str = "",
+        like_words: tuple[str, ...] = (),
     ) -> None:
         self.source = index
         self.query = query
         self.order = order
         self._scores = scores
         self.matcher = matcher
+        #: what ``like:`` ranks by, for the status line ("ranked like #robust"); "" if none
+        self.ranked_like = ranked_like
+        #: the words that drove a ``like:`` ranking, strongest first
+        self.like_words = like_words
 
     @property
     def ignored(self) -> tuple[str, ...]:
@@ -169,7 +185,7 @@ class SearchIndex:
         self._venues = np.fromiter(
             (codes[(p.venue or "").lower()] for p in corpus.papers), np.int32, self.n
         )
-        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int32, self.n)
+        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int64, self.n)
         self._word_cache: dict[tuple[str, bool, Word], WordMatch] = {}
         self._first_ids: dict[str, IntArray] = {}
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
@@ -213,9 +229,71 @@ class SearchIndex:
                 if score is not None:
                     total += score
         matcher.typo_words = frozenset(typo_words)
+        likes = [t for t in q.terms if t.kind == "like"]
+        if likes:
+            return self._ranked_like(q, likes, mask, total, matcher, library=library)
         docs = np.nonzero(mask)[0]
         order = docs[np.argsort(-total[docs], kind="stable")]
         return SearchResult(self, q, order, total, matcher)
+
+    def _ranked_like(
+        self,
+        q: Query,
+        likes: list[Term],
+        mask: npt.NDArray[np.bool_],
+        total: npt.NDArray[np.float32],
+        matcher: _Matcher,
+        *,
+        library: LibraryState | None,
+    ) -> SearchResult:
+        """The other terms filter; ``like:`` orders (its seeds left out), the other terms'
+        scores break ties. A ``like:`` whose paper cannot be found is ignored, as a bad
+        term is; several ``like:`` add up."""
+        from .similar import for_index
+
+        model = for_index(self)
+        similarity = np.zeros(self.n, np.float32)
+        names: list[str] = []
+        words: list[str] = []
+        ignored = list(q.ignored)
+        for term in likes:
+            value = term.value
+            if value.startswith(("#", "is:")):
+                if library is None:
+                    ids: set[str] = set()
+                elif value.startswith("#"):
+                    ids = library.ids_with_tag(value[1:])
+                else:
+                    ids = library.ids_with_state(value[3:])
+                seeds = [p for p in map(self._position, ids) if p is not None]
+                ranking = model.like_set_cached(seeds)
+                name = value if value.startswith("#") else f"{value[3:]} papers"
+                names.append(name if seeds else f"{name} (none)")
+            else:
+                try:
+                    doc = self.corpus.index_of(self.corpus.resolve(value).id)
+                except LookupError:
+                    ignored.append(f"like:{value}")
+                    continue
+                ranking = model.like_paper_cached(doc)
+                names.append(_short(self.title_of(doc)))
+            mask[ranking.seeds] = False
+            similarity += np.where(np.isfinite(ranking.scores), ranking.scores, 0)
+            words.extend(w for w in ranking.words if w not in words)
+        if len(ignored) != len(q.ignored):
+            q = Query(q.terms, tuple(ignored))
+        docs = np.nonzero(mask)[0]
+        order = docs[np.lexsort((-total[docs], -similarity[docs]))]
+        description = f"ranked like {' + '.join(names)}" if names else ""
+        return SearchResult(
+            self,
+            q,
+            order,
+            similarity,
+            matcher,
+            ranked_like=description,
+            like_words=tuple(words[:5]),
+        )
 
     def _term(
         self, term: Term, library: LibraryState | None, typo_words: set[str]
@@ -266,6 +344,8 @@ class SearchIndex:
             return (self._years >= int(lo)) & (self._years <= int(hi or lo)), None
         if kind in ("tag", "is"):
             return self._library_mask(term, library), None
+        if kind == "like":  # orders, filters nothing (see _ranked_like)
+            return np.ones(self.n, dtype=bool), None
         raise AssertionError(kind)
 
     def _library_mask(self, term: Term, library: LibraryState | None) -> npt.NDArray[np.bool_]:
@@ -364,7 +444,9 @@ class SearchIndex:
         for doc, title in self._title_overrides.items():
             m = _WORD_RE.search(title)
             form = (
-                (fold_accents(m.group()) if word.case_sensitive else fold(m.group())) if m else ""
+                (fold_accents(m.group()) if word.case_sensitive else fold(m.group()))[:MAX_WORD]
+                if m
+                else ""
             )
             mask[doc] = bool(form) and (
                 form == word.text or (word.prefix and form.startswith(word.text))
@@ -382,6 +464,7 @@ class SearchIndex:
                 m = _WORD_RE.search(paper.title)
                 if m:
                     form = fold_accents(m.group()) if case_sensitive else fold(m.group())
+                    form = form[:MAX_WORD]
                     cached[doc] = postings.find(form)
             self._first_ids[key] = cached
         return cached
@@ -426,11 +509,15 @@ class SearchIndex:
         )
 
 
+def _short(title: str, width: int = 40) -> str:
+    return title if len(title) <= width else title[: width - 1].rstrip() + "…"
+
+
 def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings) -> float:
     best = 0.0
     typo_forms = {postings.words[i]: edits for i, edits in match.typos}
     for token in _WORD_RE.findall(text):
-        form = fold_accents(token) if word.case_sensitive else fold(token)
+        form = (fold_accents(token) if word.case_sensitive else fold(token))[:MAX_WORD]
         if form == word.text:
             return EXACT
         if word.prefix and form.startswith(word.text):
@@ -444,7 +531,12 @@ def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings)
 def _phrase_pattern(words: tuple[Word, ...]) -> re.Pattern[str]:
     """The words with only non-word characters between them. It starts with a literal, so
     the regex engine can scan fast; word boundaries are checked by `_phrase_starts`."""
-    return re.compile(r"[\W_]+".join(re.escape(w.text.lower()) for w in words))
+    return re.compile(
+        r"[\W_]+".join(
+            re.escape(w.text.lower()) + (r"[^\W_]*" if len(w.text) >= MAX_WORD else "")
+            for w in words
+        )
+    )
 
 
 def _phrase_starts(pattern: re.Pattern[str], text: str, first: bool = False) -> list[int]:

@@ -67,20 +67,40 @@ def _clean(fragment: str) -> str:
     return " ".join(cleaned.split())
 
 
+#: Words that start a phrase: a title cut before one ends on a whole phrase.
+_PHRASE_STARTS = {
+    "for", "of", "in", "on", "with", "via", "under", "through", "across", "from", "between",
+    "into", "within", "over", "without", "at", "by", "as", "to", "and", "or", "but", "that",
+    "which", "where", "while", "whose", "when", "using", "based", "rather", "than",
+}  # fmt: skip
+
+
 def shorten(text: str, limit: int = TITLE_MAX) -> str:
-    """Cut at a word boundary to at most ``limit`` characters (ellipsis included)."""
+    """At most ``limit`` characters of whole words, ending on a whole phrase, no "…".
+
+    Too long: keep the words that fit, then end before the last word that starts a phrase
+    ("for", "that", "and" …) when that keeps at least three words; never a dangling
+    article or preposition. One enormous word is cut (there is nothing whole to keep).
+    """
     text = " ".join(text.split()).strip(" ,;:-")
     if len(text) <= limit:
         return text
-    words = text[: limit - 1].split(" ")
-    if len(words) > 1:
-        words = words[:-1]  # the last word may be cut: drop it
-    while len(words) > 1 and words[-1].lower().strip(",;:") in _STOPWORD_END:
-        words.pop()
-    head = " ".join(words).rstrip(" ,;:-")
-    if len(head) > limit - 1:  # one enormous word: nothing sensible to keep whole
-        head = head[: limit - 1]
-    return head + "…"
+    words = text.split(" ")
+    kept: list[str] = []
+    size = -1
+    for word in words:
+        if size + 1 + len(word) > limit:
+            break
+        kept.append(word)
+        size += 1 + len(word)
+    if not kept:  # one enormous word
+        return text[:limit]
+    cut = max((i for i in range(3, len(kept)) if kept[i].lower() in _PHRASE_STARTS), default=0)
+    if cut:
+        kept = kept[:cut]
+    while len(kept) > 1 and kept[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+        kept.pop()
+    return " ".join(kept).rstrip(" ,;:-")
 
 
 def _capitalise(text: str) -> str:
@@ -260,6 +280,8 @@ _VAGUE_STARTS = (
     "formal model",
     "simple",
     "first",
+    "question",
+    "problem",
 )
 
 
@@ -314,6 +336,10 @@ def derive_title(source: str) -> str:
                 return shorten(strip_markup_fast(title))
     if contribution:
         return shorten(strip_markup_fast(contribution))
+    if " we " in lowered or "this paper" in lowered or "our " in lowered or lowered[:3] == "we ":
+        what = _what_it_does(head)
+        if what:
+            return what
     sentence = _first_sentence(head)
     clause = _CLAUSE_RE.split(sentence, maxsplit=1)[0]
     lead_in = clause.split(" ", 1)[0].lower() in _LEAD_IN
@@ -321,6 +347,101 @@ def derive_title(source: str) -> str:
         clause = sentence
     plain = _clean(strip_markup_fast(clause))
     return shorten(plain) or "(empty abstract)"
+
+
+_SUBJECT = (
+    r"(?:\b[Ww]e|\b[Tt]his (?:paper|work)|\b[Oo]ur (?:paper|work))\s+"
+    r"(?:(?:also|further|then|first|next|critically|formally|jointly|systematically|"
+    r"therefore|thus|here)\s+)?"
+)
+#: "We give X": X is what the paper makes.
+_MAKES_RE = re.compile(
+    _SUBJECT + r"(?:give|gives|publish|publishes|establish|establishes|derive|derives)\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+#: "Our main finding is that X": X is the claim.
+_FINDING_RE = re.compile(
+    r"\b[Oo]ur (?:main |key |central )?(?:finding|result|insight|message) is that\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+#: "We study X", "We consider the problem of X": X is the topic.
+_STUDIES_RE = re.compile(
+    _SUBJECT + r"(?:consider|considers|study|studies|investigate|investigates|address|"
+    r"addresses|tackle|tackles|initiate|initiates)\s+(?P<rest>[^.;:?]{8,300})"
+)
+#: "We argue that X": X is the claim.
+_CLAIMS_RE = re.compile(
+    _SUBJECT + r"(?:argue|argues|find|finds|found|show|shows|showed|demonstrate|"
+    r"demonstrates)\s+that\s+(?P<rest>[^.;:?]{8,300})"
+)
+#: "This paper rethinks X": "Rethinking X".
+_DOES_RE = re.compile(
+    _SUBJECT + r"(?P<verb>rethinks?|formali[sz]es?|characteri[sz]es?|evaluates?|benchmarks?|"
+    r"revisits?|analy[sz]e[sd]?|examines?|quantif(?:y|ies)|critically evaluates?)\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+_TOPIC_LEAD_RE = re.compile(
+    r"^(?:the (?:problem|question|task|setting) of |a (?:new |novel |formal |systematic |"
+    r"large-scale |empirical |comprehensive )*(?:study|analysis|evaluation|investigation) of |"
+    r"(?:a|an|the) )",
+    re.I,
+)
+_TITLE_STOP_RE = re.compile(
+    r",\s|\s\(|\s(?:—|–|--)\s|\s(?:that|which|whose|where|while|so that|in which|by|"
+    r"rather than|such that|because|thereby|when|and (?:show|prove|find|derive|demonstrate|"
+    r"propose|introduce|evaluate|use|establish|provide))\b"
+)
+_PRONOUNS = {"they", "it", "we", "this", "these", "our", "its", "their", "he", "she"}
+_ARTICLES = {"a", "an", "the"}
+_DEMONSTRATIVES = {"this", "these", "such", "those", "therefore", "thus", "also"}
+
+
+def _gerund(verb: str) -> str:
+    verb = verb.lower()
+    if verb.endswith("ies"):
+        verb = verb[:-3] + "y"
+    elif verb.endswith("ed") or (verb.endswith("s") and not verb.endswith("ss")):
+        verb = verb[:-1]  # "analyzed" → "analyze", "rethinks" → "rethink"
+    if verb.endswith("e") and not verb.endswith("ee"):
+        verb = verb[:-1]
+    return verb.capitalize() + "ing"
+
+
+def _phrase(rest: str, lead: str = "") -> str:
+    """A title from what follows a contribution verb: its first phrase, whole words."""
+    if "$" in rest or "\\" in rest:  # math makes a poor title
+        return ""
+    rest = _clean(strip_markup_fast(rest))
+    rest = _TOPIC_LEAD_RE.sub("", rest.strip())
+    stop = _TITLE_STOP_RE.search(rest)
+    if stop:
+        rest = rest[: stop.start()]
+    words = [w for w in rest.split() if w.lower() not in _DEMONSTRATIVES]
+    if lead:
+        words.insert(0, lead)
+    while words and words[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+        words.pop()
+    if len(words) < 3 or words[0].lower() in _PRONOUNS or words[-2].lower() in _ARTICLES:
+        return ""  # "They …", "… of a small" (cut inside a noun phrase)
+    return _capitalise(shorten(" ".join(words)))
+
+
+def _what_it_does(head: str) -> str:
+    """When nothing is named: what the paper gives, finds, studies or does, as a phrase.
+
+    Tried in that order, each on the first sentence that yields at least three words:
+    "we give adversarially robust ANN algorithms with …" → "Adversarially robust ANN
+    algorithms with sublinear query time"; "Our main finding is that X" → "X"; "we
+    consider the problem of X" → "X"; "we argue that X" → "X"; "this paper rethinks X" →
+    "Rethinking X".
+    """
+    for pattern in (_MAKES_RE, _FINDING_RE, _STUDIES_RE, _CLAIMS_RE, _DOES_RE):
+        for match in pattern.finditer(head):
+            verb = match.groupdict().get("verb")
+            title = _phrase(match.group("rest"), _gerund(verb) if verb else "")
+            if title and not title.lower().startswith(_VAGUE_STARTS):
+                return title
+    return ""
 
 
 def disambiguate(titles: list[str], keys: list[str]) -> list[str]:

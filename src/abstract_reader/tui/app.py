@@ -412,7 +412,7 @@ class ReaderApp(CitationActions):
 
         snap = self.library.snapshot
         rec = record(paper, snap)
-        rendered = render(paper.abstract)
+        rendered = render(paper.abstract, DISPLAY_LIMIT)  # cut before rendering, not after
         title_spans: tuple[tuple[int, int], ...] = ()
         body_spans: tuple[tuple[int, int], ...] = ()
         if self.result is not None and not self.result.query.empty:
