@@ -367,6 +367,8 @@ def _load(args: argparse.Namespace) -> Corpus:
     corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
     for problem in corpus.errors:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
+    if len(corpus.errors) > 1:  # one problem is its own line; several get the count too
+        _error(corpus.load_summary())
     return corpus
 
 
