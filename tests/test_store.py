@@ -188,7 +188,6 @@ UNDOABLE = [
     ("note", lambda lib: lib.set_note(IDS[0], "")),
     ("metadata", lambda lib: lib.set_metadata(IDS[0], Metadata(title="New", year=2020))),
     ("metadata", lambda lib: lib.set_metadata(IDS[0], Metadata())),
-    ("tags of 1 paper", lambda lib: lib.set_tags(IDS[0], ["fresh", "Other"])),
 ]
 
 
@@ -468,7 +467,6 @@ OPS = st.lists(
                 "merge",
                 "delete",
                 "undo",
-                "set_tags",
             ]
         ),
         st.lists(st.sampled_from(IDS[:5]), min_size=1, max_size=3),
@@ -492,7 +490,6 @@ def _apply(lib: Library, op: str, ids: list[str], word: str) -> None:
         "merge": lambda: lib.rename_tag(word, "y", merge=True),
         "delete": lambda: lib.delete_tag(word),
         "undo": lib.undo,
-        "set_tags": lambda: lib.set_tags(ids[0], [word, "y"]),
     }
     with contextlib.suppress(LibraryError):
         calls[op]()

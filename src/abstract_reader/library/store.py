@@ -600,33 +600,6 @@ class Library:
 
         self._transact(what, build)
 
-    def set_tags(self, paper_id: str, tags: Iterable[str]) -> None:
-        """Make one paper's tags exactly ``tags``: the tags it has *now* that are not wanted
-        are removed, the missing ones added (deltas computed inside the transaction).
-
-        Deprecated: a caller that read the tags earlier should send ``add_tags`` /
-        ``remove_tags`` for what the user changed, so a tag added elsewhere meanwhile stays."""
-        wanted = _unique_tags(tags)
-        keys = {t.casefold() for t in wanted}
-        now = time.time()
-
-        def build(change: _Change) -> None:
-            have = [
-                as_text(r[0])
-                for r in change.conn.execute(
-                    "SELECT t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"
-                    " WHERE pt.paper_id = ?",
-                    (paper_id,),
-                )
-            ]
-            for name in have:
-                if name.casefold() not in keys:
-                    change.apply({"op": "untag", "name": name, "ids": [paper_id]})
-            for name in wanted:
-                change.apply({"op": "tag", "name": name, "add": {paper_id: now}})
-
-        self._transact("tags of 1 paper", build)
-
     def rename_tag(self, old: str, new: str, *, merge: bool = False) -> None:
         """Rename a tag on every paper. Renaming onto another existing tag raises
         ``TagExists`` unless ``merge`` (then the papers of ``old`` get ``new``)."""
