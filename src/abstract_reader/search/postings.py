@@ -207,18 +207,21 @@ def _tokenise_in_two(
         replies = [answer.read_bytes()]
     sizes = np.frombuffer(replies[0][:24], "<i8")
     body = memoryview(replies[0])[24:]
-    other = bytes(body[: sizes[0]]).decode("utf-8").split("\0") if sizes[0] else []
+    other = str(body[: sizes[0]], "utf-8").split("\0") if sizes[0] else []
     ids_b = np.frombuffer(body[sizes[0] : sizes[0] + sizes[1]], np.int64)
     lengths_b = np.frombuffer(body[sizes[0] + sizes[1] : sizes[0] + sizes[1] + sizes[2]], np.int64)
     if lengths_b.size != len(texts) - half or int(lengths_b.sum()) != ids_b.size:
         raise RuntimeError("tokeniser process answered for the wrong documents")
     if ids_b.size and (int(ids_b.min()) < 0 or int(ids_b.max()) >= len(other)):
         raise RuntimeError("tokeniser process answered with unknown pieces")
-    merged: defaultdict[str, int] = defaultdict(itertools.count(len(pieces)).__next__, pieces)
+    merged = pieces  # extended in place: copying it would double the largest dict of the build
+    if not isinstance(merged, defaultdict) or merged.default_factory is None:
+        merged = defaultdict(itertools.count(len(pieces)).__next__, pieces)
     remap = np.fromiter(map(merged.__getitem__, other), np.int64, len(other))
+    del other
     piece_ids = np.concatenate([np.frombuffer(ids_a, np.int64), remap[ids_b]])
     lengths = np.concatenate([np.frombuffer(lengths_a, np.int64), lengths_b])
-    return dict(merged), piece_ids, lengths
+    return merged, piece_ids, lengths
 
 
 def _remove_stale_helper_dirs() -> None:
@@ -269,7 +272,9 @@ class _FieldIndex:
         cls, texts: Sequence[str], while_waiting: Callable[[], object] | None = None
     ) -> _FieldIndex:
         """``while_waiting`` runs while a helper process tokenises (or after, if none)."""
-        pieces, piece_ids, lengths = _tokenise(texts, while_waiting)
+        pieces, wide_ids, lengths = _tokenise(texts, while_waiting)
+        piece_ids = wide_ids.astype(np.int32)  # half the bytes for the (pairs,)-sized arrays
+        del wide_ids
         piece_docs = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)
         # piece → its word tokens: usually exactly one ("robust,"), sometimes none ("="),
         # a few ("Split-RL," gives two)
@@ -283,7 +288,10 @@ class _FieldIndex:
                 single[i] = vocab[words[0]]
             elif words:
                 multi[i] = [vocab[w] for w in words]
+        n_pieces = len(pieces)
+        del pieces  # the largest dict of the build (every distinct piece): not needed now
         raw_words = list(vocab)
+        del vocab
         case_forms, folded_forms = _normalise_vocab(raw_words)
         # Case-kept postings only for words with a capital: a query word in lower case is
         # case-insensitive (smart-case), so only capitalised query words look there.
@@ -306,7 +314,7 @@ class _FieldIndex:
                 ]
                 starts = np.zeros(len(keys), np.int64)
                 np.cumsum(counts[:-1], out=starts[1:])
-                is_multi = np.zeros(len(pieces), dtype=bool)
+                is_multi = np.zeros(n_pieces, dtype=bool)
                 is_multi[keys] = True
                 where = np.flatnonzero(is_multi[piece_ids])
                 slot = np.searchsorted(keys, piece_ids[where])
