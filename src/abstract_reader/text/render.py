@@ -28,6 +28,8 @@ Style = Literal["bold", "italic", "math"]
 
 #: Longest math span (source characters); a `$` with no close within it is a dollar.
 MAX_MATH = 2_000
+#: Longest run of `*` or `-` taken as one piece (a longer run is several: the limit holds).
+_MAX_RUN = 16
 #: Deepest nesting of ``\\textbf{…}``-like groups followed.
 _MAX_GROUPS = 64
 
@@ -255,7 +257,7 @@ def render(source: str, limit: int | None = None) -> Rendered:
             pos += 1
         elif ch == "*":
             k = pos
-            while k < n and source[k] == "*":
+            while k < n and source[k] == "*" and k - pos < _MAX_RUN:
                 k += 1
             run = k - pos
             index = emit(source[pos:k])
@@ -291,7 +293,7 @@ def render(source: str, limit: int | None = None) -> Rendered:
             pos += 2
         elif ch == "-":
             k = pos
-            while k < n and source[k] == "-":
+            while k < n and source[k] == "-" and k - pos < _MAX_RUN:
                 k += 1
             run = k - pos
             after = source[k : k + 1]
