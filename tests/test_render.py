@@ -264,3 +264,9 @@ def test_render_with_a_limit_never_raises_and_stays_near_it(source: str, limit: 
     assert whole.cut == 0
     if shown.cut == 0:  # nothing left out: exactly the whole rendering
         assert shown == whole
+
+
+def test_a_flood_of_emphasis_keeps_its_text_and_a_bounded_number_of_spans() -> None:
+    rendered = render("**x** " * 30_000)
+    assert rendered.text == "x " * 30_000
+    assert 0 < len(rendered.spans) <= 1_000
