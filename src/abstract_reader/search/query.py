@@ -14,6 +14,14 @@ from ..text import fold, fold_accents
 #: A word as the query and the displayed text see it.
 _WORD_RE = re.compile(r"[^\W_]+")
 
+#: Words are indexed and searched by their first ``MAX_WORD`` letters (folded): a "word" of
+#: 100,000 letters costs no more than any other, in the index or in a query.
+MAX_WORD = 256
+#: The longest query used; the rest is reported in ``Query.ignored``.
+MAX_QUERY_CHARS = 1_000
+#: At most this many conditions (words, ``#tag``, ``is:``, … counted one each) per query.
+MAX_QUERY_TERMS = 32
+
 
 def typo_budget(word: str) -> int:
     """Edits allowed for a query word: none up to 4 letters, one up to 8, two from 9."""
@@ -36,6 +44,7 @@ class Term:
     """A positive or negative condition on a paper."""
 
     kind: str  # "words" | "phrase" | "title_start" | "title" | "tag" | "is" | "venue" | "year"
+    # | "like" (orders instead of filtering)
     words: tuple[Word, ...] = ()
     value: str = ""
     negated: bool = False
@@ -53,7 +62,7 @@ class Query:
 
 
 _IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged"}
-_LEXER = re.compile(r'!?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
+_LEXER = re.compile(r'!?(?:like:)?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
 
 
 def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
@@ -61,7 +70,7 @@ def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
     tokens = _WORD_RE.findall(raw)
     for n, token in enumerate(tokens):
         case_sensitive = any(ch.isupper() for ch in token)
-        text = fold_accents(token) if case_sensitive else fold(token)
+        text = (fold_accents(token) if case_sensitive else fold(token))[:MAX_WORD]
         is_last = last and n == len(tokens) - 1
         words.append(
             Word(
@@ -77,11 +86,28 @@ def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
 def parse_query(text: str) -> Query:
     """Parse the fzf-like query language. Never raises; unusable parts go to ``ignored``."""
     ignored: list[str] = []
-    tokens = _LEXER.findall(text)
     typing_last = bool(text) and not text[-1].isspace()
+    if len(text) > MAX_QUERY_CHARS:  # cut at a space, so that no word is cut in two
+        cut = text.rfind(" ", MAX_QUERY_CHARS // 2, MAX_QUERY_CHARS + 1)
+        cut = cut if cut > 0 else MAX_QUERY_CHARS
+        ignored.append(
+            f"{len(text) - cut:,} characters past the first {cut:,}"
+            f" (queries are limited to {MAX_QUERY_CHARS:,} characters)"
+        )
+        text, typing_last = text[:cut], False
+    tokens = _LEXER.findall(text)
     groups: list[list[Term]] = []
     pending_or = False
+    conditions = 0
     for n, token in enumerate(tokens):
+        if conditions >= MAX_QUERY_TERMS and token != "|":
+            rest = [t for t in tokens[n:] if t != "|"]
+            ignored.append(
+                f"{len(rest):,} more term{'s' if len(rest) != 1 else ''}"
+                f" (queries are limited to {MAX_QUERY_TERMS} words or filters)"
+            )
+            pending_or = False
+            break
         if token == "|":
             if groups:
                 pending_or = True
@@ -92,6 +118,7 @@ def parse_query(text: str) -> Query:
         term = _parse_token(token, last, ignored)
         if term is None:
             continue
+        conditions += max(1, len(term.words))
         if pending_or and groups:
             groups[-1].append(term)
         else:
@@ -101,6 +128,10 @@ def parse_query(text: str) -> Query:
         ignored.append("|")
     terms: list[Term] = []
     for group in groups:
+        if len(group) > 1 and any(t.kind == "like" for t in group):
+            # a ranking is no alternative to a condition: `like:X | word` keeps the word
+            ignored.extend(f"like:{t.value}" for t in group if t.kind == "like")
+            group = [t for t in group if t.kind != "like"]
         if len(group) == 1:
             terms.append(group[0])
         else:
@@ -132,6 +163,8 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
             ignored.append(raw)
             return None
         return Term("is", value=value, negated=negated)
+    if lowered.startswith("like:"):
+        return _parse_like(token[5:], raw, negated, ignored)
     if token.startswith("#"):
         tag = token[1:]
         if tag.startswith('"'):  # #"reading list": a tag with spaces
@@ -178,6 +211,25 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
     if len(words) > 1 and not negated:
         return Term("phrase_loose", words, value=token, negated=negated)
     return Term("words", words, negated=negated)
+
+
+def _parse_like(target: str, raw: str, negated: bool, ignored: list[str]) -> Term | None:
+    """``like:ID``, ``like:#tag``, ``like:is:bookmarked``: a ranking, never a condition, so
+    it cannot be negated. ``value``: ``#tag``, ``is:state`` or a lower-case id prefix."""
+    lowered = target.lower()
+    value = ""
+    if target.startswith("#"):
+        tag = " ".join(target[1:].strip('"').split())
+        value = f"#{tag}" if tag else ""
+    elif lowered.startswith("is:"):
+        state = "bookmarked" if lowered[3:] == "bookmark" else lowered[3:]
+        value = f"is:{state}" if state in _IS_VALUES else ""
+    elif re.fullmatch(r"[0-9a-f]+", lowered):
+        value = lowered
+    if negated or not value:
+        ignored.append(raw)
+        return None
+    return Term("like", value=value)
 
 
 def _positive_words(query: Query) -> tuple[Word, ...]:
