@@ -342,12 +342,13 @@ def test_two_process_tokenising_builds_the_same_index(
     import numpy as np
 
     from abstract_reader import search
+    from abstract_reader.search import postings
 
     texts = [p.abstract for p in seeds.papers]
     pieces, piece_ids, lengths = search._tokenise_in_two(texts)  # raises if the child fails
     assert int(lengths.sum()) == piece_ids.size and len(lengths) == len(texts)
     serial = search._FieldIndex.build(texts)
-    monkeypatch.setattr(search, "PARALLEL_MIN_DOCS", 1)
+    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
     parallel = search._FieldIndex.build(texts)
     for a, b in ((serial.folded, parallel.folded), (serial.cased, parallel.cased)):
         assert a.words == b.words

@@ -9,9 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -589,17 +587,8 @@ def format_records(records: Sequence[Record], fmt: str, *, with_abstract: bool =
 
 
 def write_atomic(path: Path, text: str, *, force: bool = False) -> None:
-    """Write via a temporary file and rename; refuse to overwrite without ``force``."""
-    if path.exists() and not force:
-        raise FileExistsError(f"{path}: already exists (use --force to overwrite)")
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write via a temporary file and rename; refuse to overwrite without ``force``, refuse
+    non-file targets, write through symbolic links only with ``force`` (see outfile.py)."""
+    from .outfile import write_output
+
+    write_output(path, text, force=force)

@@ -7,12 +7,12 @@ import os
 import pty
 import re
 import select
-import shutil
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from ..conftest import installed_script
 
 pytestmark = pytest.mark.slow
 
@@ -62,8 +62,7 @@ class Terminal:
 
 
 def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
-    script = shutil.which("abstract-reader")
-    argv = [script] if script else [sys.executable, "-m", "abstract_reader"]
+    argv = installed_script()
     env = {
         **os.environ,
         "TERM": "xterm-256color",
@@ -87,8 +86,7 @@ def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
 
 
 def test_bad_path_is_shown_and_repeated_after_the_session(tmp_path: Path) -> None:
-    script = shutil.which("abstract-reader")
-    argv = [script] if script else [sys.executable, "-m", "abstract_reader"]
+    argv = installed_script()
     missing = str(tmp_path / "missing.txt")
     env = {
         **os.environ,

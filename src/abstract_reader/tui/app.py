@@ -416,7 +416,7 @@ class ReaderApp(CitationActions):
 
         snap = self.library.snapshot
         rec = record(paper, snap)
-        rendered = render(paper.abstract)
+        rendered = render(paper.abstract, DISPLAY_LIMIT)  # cut before rendering, not after
         title_spans: tuple[tuple[int, int], ...] = ()
         body_spans: tuple[tuple[int, int], ...] = ()
         if self.result is not None and not self.result.query.empty:
@@ -668,6 +668,6 @@ def run(paths: Sequence[str] | None, db: str | None = None) -> int:
     fatal = app.corpus.fatal_errors
     for problem in fatal:
         sys.stderr.write(f"abstract-reader: {problem}\n")
-    if fatal:
+    if fatal or app.return_code:  # return_code 1: the app crashed (Textual printed why)
         return 1
     return code if isinstance(code, int) else 0

@@ -39,7 +39,8 @@ class PaperDetails:
     body_spans: tuple[tuple[int, int], ...] = ()
 
 
-_STYLE_FOR = {"bold": "bold", "italic": "italic", "math": "$text-accent"}
+#: Math has its own colour, distinct from search hits ($text-warning underline).
+_STYLE_FOR = {"bold": "bold", "italic": "italic", "math": "$text-primary"}
 
 
 class PaperView(VerticalScroll, can_focus=True):
@@ -117,6 +118,7 @@ class PaperView(VerticalScroll, can_focus=True):
 
     def _body(self, d: PaperDetails) -> Content:
         text, cut = cap(d.body.text, DISPLAY_LIMIT)
+        cut += d.body.cut  # source left unrendered (the body is rendered up to the limit)
         content = Content("\n" + text)
         for span in d.body.spans:
             if span.start < len(text):

@@ -1,284 +1,10 @@
-"""Text handling: sanitising untrusted text, LaTeX math → Unicode, emphasis, stand-in titles.
-
-Everything here is plain Python (no Textual). Rendering is lazy and memoised: the cost is
-paid per abstract that is actually shown, never for a whole corpus up front.
-"""
+"""Stand-in titles for abstracts that have none, and making them distinct."""
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
-from dataclasses import dataclass
-from typing import Literal
 
-# ---------------------------------------------------------------------------------------
-# Sanitising
-# ---------------------------------------------------------------------------------------
-
-#: Bidi embeddings, overrides, isolates and marks: they can reorder what a terminal shows.
-_BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-
-
-def _build_table() -> dict[int, str]:
-    table: dict[int, str] = {}
-    for code in range(0x20):
-        if code in (0x09, 0x0A):
-            continue
-        table[code] = chr(0x2400 + code)  # ␀ … ␟ (ESC → ␛)
-    table[0x7F] = "\u2421"  # ␡
-    for code in range(0x80, 0xA0):
-        table[code] = "\ufffd"
-    for code in _BIDI:
-        table[code] = "\ufffd"
-    # Line/paragraph separators make terminals and Rich break lines: show them as spaces.
-    table[0x2028] = " "
-    table[0x2029] = " "
-    return table
-
-
-_SANITISE_TABLE = _build_table()
-
-
-def sanitise(text: str) -> str:
-    """Replace every character that could act as a terminal control by a visible stand-in.
-
-    C0 controls (except newline and tab), DEL, C1 controls and bidi controls never pass.
-    Idempotent: the stand-ins are ordinary printable characters.
-    """
-    return text.translate(_SANITISE_TABLE)
-
-
-_ESCAPE_TABLE = {code: f"\\x{code:02x}" for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
-_ESCAPE_TABLE.update({code: f"\\u{code:04x}" for code in [*_BIDI, 0x2028, 0x2029]})
-
-
-def escape_for_terminal(text: str) -> str:
-    """Escape a string (a file name, say) for a one-line message: controls become ``\\xNN``."""
-    return text.translate(_ESCAPE_TABLE)
-
-
-# ---------------------------------------------------------------------------------------
-# Math
-# ---------------------------------------------------------------------------------------
-
-_SUB = dict(
-    zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
-)
-_SUP = dict(
-    zip(
-        "0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
-        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
-        strict=True,
-    )
-)
-_SCRIPT_RE = re.compile(r"([_^])(?:\{\s*([^{}\\]*?)\s*\}|([A-Za-z0-9]))")
-
-
-def _scripts(latex: str) -> str:
-    """Map ``_2``, ``^{-1}`` … to Unicode sub/superscripts where every character has one."""
-
-    def repl(match: re.Match[str]) -> str:
-        content = match.group(2) if match.group(2) is not None else match.group(3)
-        table = _SUB if match.group(1) == "_" else _SUP
-        if content and all(ch in table for ch in content):
-            return "".join(table[ch] for ch in content)
-        return match.group(0)
-
-    return _SCRIPT_RE.sub(repl, latex)
-
-
-@functools.lru_cache(maxsize=1)
-def _latex_converter() -> object:
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    return LatexNodes2Text(math_mode="text", strict_latex_spaces="based-on-source")
-
-
-@functools.lru_cache(maxsize=8192)
-def latex_to_unicode(latex: str) -> str:
-    """Convert the inside of one math span to Unicode text. Never raises."""
-    source = _scripts(latex)
-    if "\\" not in source and "{" not in source and "}" not in source:
-        return sanitise(" ".join(source.split()))  # nothing for pylatexenc to do: `k`, `2ᵏ`
-    try:
-        converted: str = _latex_converter().latex_to_text(source)  # type: ignore[attr-defined]
-    except Exception:  # pylatexenc can fail on odd input: show the source instead
-        converted = latex
-    converted = " ".join(converted.split())
-    return sanitise(converted)
-
-
-# A math span: $…$ (not $$), $$…$$, or \(…\). A `\$` is a literal dollar.
-_MATH_RE = re.compile(
-    r"(?<!\\)\$\$(?P<d>.+?)(?<!\\)\$\$"
-    r"|(?<![\\$])\$(?P<s>[^$]+?)(?<!\\)\$(?!\$)"
-    r"|\\\((?P<p>.+?)\\\)",
-    re.DOTALL,
-)
-
-# ---------------------------------------------------------------------------------------
-# Rendering: math + emphasis → plain text with style spans
-# ---------------------------------------------------------------------------------------
-
-Style = Literal["bold", "italic", "math"]
-
-
-@dataclass(frozen=True, slots=True)
-class StyleSpan:
-    start: int
-    end: int
-    style: Style
-
-
-@dataclass(frozen=True, slots=True)
-class Rendered:
-    """Plain Unicode text (what a user reads) with the spans that views style."""
-
-    text: str
-    spans: tuple[StyleSpan, ...] = ()
-
-
-_EMPH_RE = re.compile(
-    r"(?<![\w*])\*\*(?=\S)(?P<b>.+?)(?<=\S)\*\*(?![\w*])"
-    r"|(?<![\w*])\*(?=[^\s*])(?P<i>[^*]+?)(?<=[^\s*])\*(?![\w*])",
-    re.DOTALL,
-)
-
-
-def _emphasis(text: str, base: int, out: list[str], spans: list[StyleSpan]) -> int:
-    """Append ``text`` with emphasis markers removed; returns the new output length."""
-    pos = 0
-    length = base
-    for match in _EMPH_RE.finditer(text):
-        before = text[pos : match.start()]
-        out.append(before)
-        length += len(before)
-        inner = match.group("b") if match.group("b") is not None else match.group("i")
-        style: Style = "bold" if match.group("b") is not None else "italic"
-        # Nested *italic* inside **bold** keeps its text; one level of styling is enough.
-        inner = inner.replace("*", "") if style == "bold" and inner.count("*") % 2 == 0 else inner
-        out.append(inner)
-        spans.append(StyleSpan(length, length + len(inner), style))
-        length += len(inner)
-        pos = match.end()
-    rest = text[pos:]
-    out.append(rest)
-    return length + len(rest)
-
-
-@functools.lru_cache(maxsize=4096)
-def render(source: str) -> Rendered:
-    """Render sanitised abstract source: math spans → Unicode, ``**b**``/``*i*`` → spans.
-
-    Prose outside math is left alone (``50%``, ``~``, ``[1]``, ``a[i]``). Memoised.
-    """
-    out: list[str] = []
-    spans: list[StyleSpan] = []
-    length = 0
-    pos = 0
-    for match in _MATH_RE.finditer(source):
-        length = _emphasis(source[pos : match.start()], length, out, spans)
-        inner = match.group("d") or match.group("s") or match.group("p") or ""
-        converted = latex_to_unicode(inner)
-        out.append(converted)
-        spans.append(StyleSpan(length, length + len(converted), "math"))
-        length += len(converted)
-        pos = match.end()
-    _emphasis(source[pos:], length, out, spans)
-    return Rendered("".join(out), tuple(spans))
-
-
-def strip_markup_fast(source: str) -> str:
-    """A cheap plain version of short source text (titles): math rendered, markers removed."""
-    if "$" in source or "\\" in source or "*" in source:
-        return render(source).text
-    return source
-
-
-def cap(text: str, limit: int) -> tuple[str, int]:
-    """Cut ``text`` to at most ``limit`` characters; returns the text and how many were cut."""
-    if len(text) <= limit:
-        return text, 0
-    return text[:limit], len(text) - limit
-
-
-# ---------------------------------------------------------------------------------------
-# Folding (search) helpers
-# ---------------------------------------------------------------------------------------
-
-_GREEK = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
-    "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa",
-    "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "ϱ": "rho",
-    "σ": "sigma", "ς": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi", "ϕ": "phi",
-    "χ": "chi", "ψ": "psi", "ω": "omega",
-}  # fmt: skip
-GREEK_NAMES = frozenset(_GREEK.values()) | {"varepsilon", "varphi", "vartheta", "varrho"}
-_GREEK_UPPER = {
-    "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi",
-    "Σ": "Sigma", "Υ": "Upsilon", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
-}  # fmt: skip
-GREEK_NAMES = GREEK_NAMES | {name.lower() for name in _GREEK_UPPER.values()}
-_GREEK_ALL = {**_GREEK, **_GREEK_UPPER}
-#: LaTeX commands that display their own name as text: searchable like words.
-TEXT_COMMANDS = frozenset(
-    [
-        "log",
-        "ln",
-        "exp",
-        "sin",
-        "cos",
-        "tan",
-        "sinh",
-        "cosh",
-        "tanh",
-        "arg",
-        "det",
-        "dim",
-        "deg",
-        "gcd",
-        "hom",
-        "ker",
-        "lim",
-        "liminf",
-        "limsup",
-        "max",
-        "min",
-        "sup",
-        "inf",
-        "Pr",
-    ]
-)
-
-
-@functools.lru_cache(maxsize=200_000)
-def fold_accents(word: str) -> str:
-    """Fold accents and Greek letters to ASCII-ish search forms, keeping case.
-
-    ``Köhler`` → ``Kohler``; ``μ`` → ``mu``; ``ℓ`` → ``l``.
-    """
-    if word.isascii():
-        return word
-    if len(word) == 1 and word in _GREEK_ALL:
-        return _GREEK_ALL[word]
-    decomposed = unicodedata.normalize("NFKD", word)
-    chars: list[str] = []
-    for ch in decomposed:
-        if unicodedata.combining(ch):
-            continue
-        chars.append(_GREEK_ALL.get(ch, ch))
-    return "".join(chars)
-
-
-def fold(word: str) -> str:
-    """The case-insensitive search form of a word."""
-    return fold_accents(word).lower()
-
-
-# ---------------------------------------------------------------------------------------
-# Stand-in titles
-# ---------------------------------------------------------------------------------------
+from .render import strip_markup_fast
 
 TITLE_MAX = 80
 
@@ -341,20 +67,40 @@ def _clean(fragment: str) -> str:
     return " ".join(cleaned.split())
 
 
+#: Words that start a phrase: a title cut before one ends on a whole phrase.
+_PHRASE_STARTS = {
+    "for", "of", "in", "on", "with", "via", "under", "through", "across", "from", "between",
+    "into", "within", "over", "without", "at", "by", "as", "to", "and", "or", "but", "that",
+    "which", "where", "while", "whose", "when", "using", "based", "rather", "than",
+}  # fmt: skip
+
+
 def shorten(text: str, limit: int = TITLE_MAX) -> str:
-    """Cut at a word boundary to at most ``limit`` characters (ellipsis included)."""
+    """At most ``limit`` characters of whole words, ending on a whole phrase, no "…".
+
+    Too long: keep the words that fit, then end before the last word that starts a phrase
+    ("for", "that", "and" …) when that keeps at least three words; never a dangling
+    article or preposition. One enormous word is cut (there is nothing whole to keep).
+    """
     text = " ".join(text.split()).strip(" ,;:-")
     if len(text) <= limit:
         return text
-    words = text[: limit - 1].split(" ")
-    if len(words) > 1:
-        words = words[:-1]  # the last word may be cut: drop it
-    while len(words) > 1 and words[-1].lower().strip(",;:") in _STOPWORD_END:
-        words.pop()
-    head = " ".join(words).rstrip(" ,;:-")
-    if len(head) > limit - 1:  # one enormous word: nothing sensible to keep whole
-        head = head[: limit - 1]
-    return head + "…"
+    words = text.split(" ")
+    kept: list[str] = []
+    size = -1
+    for word in words:
+        if size + 1 + len(word) > limit:
+            break
+        kept.append(word)
+        size += 1 + len(word)
+    if not kept:  # one enormous word
+        return text[:limit]
+    cut = max((i for i in range(3, len(kept)) if kept[i].lower() in _PHRASE_STARTS), default=0)
+    if cut:
+        kept = kept[:cut]
+    while len(kept) > 1 and kept[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+        kept.pop()
+    return " ".join(kept).rstrip(" ,;:-")
 
 
 def _capitalise(text: str) -> str:
@@ -534,6 +280,8 @@ _VAGUE_STARTS = (
     "formal model",
     "simple",
     "first",
+    "question",
+    "problem",
 )
 
 
@@ -588,6 +336,10 @@ def derive_title(source: str) -> str:
                 return shorten(strip_markup_fast(title))
     if contribution:
         return shorten(strip_markup_fast(contribution))
+    if " we " in lowered or "this paper" in lowered or "our " in lowered or lowered[:3] == "we ":
+        what = _what_it_does(head)
+        if what:
+            return what
     sentence = _first_sentence(head)
     clause = _CLAUSE_RE.split(sentence, maxsplit=1)[0]
     lead_in = clause.split(" ", 1)[0].lower() in _LEAD_IN
@@ -595,6 +347,101 @@ def derive_title(source: str) -> str:
         clause = sentence
     plain = _clean(strip_markup_fast(clause))
     return shorten(plain) or "(empty abstract)"
+
+
+_SUBJECT = (
+    r"(?:\b[Ww]e|\b[Tt]his (?:paper|work)|\b[Oo]ur (?:paper|work))\s+"
+    r"(?:(?:also|further|then|first|next|critically|formally|jointly|systematically|"
+    r"therefore|thus|here)\s+)?"
+)
+#: "We give X": X is what the paper makes.
+_MAKES_RE = re.compile(
+    _SUBJECT + r"(?:give|gives|publish|publishes|establish|establishes|derive|derives)\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+#: "Our main finding is that X": X is the claim.
+_FINDING_RE = re.compile(
+    r"\b[Oo]ur (?:main |key |central )?(?:finding|result|insight|message) is that\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+#: "We study X", "We consider the problem of X": X is the topic.
+_STUDIES_RE = re.compile(
+    _SUBJECT + r"(?:consider|considers|study|studies|investigate|investigates|address|"
+    r"addresses|tackle|tackles|initiate|initiates)\s+(?P<rest>[^.;:?]{8,300})"
+)
+#: "We argue that X": X is the claim.
+_CLAIMS_RE = re.compile(
+    _SUBJECT + r"(?:argue|argues|find|finds|found|show|shows|showed|demonstrate|"
+    r"demonstrates)\s+that\s+(?P<rest>[^.;:?]{8,300})"
+)
+#: "This paper rethinks X": "Rethinking X".
+_DOES_RE = re.compile(
+    _SUBJECT + r"(?P<verb>rethinks?|formali[sz]es?|characteri[sz]es?|evaluates?|benchmarks?|"
+    r"revisits?|analy[sz]e[sd]?|examines?|quantif(?:y|ies)|critically evaluates?)\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+_TOPIC_LEAD_RE = re.compile(
+    r"^(?:the (?:problem|question|task|setting) of |a (?:new |novel |formal |systematic |"
+    r"large-scale |empirical |comprehensive )*(?:study|analysis|evaluation|investigation) of |"
+    r"(?:a|an|the) )",
+    re.I,
+)
+_TITLE_STOP_RE = re.compile(
+    r",\s|\s\(|\s(?:—|–|--)\s|\s(?:that|which|whose|where|while|so that|in which|by|"
+    r"rather than|such that|because|thereby|when|and (?:show|prove|find|derive|demonstrate|"
+    r"propose|introduce|evaluate|use|establish|provide))\b"
+)
+_PRONOUNS = {"they", "it", "we", "this", "these", "our", "its", "their", "he", "she"}
+_ARTICLES = {"a", "an", "the"}
+_DEMONSTRATIVES = {"this", "these", "such", "those", "therefore", "thus", "also"}
+
+
+def _gerund(verb: str) -> str:
+    verb = verb.lower()
+    if verb.endswith("ies"):
+        verb = verb[:-3] + "y"
+    elif verb.endswith("ed") or (verb.endswith("s") and not verb.endswith("ss")):
+        verb = verb[:-1]  # "analyzed" → "analyze", "rethinks" → "rethink"
+    if verb.endswith("e") and not verb.endswith("ee"):
+        verb = verb[:-1]
+    return verb.capitalize() + "ing"
+
+
+def _phrase(rest: str, lead: str = "") -> str:
+    """A title from what follows a contribution verb: its first phrase, whole words."""
+    if "$" in rest or "\\" in rest:  # math makes a poor title
+        return ""
+    rest = _clean(strip_markup_fast(rest))
+    rest = _TOPIC_LEAD_RE.sub("", rest.strip())
+    stop = _TITLE_STOP_RE.search(rest)
+    if stop:
+        rest = rest[: stop.start()]
+    words = [w for w in rest.split() if w.lower() not in _DEMONSTRATIVES]
+    if lead:
+        words.insert(0, lead)
+    while words and words[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+        words.pop()
+    if len(words) < 3 or words[0].lower() in _PRONOUNS or words[-2].lower() in _ARTICLES:
+        return ""  # "They …", "… of a small" (cut inside a noun phrase)
+    return _capitalise(shorten(" ".join(words)))
+
+
+def _what_it_does(head: str) -> str:
+    """When nothing is named: what the paper gives, finds, studies or does, as a phrase.
+
+    Tried in that order, each on the first sentence that yields at least three words:
+    "we give adversarially robust ANN algorithms with …" → "Adversarially robust ANN
+    algorithms with sublinear query time"; "Our main finding is that X" → "X"; "we
+    consider the problem of X" → "X"; "we argue that X" → "X"; "this paper rethinks X" →
+    "Rethinking X".
+    """
+    for pattern in (_MAKES_RE, _FINDING_RE, _STUDIES_RE, _CLAIMS_RE, _DOES_RE):
+        for match in pattern.finditer(head):
+            verb = match.groupdict().get("verb")
+            title = _phrase(match.group("rest"), _gerund(verb) if verb else "")
+            if title and not title.lower().startswith(_VAGUE_STARTS):
+                return title
+    return ""
 
 
 def disambiguate(titles: list[str], keys: list[str]) -> list[str]:

@@ -1,0 +1,49 @@
+"""Word-level, typo-tolerant search with fzf's query syntax.
+
+- `query`: the query language (text → `Query` of `Term`s; no numpy)
+- `postings`: one field's sorted vocabulary with CSR postings, and its build
+- `engine`: `SearchIndex` (matching, ranking, phrases, filters) and lazy `SearchResult`
+- `cache`: the on-disk index cache
+"""
+
+from __future__ import annotations
+
+from .cache import INDEX_FORMAT, cache_key_for, default_cache_dir
+from .engine import (
+    EXACT,
+    PREFIX,
+    TITLE_BONUS,
+    TYPO,
+    Hit,
+    LibraryState,
+    SearchIndex,
+    SearchResult,
+    WordMatch,
+)
+from .postings import PARALLEL_MIN_DOCS, _FieldIndex, _Postings, _tokenise, _tokenise_in_two
+from .query import Query, Term, Word, parse_query, typo_budget
+
+__all__ = [
+    "EXACT",
+    "INDEX_FORMAT",
+    "PARALLEL_MIN_DOCS",
+    "PREFIX",
+    "TITLE_BONUS",
+    "TYPO",
+    "Hit",
+    "LibraryState",
+    "Query",
+    "SearchIndex",
+    "SearchResult",
+    "Term",
+    "Word",
+    "WordMatch",
+    "_FieldIndex",
+    "_Postings",
+    "_tokenise",
+    "_tokenise_in_two",
+    "cache_key_for",
+    "default_cache_dir",
+    "parse_query",
+    "typo_budget",
+]

@@ -1,0 +1,563 @@
+"""Searching: SearchIndex (matching, ranking, phrases, state filters) and lazy results.
+
+Two vocabularies: accent-folded lower case (the default) and accent-folded case-kept (for
+smart-case terms). Titles have their own small index, for ranking, ``^word`` and ``title:``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Protocol, overload
+
+import numpy as np
+import numpy.typing as npt
+from rapidfuzz.distance import Levenshtein
+
+from ..corpus import Corpus, Paper
+from ..text import fold, fold_accents, render
+from .cache import load_cache as _load_cache
+from .cache import save_cache as _save_cache
+from .postings import IntArray, _FieldIndex, _Postings
+from .query import (
+    _WORD_RE,
+    MAX_WORD,
+    Query,
+    Term,
+    Word,
+    _positive_words,
+    _without_typos,
+    parse_query,
+)
+
+EXACT, PREFIX, TYPO = 4.0, 2.0, 1.0
+TITLE_BONUS = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class WordMatch:
+    exact: int
+    prefix: tuple[int, int]
+    typos: tuple[tuple[int, int], ...]
+
+
+class LibraryState(Protocol):
+    """What search needs from the library: the state filters (`#tag`, `is:`)."""
+
+    def ids_with_tag(self, tag: str) -> set[str]: ...
+    def ids_with_state(self, state: str) -> set[str]: ...
+
+
+@dataclass(slots=True)
+class _Matcher:
+    """Decides whether a displayed word matches the positive words of a query (for spans)."""
+
+    words: tuple[Word, ...]
+    typo_words: frozenset[str]
+
+    def matches(self, token: str) -> bool:
+        lowered = fold(token)[:MAX_WORD]
+        cased = fold_accents(token)[:MAX_WORD]
+        for w in self.words:
+            form = cased if w.case_sensitive else lowered
+            if form == w.text or (w.prefix and form.startswith(w.text)):
+                return True
+        return (lowered in self.typo_words) or (cased in self.typo_words)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        if not self.words:
+            return []
+        return [(m.start(), m.end()) for m in _WORD_RE.finditer(text) if self.matches(m.group())]
+
+
+@dataclass
+class Hit:
+    paper: Paper
+    score: float
+    _matcher: _Matcher = field(repr=False)
+    _title: str = field(repr=False, default="")
+
+    @cached_property
+    def title_spans(self) -> list[tuple[int, int]]:
+        return self._matcher.spans(self._title or self.paper.title)
+
+    @cached_property
+    def text_spans(self) -> list[tuple[int, int]]:
+        """Spans in the rendered text (math rendered) that the view shows."""
+        return self._matcher.spans(render(self.paper.abstract).text)
+
+
+class SearchResult(Sequence[Hit]):
+    """Hits in rank order, created on demand (a result may hold 100,000 papers)."""
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        query: Query,
+        order: IntArray,
+        scores: npt.NDArray[np.float32] | None,
+        matcher: _Matcher,
+        *,
+        ranked_like: str = "",
+        like_words: tuple[str, ...] = (),
+    ) -> None:
+        self.source = index
+        self.query = query
+        self.order = order
+        self._scores = scores
+        self.matcher = matcher
+        #: what ``like:`` ranks by, for the status line ("ranked like #robust"); "" if none
+        self.ranked_like = ranked_like
+        #: the words that drove a ``like:`` ranking, strongest first
+        self.like_words = like_words
+
+    @property
+    def ignored(self) -> tuple[str, ...]:
+        return self.query.ignored
+
+    def __len__(self) -> int:
+        return int(self.order.size)
+
+    @overload
+    def __getitem__(self, i: int) -> Hit: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Hit]: ...
+    def __getitem__(self, i: int | slice) -> Hit | list[Hit]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        doc = int(self.order[i])
+        score = float(self._scores[doc]) if self._scores is not None else 0.0
+        paper = self.source.corpus.papers[doc]
+        return Hit(paper, score, self.matcher, self.source.title_of(doc))
+
+    def __iter__(self) -> Iterator[Hit]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def position_of(self, paper_id: str) -> int | None:
+        try:
+            doc = self.source.corpus.index_of(paper_id)
+        except KeyError:
+            return None
+        found = np.nonzero(self.order == doc)[0]
+        return int(found[0]) if found.size else None
+
+    def paper_at(self, i: int) -> Paper:
+        return self.source.corpus.papers[int(self.order[i])]
+
+
+class SearchIndex:
+    """The index over a corpus. ``search(query)`` returns ranked hits with match spans."""
+
+    def __init__(
+        self,
+        corpus: Corpus,
+        *,
+        cache_dir: Path | None = None,
+        cache_key: str | None = None,
+    ) -> None:
+        self.corpus = corpus
+        self.n = len(corpus.papers)
+        self.loaded_from_cache = False
+        self._title_overrides: dict[int, str] = {}
+        data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
+        if data is not None:
+            self.text, self.titles = data
+            self.loaded_from_cache = True
+        else:
+            titles: list[_FieldIndex] = []
+            self.text = _FieldIndex.build(
+                [p.abstract for p in corpus.papers],
+                while_waiting=lambda: titles.append(
+                    _FieldIndex.build([p.title for p in corpus.papers])
+                ),
+            )
+            self.titles = titles[0]
+            if cache_dir and cache_key:
+                _save_cache(cache_dir, cache_key, corpus, self.text, self.titles)
+        venues = sorted({(p.venue or "").lower() for p in corpus.papers})
+        self._venue_names = venues
+        codes = {v: i for i, v in enumerate(venues)}
+        self._venues = np.fromiter(
+            (codes[(p.venue or "").lower()] for p in corpus.papers), np.int32, self.n
+        )
+        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int64, self.n)
+        self._word_cache: dict[tuple[str, bool, Word], WordMatch] = {}
+        self._first_ids: dict[str, IntArray] = {}
+        self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
+        self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.bool_]] = {}
+
+    # -- metadata overrides (real titles from the library) -----------------------------
+    def set_title_overrides(self, titles: dict[str, str]) -> None:
+        """Real titles set by the user: used for ranking, ``^word`` and ``title:``."""
+        overrides: dict[int, str] = {}
+        for paper_id, title in titles.items():
+            try:
+                overrides[self.corpus.index_of(paper_id)] = title
+            except KeyError:
+                continue
+        self._title_overrides = overrides
+        self._phrase_cache.clear()  # phrases are also checked in titles
+
+    def title_of(self, doc: int) -> str:
+        return self._title_overrides.get(doc, self.corpus.papers[doc].title)
+
+    # -- searching ----------------------------------------------------------------------
+    def search(
+        self, query: str | Query, library: LibraryState | None = None, *, typos: bool = True
+    ) -> SearchResult:
+        q = parse_query(query) if isinstance(query, str) else query
+        if not typos:
+            q = _without_typos(q)
+        positives = _positive_words(q)
+        matcher = _Matcher(positives, frozenset())
+        if q.empty:
+            return SearchResult(self, q, np.arange(self.n, dtype=np.int64), None, matcher)
+        mask = np.ones(self.n, dtype=bool)
+        total = np.zeros(self.n, dtype=np.float32)
+        typo_words: set[str] = set()
+        for term in q.terms:
+            term_mask, score = self._term(term, library, typo_words)
+            if term.negated:
+                mask &= ~term_mask
+            else:
+                mask &= term_mask
+                if score is not None:
+                    total += score
+        matcher.typo_words = frozenset(typo_words)
+        likes = [t for t in q.terms if t.kind == "like"]
+        if likes:
+            return self._ranked_like(q, likes, mask, total, matcher, library=library)
+        docs = np.nonzero(mask)[0]
+        order = docs[np.argsort(-total[docs], kind="stable")]
+        return SearchResult(self, q, order, total, matcher)
+
+    def _ranked_like(
+        self,
+        q: Query,
+        likes: list[Term],
+        mask: npt.NDArray[np.bool_],
+        total: npt.NDArray[np.float32],
+        matcher: _Matcher,
+        *,
+        library: LibraryState | None,
+    ) -> SearchResult:
+        """The other terms filter; ``like:`` orders (its seeds left out), the other terms'
+        scores break ties. A ``like:`` whose paper cannot be found is ignored, as a bad
+        term is; several ``like:`` add up."""
+        from .similar import for_index
+
+        model = for_index(self)
+        similarity = np.zeros(self.n, np.float32)
+        names: list[str] = []
+        words: list[str] = []
+        ignored = list(q.ignored)
+        for term in likes:
+            value = term.value
+            if value.startswith(("#", "is:")):
+                if library is None:
+                    ids: set[str] = set()
+                elif value.startswith("#"):
+                    ids = library.ids_with_tag(value[1:])
+                else:
+                    ids = library.ids_with_state(value[3:])
+                seeds = [p for p in map(self._position, ids) if p is not None]
+                ranking = model.like_set_cached(seeds)
+                name = value if value.startswith("#") else f"{value[3:]} papers"
+                names.append(name if seeds else f"{name} (none)")
+            else:
+                try:
+                    doc = self.corpus.index_of(self.corpus.resolve(value).id)
+                except LookupError:
+                    ignored.append(f"like:{value}")
+                    continue
+                ranking = model.like_paper_cached(doc)
+                names.append(_short(self.title_of(doc)))
+            mask[ranking.seeds] = False
+            similarity += np.where(np.isfinite(ranking.scores), ranking.scores, 0)
+            words.extend(w for w in ranking.words if w not in words)
+        if len(ignored) != len(q.ignored):
+            q = Query(q.terms, tuple(ignored))
+        docs = np.nonzero(mask)[0]
+        order = docs[np.lexsort((-total[docs], -similarity[docs]))]
+        description = f"ranked like {' + '.join(names)}" if names else ""
+        return SearchResult(
+            self,
+            q,
+            order,
+            similarity,
+            matcher,
+            ranked_like=description,
+            like_words=tuple(words[:5]),
+        )
+
+    def _term(
+        self, term: Term, library: LibraryState | None, typo_words: set[str]
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32] | None]:
+        kind = term.kind
+        if kind == "or":
+            mask = np.zeros(self.n, dtype=bool)
+            best = np.zeros(self.n, dtype=np.float32)
+            for alt in term.alternatives:
+                alt_mask, alt_score = self._term(alt, library, typo_words)
+                if alt.negated:
+                    alt_mask = ~alt_mask
+                mask |= alt_mask
+                if alt_score is not None:
+                    np.maximum(best, alt_score, out=best)
+            return mask, best
+        if kind in ("words", "phrase", "phrase_loose"):
+            mask = np.ones(self.n, dtype=bool)
+            score = np.zeros(self.n, dtype=np.float32)
+            for word in term.words:
+                word_score = self._word_scores(word, typo_words, term.negated)
+                title_score = self._word_scores(word, typo_words, term.negated, title=True)
+                combined = np.maximum(word_score, title_score)
+                mask &= combined > 0
+                present = np.count_nonzero(combined)
+                idf = np.float32(np.log1p(self.n / (1 + present)))
+                score += (combined + TITLE_BONUS * (title_score > 0)) * idf
+            if kind == "phrase":
+                mask &= self._phrase_mask(term, mask)
+            elif kind == "phrase_loose":  # a-b typed as one token: both words, near each other
+                score += 0.5 * self._phrase_mask(term, mask)
+            return mask, score
+        if kind == "title":
+            mask = np.ones(self.n, dtype=bool)
+            score = np.zeros(self.n, dtype=np.float32)
+            for word in term.words:
+                title_score = self._word_scores(word, typo_words, term.negated, title=True)
+                mask &= title_score > 0
+                score += title_score + TITLE_BONUS
+            return mask, score
+        if kind == "title_start":
+            return self._title_start(term.words[0]), np.full(self.n, TITLE_BONUS, np.float32)
+        if kind == "venue":
+            codes = [i for i, v in enumerate(self._venue_names) if v.startswith(term.value)]
+            return np.isin(self._venues, codes), None
+        if kind == "year":
+            lo, _, hi = term.value.partition("-")
+            return (self._years >= int(lo)) & (self._years <= int(hi or lo)), None
+        if kind in ("tag", "is"):
+            return self._library_mask(term, library), None
+        if kind == "like":  # orders, filters nothing (see _ranked_like)
+            return np.ones(self.n, dtype=bool), None
+        raise AssertionError(kind)
+
+    def _library_mask(self, term: Term, library: LibraryState | None) -> npt.NDArray[np.bool_]:
+        mask = np.zeros(self.n, dtype=bool)
+        if library is None:
+            return mask if term.value != "unread" else ~mask
+        if term.kind == "tag":
+            ids = library.ids_with_tag(term.value)
+        elif term.value == "unread":
+            ids = library.ids_with_state("read")
+            mask[:] = True
+            for paper_id in ids:
+                pos = self._position(paper_id)
+                if pos is not None:
+                    mask[pos] = False
+            return mask
+        else:
+            ids = library.ids_with_state(term.value)
+        for paper_id in ids:
+            pos = self._position(paper_id)
+            if pos is not None:
+                mask[pos] = True
+        return mask
+
+    def _position(self, paper_id: str) -> int | None:
+        try:
+            return self.corpus.index_of(paper_id)
+        except KeyError:
+            return None
+
+    def match_word(self, word: Word, title: bool = False) -> WordMatch:
+        key = ("t" if title else "a", title, word)
+        cached = self._word_cache.get(key)
+        if cached is not None:
+            return cached
+        field_index = self.titles if title else self.text
+        postings = field_index.cased if word.case_sensitive else field_index.folded
+        exact = postings.find(word.text)
+        prefix = postings.prefix_range(word.text) if word.prefix else (0, 0)
+        typos = tuple(postings.typo_candidates(word.text, word.typos, word.prefix))
+        result = WordMatch(exact, prefix, typos)
+        if len(self._word_cache) > 4096:
+            self._word_cache.clear()
+        self._word_cache[key] = result
+        return result
+
+    def _word_scores(
+        self, word: Word, typo_words: set[str], negated: bool, title: bool = False
+    ) -> npt.NDArray[np.float32]:
+        field_index = self.titles if title else self.text
+        postings = field_index.cased if word.case_sensitive else field_index.folded
+        match = self.match_word(word, title)
+        score = np.zeros(self.n, dtype=np.float32)
+        for vocab_i, edits in reversed(match.typos):  # fewer edits last: they win
+            score[postings.docs_of(vocab_i)] = TYPO / edits
+            if not negated:
+                typo_words.add(postings.words[vocab_i])
+        lo, hi = match.prefix
+        if hi > lo:
+            if postings.offsets[hi] - postings.offsets[lo] > self.n:  # a short, common prefix
+                score[self._prefix_mask(postings, lo, hi)] = PREFIX
+            else:
+                score[postings.docs_of_range(lo, hi)] = PREFIX
+        if match.exact >= 0:
+            score[postings.docs_of(match.exact)] = EXACT
+        if title and self._title_overrides:
+            for doc, override in self._title_overrides.items():
+                score[doc] = _score_in_text(word, override, match, postings)
+        return score
+
+    def _prefix_mask(self, postings: _Postings, lo: int, hi: int) -> npt.NDArray[np.bool_]:
+        """Papers having any word of vocabulary range [lo, hi): for prefixes such as "r" the
+        postings outnumber the papers many times over, so the mask is kept for the next
+        keystroke (and the next query) instead of scattering them again each time."""
+        key = (id(postings), lo, hi)
+        mask = self._prefix_masks.get(key)
+        if mask is None:
+            mask = np.zeros(self.n, dtype=bool)
+            mask[postings.docs_of_range(lo, hi)] = True
+            if len(self._prefix_masks) >= 64:
+                self._prefix_masks.pop(next(iter(self._prefix_masks)))
+            self._prefix_masks[key] = mask
+        return mask
+
+    def _title_start(self, word: Word) -> npt.NDArray[np.bool_]:
+        """Papers whose title's first word matches: one numpy range test per query, then
+        the few titles the user set by hand, checked directly."""
+        postings = self.titles.cased if word.case_sensitive else self.titles.folded
+        first = self._first_title_ids(word.case_sensitive)
+        if word.prefix:
+            lo, hi = postings.prefix_range(word.text)
+            mask = (first >= lo) & (first < hi)
+        else:
+            exact = postings.find(word.text)
+            mask = first == exact if exact >= 0 else np.zeros(self.n, dtype=bool)
+        for doc, title in self._title_overrides.items():
+            m = _WORD_RE.search(title)
+            form = (
+                (fold_accents(m.group()) if word.case_sensitive else fold(m.group()))[:MAX_WORD]
+                if m
+                else ""
+            )
+            mask[doc] = bool(form) and (
+                form == word.text or (word.prefix and form.startswith(word.text))
+            )
+        return mask
+
+    def _first_title_ids(self, case_sensitive: bool) -> IntArray:
+        """Vocabulary id of each derived title's first word (-1: none); computed once."""
+        key = "cased" if case_sensitive else "folded"
+        cached = self._first_ids.get(key)
+        if cached is None:
+            postings = self.titles.cased if case_sensitive else self.titles.folded
+            cached = np.full(self.n, -1, np.int64)
+            for doc, paper in enumerate(self.corpus.papers):
+                m = _WORD_RE.search(paper.title)
+                if m:
+                    form = fold_accents(m.group()) if case_sensitive else fold(m.group())
+                    form = form[:MAX_WORD]
+                    cached[doc] = postings.find(form)
+            self._first_ids[key] = cached
+        return cached
+
+    def _phrase_mask(self, term: Term, candidates: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """Candidates where the words stand next to each other, in order.
+
+        Checked on the lower-cased source (``\\mu estimator`` matches "mu estimator": the
+        backslash is not a word character), folded only when it is not ASCII; never
+        rendered. Results are kept per phrase for the following keystrokes."""
+        key = term.words  # the candidates (papers with all the words) follow from the words
+        cached = self._phrase_cache.get(key)
+        if cached is not None:
+            return cached
+        out = np.zeros(self.n, dtype=bool)
+        pattern = _phrase_pattern(term.words)
+        papers = self.corpus.papers
+        docs = np.flatnonzero(candidates)
+        if docs.size > 2000:  # one regex pass over all of them beats thousands of calls
+            # "\n0\n" between texts: a word character, so no phrase can run across two
+            texts = [
+                _fold_long(f"{papers[d].abstract}\n0\n{self.title_of(d)}") for d in docs.tolist()
+            ]
+            ends = np.cumsum(np.fromiter((len(t) + 3 for t in texts), np.int64, len(texts)))
+            starts = _phrase_starts(pattern, "\n0\n".join(texts))
+            out[docs[np.searchsorted(ends, np.asarray(starts, np.int64), side="right")]] = True
+            docs = docs[:0]
+        for doc in docs.tolist():
+            text = f"{papers[doc].abstract}\n0\n{self.title_of(doc)}"
+            if _phrase_starts(pattern, _fold_long(text), first=True):
+                out[doc] = True
+        if len(self._phrase_cache) >= 32:
+            self._phrase_cache.pop(next(iter(self._phrase_cache)))
+        self._phrase_cache[key] = out
+        return out
+
+    # -- sizes ---------------------------------------------------------------------------
+    def nbytes(self) -> int:
+        return sum(
+            p.nbytes()
+            for p in (self.text.folded, self.text.cased, self.titles.folded, self.titles.cased)
+        )
+
+
+def _short(title: str, width: int = 40) -> str:
+    return title if len(title) <= width else title[: width - 1].rstrip() + "…"
+
+
+def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings) -> float:
+    best = 0.0
+    typo_forms = {postings.words[i]: edits for i, edits in match.typos}
+    for token in _WORD_RE.findall(text):
+        form = (fold_accents(token) if word.case_sensitive else fold(token))[:MAX_WORD]
+        if form == word.text:
+            return EXACT
+        if word.prefix and form.startswith(word.text):
+            best = max(best, PREFIX)
+        elif word.typos and Levenshtein.distance(form, word.text) <= word.typos:
+            best = max(best, TYPO / max(1, typo_forms.get(form, 1)))
+    return best
+
+
+@functools.lru_cache(maxsize=256)
+def _phrase_pattern(words: tuple[Word, ...]) -> re.Pattern[str]:
+    """The words with only non-word characters between them. It starts with a literal, so
+    the regex engine can scan fast; word boundaries are checked by `_phrase_starts`."""
+    return re.compile(
+        r"[\W_]+".join(
+            re.escape(w.text.lower()) + (r"[^\W_]*" if len(w.text) >= MAX_WORD else "")
+            for w in words
+        )
+    )
+
+
+def _phrase_starts(pattern: re.Pattern[str], text: str, first: bool = False) -> list[int]:
+    """Where the phrase stands as whole words (not inside longer words)."""
+    found: list[int] = []
+    for match in pattern.finditer(text):
+        start, end = match.span()
+        before = text[start - 1 : start]
+        after = text[end : end + 1]
+        if (not before or not (before.isalnum())) and (not after or not after.isalnum()):
+            found.append(start)
+            if first:
+                break
+    return found
+
+
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+
+
+def _fold_long(text: str) -> str:
+    """Lower case, accents and Greek letters folded, for a whole text (not memoised)."""
+    if text.isascii():
+        return text.lower()
+    return _NON_ASCII_RE.sub(lambda m: fold_accents(m.group()), text).lower()

@@ -1,0 +1,321 @@
+"""Papers like a paper, or like a set of papers: tf-idf over the search index's postings.
+
+Each paper is a tf-idf vector over the words of its abstract: the index keeps which words a
+paper has (not how often), so the term frequency is binary and a word weighs its smoothed
+idf, ``log((1 + n) / (1 + df)) + 1``, the vector scaled to unit length. Words that cannot tell
+papers apart are left out: stop words, numbers, single letters, words in one paper only, and
+words in more than ``max_df`` of the papers (arxiv-sanity's 10 %).
+
+Nothing is built until the first ``like:`` query: then each word's idf and each paper's
+norm are derived once from the index's arrays (one ``np.bincount`` over the postings, numpy
+only) and kept with the index. A paper's own words are found by tokenising its abstract again
+with the index's rules (``words_of``) — a fraction of a millisecond — rather than by
+transposing the postings, which costs seconds at 100,000 papers.
+
+Scoring is sparse in the query: the query vector's words select postings, ``np.bincount``
+adds them up per paper. For a set of papers (``like:#tag``) two models are offered and
+measured in ``benchmarks/eval_like.py``: the centroid of the set (Rocchio without
+negatives) and a ridge-regression classifier (positives = the set, negatives = an evenly
+spaced, deterministic sample of the rest, features = the set's strongest words), as
+arxiv-sanity trains a linear SVM per tag.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from .engine import SearchIndex
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+SetModel = Literal["centroid", "ridge"]
+#: The model ``like:#tag`` uses; picked by the numbers in benchmarks/eval_like.py.
+DEFAULT_SET_MODEL: SetModel = "centroid"
+RIDGE_ALPHA = 1.0
+#: Sets up to this size are tokenised again to make their centroid; larger ones scan.
+SMALL_SET = 12
+
+#: English function words and the boilerplate of abstracts ("we propose a novel method").
+_STOP_TEXT = """
+    a about above across after again against all almost along also although always am among
+    an and another any are around as at be because been before being below between both but
+    by can cannot could did do does doing done down due during each either else enough etc
+    even ever every few for from further had has have having he her here hers herself him
+    himself his how however i ie eg if in into is it its itself just least less many may me
+    might more most much must my neither no nor not now of off often on once one only onto
+    or other others our ours ourselves out over own per rather same several she should
+    since so some such than that the their theirs them themselves then there these they
+    this those though through thus to too toward towards under until up upon us very via
+    was we were what when where whether which while who whom whose why will with within
+    without would yet you your yours
+    paper papers propose proposed proposes present presents introduce introduces show shows
+    shown demonstrate demonstrates novel new approach approaches method methods based using
+    use used uses work works result results existing however furthermore moreover
+    additionally first second third two three well significantly significant
+    """
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def _useful(word: str) -> bool:
+    return len(word) >= 2 and not word.isdigit() and word not in STOP_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """Similarity of every paper to the seeds (the seeds themselves get -inf)."""
+
+    scores: F32
+    seeds: I64
+    words: tuple[str, ...]  #: the words that drove the ranking, strongest first
+
+
+class Similarity:
+    """tf-idf vectors of a corpus, derived from a sorted vocabulary's CSR postings."""
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        offsets: I64,
+        docs: npt.NDArray[np.uint32],
+        n: int,
+        words_of: Callable[[int], I64],
+        *,
+        min_df: int = 2,
+        max_df: float = 0.1,
+        min_max_df: int = 50,
+    ) -> None:
+        """``words_of(doc)``: the vocabulary ids of a paper's words (any order, no
+        duplicates). ``max_df``: the share of papers a word may appear in and still count;
+        never below ``min_max_df`` papers, so that a small corpus keeps its topic words."""
+        self.n = n
+        self.words = words
+        self.words_of = words_of
+        self.offsets: I64 = np.asarray(offsets, np.int64)
+        self.docs = docs
+        df = np.diff(self.offsets)
+        useful = np.fromiter((_useful(w) for w in words), bool, len(words))
+        limit = max(max_df * n, float(min_max_df))
+        keep = useful & (df >= min_df) & (df <= limit)
+        self.idf: F32 = np.zeros(len(words), np.float32)
+        self.idf[keep] = (np.log((1.0 + n) / (1.0 + df[keep])) + 1.0).astype(np.float32)
+        # |paper|² = the sum of its words' idf²: one pass over the postings
+        squares = np.repeat(self.idf * self.idf, df)
+        norms = np.sqrt(np.bincount(docs, weights=squares, minlength=n))
+        norms[norms == 0] = 1.0
+        self.inv_norms: F32 = (1.0 / norms).astype(np.float32)
+        self._recent: dict[bytes, Ranking] = {}
+
+    def nbytes(self) -> int:
+        """Memory of its own (the postings belong to the index)."""
+        return int(self.idf.nbytes + self.inv_norms.nbytes)
+
+    def terms_of(self, doc: int) -> I64:
+        """A paper's words that count (idf > 0), sorted."""
+        terms = np.unique(self.words_of(doc))
+        return terms[self.idf[terms] > 0]
+
+    # -- vectors ----------------------------------------------------------------------
+    def vector(self, doc: int) -> tuple[I64, F32]:
+        """(word ids, unit-length weights) of one paper."""
+        terms = self.terms_of(doc)
+        return terms, self.idf[terms] * self.inv_norms[doc]
+
+    def centroid(self, docs: I64) -> tuple[I64, F32]:
+        """The mean of the papers' unit vectors, sparse. A few papers are tokenised again;
+        for more, one pass over the postings is cheaper (~20 ms at 100,000 papers)."""
+        if docs.size <= SMALL_SET:
+            per_doc = [self.terms_of(int(d)) for d in docs.tolist()]
+            terms = np.concatenate(per_doc) if per_doc else np.zeros(0, np.int64)
+            lengths = np.fromiter((t.size for t in per_doc), np.int64, len(per_doc))
+            weights = self.idf[terms] * np.repeat(self.inv_norms[docs], lengths)
+        else:
+            member = np.zeros(self.n, bool)
+            member[docs] = True
+            positions = np.flatnonzero(member[self.docs])
+            terms = np.searchsorted(self.offsets, positions, side="right") - 1
+            weights = self.idf[terms] * self.inv_norms[self.docs[positions]]
+        dense = np.bincount(terms, weights=weights, minlength=len(self.words))
+        nonzero = np.flatnonzero(dense)
+        return nonzero, (dense[nonzero] / max(1, docs.size)).astype(np.float32)
+
+    def scores(self, terms: I64, weights: F32) -> F32:
+        """Cosine similarity of every paper to a sparse query vector (up to its norm)."""
+        starts, ends = self.offsets[terms], self.offsets[terms + 1]
+        positions = _ranges(starts, ends)
+        contributions = np.repeat(weights * self.idf[terms], ends - starts)
+        totals = np.bincount(self.docs[positions], weights=contributions, minlength=self.n)
+        return (totals * self.inv_norms).astype(np.float32)
+
+    # -- rankings ---------------------------------------------------------------------
+    def like_paper(self, doc: int) -> Ranking:
+        terms, weights = self.vector(doc)
+        scores = self.scores(terms, weights)
+        seeds = np.array([doc], np.int64)
+        scores[seeds] = -np.inf
+        return Ranking(scores, seeds, self._explain(terms, weights, scores))
+
+    def like_set_cached(self, docs: Sequence[int] | I64) -> Ranking:
+        """``like_set`` with the default model, remembered for the last few sets (typing
+        more filter words after ``like:#tag`` ranks the same set again)."""
+        seeds = np.unique(np.asarray(docs, np.int64))
+        key = seeds.tobytes()
+        found = self._recent.get(key)
+        if found is None:
+            found = self.like_set(seeds)
+            if len(self._recent) >= 8:
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[key] = found
+        return found
+
+    def like_paper_cached(self, doc: int) -> Ranking:
+        key = b"doc:%d" % doc
+        found = self._recent.get(key)
+        if found is None:
+            found = self.like_paper(doc)
+            if len(self._recent) >= 8:
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[key] = found
+        return found
+
+    def like_set(self, docs: Sequence[int] | I64, model: SetModel = DEFAULT_SET_MODEL) -> Ranking:
+        seeds = np.unique(np.asarray(docs, np.int64))
+        if seeds.size == 0:
+            return Ranking(np.zeros(self.n, np.float32), seeds, ())
+        terms, weights = self.centroid(seeds)
+        if model == "ridge" and seeds.size < self.n:
+            terms, weights = self._ridge(seeds, terms, weights)
+        terms, weights = _strongest(terms, weights, 400)
+        scores = self.scores(terms, weights)
+        scores[seeds] = -np.inf
+        return Ranking(scores, seeds, self._explain(terms, weights, scores))
+
+    def _ridge(
+        self,
+        seeds: I64,
+        terms: I64,
+        weights: F32,
+        *,
+        features: int = 800,
+        negatives: int = 1500,
+        alpha: float | None = None,
+    ) -> tuple[I64, F32]:
+        """A class-balanced ridge regression on the seeds (+1) against an evenly spaced
+        sample of the other papers (-1), over the seeds' strongest words. Deterministic."""
+        alpha = RIDGE_ALPHA if alpha is None else alpha
+        feats, _ = _strongest(terms, weights, features)
+        feats = np.sort(feats)
+        others = np.setdiff1d(np.arange(self.n, dtype=np.int64), seeds, assume_unique=True)
+        step = max(1, others.size // negatives)
+        sample = others[::step][:negatives]
+        rows = np.concatenate([seeds, sample])
+        x = self._dense_rows(rows, feats)
+        y = np.concatenate([np.ones(seeds.size), -np.ones(sample.size)])
+        balance = np.concatenate(
+            [np.full(seeds.size, 0.5 / seeds.size), np.full(sample.size, 0.5 / max(1, sample.size))]
+        )
+        xw = x * balance[:, None]
+        # (Xᵀ W X + αI) w = Xᵀ W y, scaled so that α is relative to one sample's weight
+        gram = (xw.T @ x) * rows.size
+        gram[np.diag_indices_from(gram)] += alpha
+        coef = np.linalg.solve(gram, (xw.T @ y) * rows.size)
+        return feats, coef.astype(np.float32)
+
+    def _dense_rows(self, rows: I64, feats: I64) -> F64:
+        """The papers' unit vectors restricted to ``feats`` (sorted word ids), dense."""
+        per_row = [self.terms_of(int(d)) for d in rows.tolist()]
+        lengths = np.fromiter((t.size for t in per_row), np.int64, len(per_row))
+        terms = np.concatenate(per_row)
+        row_of = np.repeat(np.arange(rows.size), lengths)
+        slot = np.searchsorted(feats, terms)
+        slot[slot >= feats.size] = 0
+        hit = feats[slot] == terms
+        out = np.zeros((rows.size, feats.size), np.float64)
+        values = self.idf[terms[hit]] * np.repeat(self.inv_norms[rows], lengths)[hit]
+        out[row_of[hit], slot[hit]] = values
+        return out
+
+    def _explain(
+        self, terms: I64, weights: F32, scores: F32, top: int = 5, k: int = 5
+    ) -> tuple[str, ...]:
+        """The query's words that the best matches share: each word's weight in the query
+        times its presence in the first ``top`` papers, each worth a fifth of the one
+        before (so a rare word shared with the best match beats a common word shared with
+        all of them, and the next matches break ties)."""
+        if terms.size == 0:
+            return ()
+        best = top_k(scores, top)
+        best = best[scores[best] > 0]
+        if best.size == 0:
+            return ()
+        starts, ends = self.offsets[terms], self.offsets[terms + 1]
+        docs = self.docs[_ranges(starts, ends)]
+        term_at = np.repeat(np.arange(terms.size), ends - starts)
+        worth = np.zeros(self.n, np.float64)
+        worth[best] = 0.2 ** np.arange(best.size)
+        shared = np.bincount(term_at, weights=worth[docs], minlength=terms.size)
+        strength = shared * weights * self.idf[terms]
+        order = np.argsort(-strength, kind="stable")[:k]
+        return tuple(self.words[int(terms[i])] for i in order if strength[i] > 0)
+
+
+def top_k(scores: F32, k: int) -> I64:
+    """The positions of the k highest finite scores, best first; deterministic."""
+    keys = np.where(np.isfinite(scores), -scores, np.inf)
+    part = np.argpartition(keys, k - 1)[:k] if keys.size > k else np.arange(keys.size)
+    part = part[np.isfinite(keys[part])]
+    return part[np.lexsort((part, keys[part]))].astype(np.int64)
+
+
+def _strongest(terms: I64, weights: F32, k: int) -> tuple[I64, F32]:
+    if terms.size <= k:
+        return terms, weights
+    keep = np.sort(np.argpartition(-np.abs(weights), k)[:k])
+    return terms[keep], weights[keep]
+
+
+def _ranges(starts: I64, ends: I64) -> I64:
+    """Concatenated ``arange(start, end)`` for each pair, without a Python loop."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    shifts: I64 = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    shifts += np.arange(total, dtype=np.int64)
+    return shifts
+
+
+def for_index(index: SearchIndex) -> Similarity:
+    """The index's similarity model, built on first use and kept with the index."""
+    found = _BUILT.get(index)
+    if found is None:
+        postings = index.text.folded
+
+        def words_of(doc: int) -> I64:
+            """Vocabulary ids of a paper's abstract words, tokenised as the index does."""
+            from .postings import _TOKEN_RE, _normalise_vocab
+
+            raw = {
+                t
+                for piece in set(index.corpus.papers[doc].abstract.split())
+                for t in _TOKEN_RE.findall(piece)
+            }
+            _cased, folded = _normalise_vocab(sorted(raw))
+            ids = {postings.find(f) for f in folded if f}
+            ids.discard(-1)
+            return np.fromiter(ids, np.int64, len(ids))
+
+        found = Similarity(postings.words, postings.offsets, postings.docs, index.n, words_of)
+        _BUILT[index] = found
+    return found
+
+
+_BUILT: weakref.WeakKeyDictionary[SearchIndex, Similarity] = weakref.WeakKeyDictionary()

@@ -1,0 +1,39 @@
+"""Text handling: sanitising untrusted text, LaTeX math → Unicode, emphasis, stand-in titles.
+
+Everything here is plain Python (no Textual). Rendering is lazy and memoised: the cost is
+paid per abstract that is actually shown, never for a whole corpus up front.
+
+- ``sanitise``: terminal-safe text (ingest) and one-line escapes for messages.
+- ``latex``: one math span → Unicode.
+- ``render``: a whole abstract → plain text with bold/italic/math spans.
+- ``fold``: search forms of words (accents, Greek, case).
+- ``titles``: derived stand-in titles and making them distinct.
+"""
+
+from __future__ import annotations
+
+from .fold import GREEK_NAMES, TEXT_COMMANDS, fold, fold_accents
+from .latex import latex_to_unicode
+from .render import Rendered, Style, StyleSpan, cap, render, strip_markup_fast
+from .sanitise import escape_for_terminal, sanitise
+from .titles import TITLE_MAX, derive_title, disambiguate, shorten
+
+__all__ = [
+    "GREEK_NAMES",
+    "TEXT_COMMANDS",
+    "TITLE_MAX",
+    "Rendered",
+    "Style",
+    "StyleSpan",
+    "cap",
+    "derive_title",
+    "disambiguate",
+    "escape_for_terminal",
+    "fold",
+    "fold_accents",
+    "latex_to_unicode",
+    "render",
+    "sanitise",
+    "shorten",
+    "strip_markup_fast",
+]

@@ -1,0 +1,44 @@
+"""Sanitising untrusted text: nothing that could act as a terminal control passes."""
+
+from __future__ import annotations
+
+#: Bidi embeddings, overrides, isolates and marks: they can reorder what a terminal shows.
+_BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+
+
+def _build_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0x20):
+        if code in (0x09, 0x0A):
+            continue
+        table[code] = chr(0x2400 + code)  # ␀ … ␟ (ESC → ␛)
+    table[0x7F] = "\u2421"  # ␡
+    for code in range(0x80, 0xA0):
+        table[code] = "\ufffd"
+    for code in _BIDI:
+        table[code] = "\ufffd"
+    # Line/paragraph separators make terminals and Rich break lines: show them as spaces.
+    table[0x2028] = " "
+    table[0x2029] = " "
+    return table
+
+
+_SANITISE_TABLE = _build_table()
+
+
+def sanitise(text: str) -> str:
+    """Replace every character that could act as a terminal control by a visible stand-in.
+
+    C0 controls (except newline and tab), DEL, C1 controls and bidi controls never pass.
+    Idempotent: the stand-ins are ordinary printable characters.
+    """
+    return text.translate(_SANITISE_TABLE)
+
+
+_ESCAPE_TABLE = {code: f"\\x{code:02x}" for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
+_ESCAPE_TABLE.update({code: f"\\u{code:04x}" for code in [*_BIDI, 0x2028, 0x2029]})
+
+
+def escape_for_terminal(text: str) -> str:
+    """Escape a string (a file name, say) for a one-line message: controls become ``\\xNN``."""
+    return text.translate(_ESCAPE_TABLE)
