@@ -55,13 +55,13 @@ _LATEX_TEXT_CMD_RE = re.compile(
 _LATEX_CMD_RE = re.compile(r"\\([A-Za-z]+)")
 _LATEX_SYMBOLS = {"ell": "l", "ss": "ss", "ae": "ae", "o": "o", "l": "l", "i": "i"}
 _QUOTES_RE = re.compile(r"[\"'`´‘’‚‛“”„‟«»‹›]")
-_DASHES_RE = re.compile(r"\s*(?:---|--|[‐‑‒–—―−])\s*")
-_WRAP_HYPHEN_RE = re.compile(r"(\w)-\s*\n\s*(\w)")
+_DASHES_RE = re.compile(r"---|--|[‐‑‒–—―−]")
+_WRAP_HYPHEN_RE = re.compile(r"(?<=\w)-[ \t]*\n\s*(?=\w)")
 _HYPHEN_RE = re.compile(r"(?<=\w)-(?=\w)")
 _EMPHASIS_RE = re.compile(r"[*_]+")
 _SPACE_PUNCT_RE = re.compile(r"\s+([.,;:!?)\]])")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_WORD_RE = re.compile(r"[a-z0-9]+")
+_WORD_RE = re.compile(r"[^\W_]+")
 
 
 def normalise(text: str) -> str:
@@ -81,7 +81,7 @@ def normalise(text: str) -> str:
 
 
 def _normalise_once(text: str) -> str:
-    text = _WRAP_HYPHEN_RE.sub(r"\1\2", text)
+    text = _WRAP_HYPHEN_RE.sub("", text) if "\n" in text else text
     text = _MATH_RE.sub(lambda m: " " + (m.group(1) or m.group(2) or "") + " ", text)
     text = _LATEX_ACCENT_RE.sub(r"\1", text)
     text = _LATEX_TEXT_CMD_RE.sub("", text)
@@ -135,7 +135,9 @@ def score(a: str, b: str) -> float:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD_RE.findall(fold_accents(text).lower())
+    """Lowercase words, accents folded word by word (``fold_accents`` memoises words; a
+    whole abstract would fill its cache)."""
+    return [w if w.isascii() else fold_accents(w).lower() for w in _WORD_RE.findall(text.lower())]
 
 
 def _shingles(text: str) -> set[int]:
