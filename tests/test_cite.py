@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 from pathlib import Path
@@ -20,7 +19,6 @@ from abstract_reader.cite import (
 )
 from abstract_reader.corpus import Corpus, load_corpus
 from abstract_reader.library import Library, Metadata
-from abstract_reader.text import render
 
 from .conftest import paper_with, write_dump
 
