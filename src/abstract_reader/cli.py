@@ -43,6 +43,7 @@ SUBCOMMANDS = (
     "match",
     "config",
     "completion",
+    "digest",
 )
 
 
@@ -138,6 +139,7 @@ environment:
   ABSTRACT_READER_CONFIG          the config file (default: config.toml in the user config dir)
   ABSTRACT_READER_OPENREVIEW_URL  the OpenReview API to ask for metadata (for tests, mirrors)
   ABSTRACT_READER_ARXIV_URL       the arXiv API to ask for metadata
+  ABSTRACT_READER_ARXIV_INTERVAL  seconds between arXiv requests (default 3, as arXiv asks)
   ABSTRACT_READER_DEBUG=1         print the traceback of an unexpected error
   VISUAL, EDITOR                  the editor for notes
   BROWSER                         the browser that opens a paper's link
@@ -147,6 +149,22 @@ exit codes:
   (also: the reader without a terminal); 130 interrupted; 141 output pipe closed early
 """
 )
+
+
+def _abstract_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--abstract",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="BibTeX: include abstract and keywords (tags); default: the library's "
+        "cite_abstract setting (on/off), else off",
+    )
+
+
+def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
+    if args.abstract is not None:
+        return bool(args.abstract)
+    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -218,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="default: the library's setting, else bibtex",
     )
     p.add_argument("--copy", action="store_true", help="also copy to the clipboard")
+    _abstract_flag(p)
 
     p = sub.add_parser("export", help="export a reading list")
     _common(p)
@@ -225,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=EXPORT_FORMATS, required=True)
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically)")
     p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
+    _abstract_flag(p)
 
     p = sub.add_parser(
         "match",
@@ -253,6 +273,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="write nothing; say what would change")
     p.add_argument("--force", action="store_true", help="replace metadata set by hand")
     p.add_argument("--json", action="store_true", help="one JSON line per paper")
+
+    from .digest import FORMATS as DIGEST_FORMATS
+
+    p = sub.add_parser("digest", help="a reading digest of the matching papers, grouped by tag")
+    _common(p)
+    _filters(p)
+    p.add_argument(
+        "--since",
+        metavar="DATE",
+        help="only papers whose dumps were first seen on or after DATE (YYYY-MM-DD)",
+    )
+    p.add_argument("--format", "-f", choices=DIGEST_FORMATS, default="markdown")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here ('-': standard output)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
 
     p = sub.add_parser("library", help="export or import the whole library as JSON")
     lib_sub = p.add_subparsers(dest="library_command", metavar="ACTION", parser_class=_Parser)
@@ -349,16 +383,20 @@ def _load(args: argparse.Namespace) -> Corpus:
     corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
     for problem in corpus.errors:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
+    if len(corpus.errors) > 1:  # one problem is its own line; several get the count too
+        _error(corpus.load_summary())
     return corpus
 
 
-def _open_library(args: argparse.Namespace) -> Library:
+def _open_library(args: argparse.Namespace, *, announce: bool = True) -> Library:
+    """The library; its problem (why it is read-only) is printed unless ``announce`` is
+    False — a command that writes says it once, with the failed write, via ``_announce``."""
     from .library import Library
     from .paths import default_db_path
 
     path = Path(args.db).expanduser() if args.db else default_db_path()
     library = Library(path)
-    if library.problem:
+    if library.problem and announce:
         _error(library.problem)
     return library
 
@@ -391,9 +429,19 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
         from .metadata import title_overrides
 
         index.set_title_overrides(title_overrides(snapshot))
-        result = index.search(args.query, library)
+        result = index.search(args.query, library, phrase_limit=None)  # exact for export
+        from .saved import SavedSearchError, expand
+        from .seen import WithNew
+
+        try:
+            query = expand(library, args.query)  # -q @name: a saved search
+        except SavedSearchError as exc:
+            raise Failure(str(exc)) from None
+        result = index.search(query, WithNew(library, corpus))
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
+        if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
+            _note(f"{len(result):,} papers, {result.ranked_like}")
         papers = [result.paper_at(i) for i in range(len(result))]
     else:
         papers = list(corpus.papers)
@@ -503,13 +551,15 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     from .library import LibraryError
 
     corpus = _load(args)
-    library = _open_library(args)
+    library = _open_library(args, announce=False)
     raw_ids = [args.id] if hasattr(args, "id") and not hasattr(args, "ids") else args.ids
     ids = [_resolve(corpus, i) for i in raw_ids]
     try:
         message = action(library, ids)
     except LibraryError as exc:
-        raise Failure(str(exc)) from None
+        raise Failure(str(exc)) from None  # a read-only library's reason is in it, once
+    if library.problem:  # nothing needed writing: still say the library is read-only
+        _error(library.problem)
     if message:
         _say(sys.stdout, message)
     return 1 if corpus.fatal_errors else 0
@@ -543,7 +593,8 @@ def cmd_tags(args: argparse.Namespace) -> int:
     from .library import LibraryError, TagExists
 
     corpus = _load(args)
-    library = _open_library(args)
+    writing = bool(args.rename or args.delete)
+    library = _open_library(args, announce=not writing)
     try:
         if args.rename:
             library.rename_tag(*args.rename, merge=args.merge)
@@ -637,7 +688,11 @@ def cmd_cite(args: argparse.Namespace) -> int:
     if fmt not in FORMATS:  # a setting written by another tool or version
         _error(f"warning: unknown citation format {fmt!r} in the library's settings; using bibtex")
         fmt = "bibtex"
-    text = format_records([record(p, library.snapshot) for p in papers], fmt)
+    text = format_records(
+        [record(p, library.snapshot) for p in papers],
+        fmt,
+        with_abstract=_with_abstract(args, library),
+    )
     sys.stdout.write(text)
     if args.copy:
         sys.stdout.flush()
@@ -655,7 +710,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
-    text = format_records(records, args.format)
+    text = format_records(records, args.format, with_abstract=_with_abstract(args, library))
     if args.output and args.output != "-":
         _write_file(args.output, text, force=args.force)
         _note(f"Exported {len(records)} papers to {args.output}")
@@ -665,28 +720,34 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_library(args: argparse.Namespace) -> int:
-    from .library import LibraryError
+    from .library import LibraryError, ReadOnlyLibrary
+    from .library.interchange import parse_export
 
-    library = _open_library(args)
     if args.library_command == "export":
-        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2) + "\n"
+        library = _open_library(args)
+        # allow_nan=False: only valid JSON leaves (the store never yields NaN or Infinity).
+        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2, allow_nan=False)
         if args.file == "-":
-            sys.stdout.write(text)
+            sys.stdout.write(text + "\n")
         else:
-            _write_file(args.file, text, force=args.force)
+            _write_file(args.file, text + "\n", force=args.force)
             _note(f"Exported the library to {args.file}")
         return 0
     try:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-        data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise Failure(
             f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})"
         ) from None
-    except json.JSONDecodeError as exc:
-        raise Failure(f"{args.file}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        data = parse_export(raw)
+    except LibraryError as exc:
+        raise Failure(f"{args.file}: {exc}") from None
+    library = _open_library(args, announce=False)
     try:
         touched = library.import_data(data)
+    except ReadOnlyLibrary as exc:
+        raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
     _note(f"Merged records of {touched} papers from {args.file}")
@@ -869,6 +930,37 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 1 if warnings else 0
 
 
+def cmd_digest(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from .digest import digest
+    from .seen import ids_seen_since, record_seen
+
+    since = None
+    if args.since:
+        try:
+            since = datetime.fromisoformat(args.since)
+        except ValueError:
+            raise Failure(f"--since {args.since!r}: not a date (YYYY-MM-DD)") from None
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+    corpus = _load(args)
+    library = _open_library(args)
+    record_seen(library, corpus.files)  # dumps never seen before are new as of now
+    records = _records(corpus, library, args)
+    subtitle = [f"query: {args.query}"] if args.query else []
+    if since is not None:
+        fresh = ids_seen_since(library, corpus, since)
+        records = [r for r in records if r.id in fresh]
+        subtitle.append(f"dumps first seen since {args.since}")
+    text = digest(records, args.format, subtitle=" · ".join(subtitle))
+    if args.output and args.output != "-":
+        _write_file(args.output, text, force=args.force)
+        _note(f"Wrote a digest of {len(records)} papers to {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 1 if corpus.fatal_errors else 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "config": cmd_config,
     "completion": cmd_completion,
@@ -885,6 +977,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": cmd_export,
     "library": cmd_library,
     "match": cmd_match,
+    "digest": cmd_digest,
 }
 
 
@@ -1028,6 +1121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(f"cannot write to standard output: {exc}")
         return 1
     except Exception as exc:
+        from .library import LibraryError
+
+        if isinstance(exc, LibraryError):  # e.g. LibraryBusy: one line, not a traceback
+            _error(str(exc))
+            return 1
         return _unexpected(exc)
     finally:
         sys.stdout = real_stdout

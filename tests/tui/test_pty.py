@@ -95,7 +95,7 @@ def test_bad_path_is_shown_and_repeated_after_the_session(tmp_path: Path) -> Non
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
     }
     term = Terminal([*argv, missing, str(Path(__file__).parents[1] / "data" / "wrapped.txt")], env)
-    term.read_until(b"1 path could not be loaded")
+    term.read_until(b"1 file loaded, 1 failed")
     term.read_until(b"2 papers")
     term.send("q")
     assert term.wait() == 1

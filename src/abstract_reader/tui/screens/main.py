@@ -284,14 +284,10 @@ class MainScreen(Screen[None]):
 
     def _report_load_errors(self, errors: list[LoadError]) -> None:
         fatal = [e for e in errors if e.fatal]
-        lines = [str(e) for e in errors[:12]]
+        lines = [str(e) if e.fatal else f"warning: {e}" for e in errors[:12]]
         if len(errors) > 12:
             lines.append(f"… and {len(errors) - 12} more")
-        title = (
-            f"{len(fatal)} path{'s' if len(fatal) != 1 else ''} could not be loaded"
-            if fatal
-            else "Loaded with warnings"
-        )
+        title = self.session.corpus.load_summary()  # "2 files loaded, 1 with warnings, 1 failed"
         self.notify(
             "\n".join(lines),
             title=title,
