@@ -49,3 +49,33 @@ def test_a_huge_query_is_cut_and_the_user_told(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "Robust estimation" in result.stdout
     assert "limited to" in result.stderr  # said, not silently truncated
+
+
+def test_a_phrase_of_common_words_is_checked_in_the_best_candidates_and_said(
+    tmp_path: Path,
+) -> None:
+    abstracts = [f"Paper {n}: the effect of the rate on loss number {n}." for n in range(30)]
+    abstracts += [f"Paper {n}: of course, the rates differ in case {n}." for n in range(30, 60)]
+    index = SearchIndex(load_corpus([write_dump(tmp_path / "d.txt", *abstracts)]))
+    exact = index.search('"of the"', phrase_limit=None)
+    assert len(exact) == 30 and exact.ignored == ()
+    assert all("of the" in hit.paper.abstract for hit in exact)
+    bounded = index.search('"of the"', phrase_limit=10)
+    assert 0 < len(bounded) <= 10
+    assert {h.paper.id for h in bounded} <= {h.paper.id for h in exact}  # never a wrong hit
+    assert any("best-ranked" in note for note in bounded.ignored)  # and the user is told
+    # few candidates: the default limit checks them all, exactly, and says nothing
+    assert [h.paper.id for h in index.search('"of the"')] == [h.paper.id for h in exact]
+    assert index.search('"of the"').ignored == ()
+    # negated phrases and alternatives stay exact
+    assert len(index.search('Paper !"of the"')) == 30
+    assert len(index.search('"of the" | "of course"')) == 60
+
+
+def test_the_cli_filters_exactly(tmp_path: Path) -> None:
+    abstracts = [f"Item {n}: of the set, number {n}." for n in range(2_500)]
+    abstracts += [f"Item {n}: of course the set, number {n}." for n in range(2_500, 2_600)]
+    dump = write_dump(tmp_path / "d.txt", *abstracts)
+    result = cli("list", "-q", '"of the"', "-d", str(dump))
+    assert result.returncode == 0 and len(result.stdout.splitlines()) == 2_500
+    assert "best-ranked" not in result.stderr

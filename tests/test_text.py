@@ -188,6 +188,20 @@ def test_unnamed_contributions_make_the_title(seeds: Corpus) -> None:
         ),
         # a long name + expansion ends on a whole phrase, no "…"
         ("we propose DexDICE", "DexDICE: Dual-expert offline imitation learning"),
+        # named without "we propose": "realized in X (X)", "the resulting method, X,"
+        ("This view is realized in", "RSDP: Resolution-Aware Structural Density Peak Clustering"),
+        ("the resulting method, Rescaled ASGD,", "Rescaled ASGD"),
+        # a coined name used throughout, with its apposition's adjectives
+        ("These lessons motivate LoHi", "LoHi: Training-free, single-pass framework"),
+        # a version is part of a name
+        ("we present \\textit{Spik-NeRF v2}", "Spik-NeRF v2"),
+        # "… and propose a novel X": the subject is earlier in the sentence
+        ("and propose a novel resilience", "Resilience evaluation framework"),
+        # a description is kept to its whole phrase ("of cited web sources")
+        (
+            "We introduce SourceBench",
+            "SourceBench: Benchmark for measuring the quality of cited web sources",
+        ),
     ],
 )
 def test_stand_in_titles_say_what_the_paper_does(seeds: Corpus, phrase: str, title: str) -> None:

@@ -115,22 +115,6 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unread", action="store_true", help="only unread papers")
 
 
-def _abstract_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--abstract",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="BibTeX: include abstract and keywords (tags); default: the library's "
-        "cite_abstract setting (on/off), else off",
-    )
-
-
-def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
-    if args.abstract is not None:
-        return bool(args.abstract)
-    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
-
-
 _EXAMPLES = (
     ("", "the reader on the bundled NeurIPS 2026 dumps"),
     ("~/dumps/icml2025/", "the reader on every *.txt in a folder"),
@@ -164,6 +148,22 @@ exit codes:
   (also: the reader without a terminal); 130 interrupted; 141 output pipe closed early
 """
 )
+
+
+def _abstract_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--abstract",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="BibTeX: include abstract and keywords (tags); default: the library's "
+        "cite_abstract setting (on/off), else off",
+    )
+
+
+def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
+    if args.abstract is not None:
+        return bool(args.abstract)
+    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -368,16 +368,20 @@ def _load(args: argparse.Namespace) -> Corpus:
     corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
     for problem in corpus.errors:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
+    if len(corpus.errors) > 1:  # one problem is its own line; several get the count too
+        _error(corpus.load_summary())
     return corpus
 
 
-def _open_library(args: argparse.Namespace) -> Library:
+def _open_library(args: argparse.Namespace, *, announce: bool = True) -> Library:
+    """The library; its problem (why it is read-only) is printed unless ``announce`` is
+    False — a command that writes says it once, with the failed write, via ``_announce``."""
     from .library import Library
     from .paths import default_db_path
 
     path = Path(args.db).expanduser() if args.db else default_db_path()
     library = Library(path)
-    if library.problem:
+    if library.problem and announce:
         _error(library.problem)
     return library
 
@@ -410,7 +414,7 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
         from .metadata import title_overrides
 
         index.set_title_overrides(title_overrides(snapshot))
-        result = index.search(args.query, library)
+        result = index.search(args.query, library, phrase_limit=None)  # exact for export
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
         papers = [result.paper_at(i) for i in range(len(result))]
@@ -522,13 +526,15 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     from .library import LibraryError
 
     corpus = _load(args)
-    library = _open_library(args)
+    library = _open_library(args, announce=False)
     raw_ids = [args.id] if hasattr(args, "id") and not hasattr(args, "ids") else args.ids
     ids = [_resolve(corpus, i) for i in raw_ids]
     try:
         message = action(library, ids)
     except LibraryError as exc:
-        raise Failure(str(exc)) from None
+        raise Failure(str(exc)) from None  # a read-only library's reason is in it, once
+    if library.problem:  # nothing needed writing: still say the library is read-only
+        _error(library.problem)
     if message:
         _say(sys.stdout, message)
     return 1 if corpus.fatal_errors else 0
@@ -562,7 +568,8 @@ def cmd_tags(args: argparse.Namespace) -> int:
     from .library import LibraryError, TagExists
 
     corpus = _load(args)
-    library = _open_library(args)
+    writing = bool(args.rename or args.delete)
+    library = _open_library(args, announce=not writing)
     try:
         if args.rename:
             library.rename_tag(*args.rename, merge=args.merge)
@@ -688,28 +695,34 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_library(args: argparse.Namespace) -> int:
-    from .library import LibraryError
+    from .library import LibraryError, ReadOnlyLibrary
+    from .library.interchange import parse_export
 
-    library = _open_library(args)
     if args.library_command == "export":
-        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2) + "\n"
+        library = _open_library(args)
+        # allow_nan=False: only valid JSON leaves (the store never yields NaN or Infinity).
+        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2, allow_nan=False)
         if args.file == "-":
-            sys.stdout.write(text)
+            sys.stdout.write(text + "\n")
         else:
-            _write_file(args.file, text, force=args.force)
+            _write_file(args.file, text + "\n", force=args.force)
             _note(f"Exported the library to {args.file}")
         return 0
     try:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-        data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise Failure(
             f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})"
         ) from None
-    except json.JSONDecodeError as exc:
-        raise Failure(f"{args.file}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        data = parse_export(raw)
+    except LibraryError as exc:
+        raise Failure(f"{args.file}: {exc}") from None
+    library = _open_library(args, announce=False)
     try:
         touched = library.import_data(data)
+    except ReadOnlyLibrary as exc:
+        raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
     _note(f"Merged records of {touched} papers from {args.file}")
@@ -1051,6 +1064,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(f"cannot write to standard output: {exc}")
         return 1
     except Exception as exc:
+        from .library import LibraryError
+
+        if isinstance(exc, LibraryError):  # e.g. LibraryBusy: one line, not a traceback
+            _error(str(exc))
+            return 1
         return _unexpected(exc)
     finally:
         sys.stdout = real_stdout

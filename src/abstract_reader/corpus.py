@@ -124,6 +124,20 @@ class Corpus:
     def fatal_errors(self) -> list[LoadError]:
         return [e for e in self.errors if e.fatal]
 
+    def load_summary(self) -> str:
+        """The counts, as in "3 files loaded, 1 with warnings, 1 failed", for reader and CLI.
+        A file that loaded with a warning is loaded; "failed" counts paths that gave nothing
+        (a missing file, a folder with no dumps, a file that is not a dump)."""
+        loaded = len(self.files)
+        warned = len({e.path for e in self.errors if not e.fatal})
+        failed = len({e.path for e in self.errors if e.fatal})
+        parts = [f"{loaded} file{'' if loaded == 1 else 's'} loaded"]
+        if warned:
+            parts.append(f"{warned} with warnings")
+        if failed:
+            parts.append(f"{failed} failed")
+        return ", ".join(parts)
+
 
 _ODD_SPACE_RE = re.compile(r"[^\S ]")  # whitespace other than a plain space
 

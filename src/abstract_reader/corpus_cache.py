@@ -30,8 +30,7 @@ from .cachefile import open_npz, write_atomically
 from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Paper, Source, paper_id
 from .paths import files_key
 from .sources import is_metadata_file
-from .text import sanitise
-from .text.sanitise import _SANITISE_TABLE
+from .text.sanitise import _SANITISE_TABLE, sanitise
 
 if TYPE_CHECKING:  # numpy is imported only when a cache is read or written (large corpora)
     import numpy as np

@@ -166,6 +166,17 @@ def as_time(value: object) -> float:
     return number if math.isfinite(number) else 0.0
 
 
+def as_year(value: object) -> int | None:
+    """A stored year as an int (a four-digit number, or text of one), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) == 4:
+        value = int(value.strip())
+    return value if isinstance(value, int) and 1000 <= value <= 9999 else None
+
+
 def clean_field(value: object) -> str | None:
     if value is None:
         return None

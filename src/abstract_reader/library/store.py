@@ -38,6 +38,7 @@ from .model import (
     as_facts,
     as_text,
     as_time,
+    as_year,
     changed_facts,
     clean_field,
     clean_tag,
@@ -400,53 +401,27 @@ class Library:
         return int(row[0] or 0)
 
     def reload(self) -> Snapshot:
-        """Read the whole library into a new ``snapshot``."""
+        """Read the whole library into a new ``snapshot``.
+
+        Values are read defensively: another tool may have stored a BLOB note, a number as a
+        title or NULLs; they are decoded or coerced, never trusted to be text. A read-only
+        library (perhaps of another schema version) shows what each table still yields."""
         with self._lock:
             snap = Snapshot()
-            conn = self.conn
-            try:
-                snap.bookmarks = {
-                    as_text(pid): as_time(at)
-                    for pid, at in conn.execute("SELECT paper_id, created_at FROM bookmarks")
-                }
-                snap.read = {
-                    as_text(pid): as_time(at)
-                    for pid, at in conn.execute("SELECT paper_id, read_at FROM read_marks")
-                }
-                for paper_id, name in conn.execute(
-                    "SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"
-                    " ORDER BY t.name COLLATE NOCASE"
-                ):
-                    snap.tags.setdefault(as_text(paper_id), []).append(sanitise(as_text(name)))
-                snap.notes = {
-                    as_text(pid): sanitise(as_text(body))
-                    for pid, body in conn.execute("SELECT paper_id, body FROM notes")
-                }
-                for row in conn.execute(
-                    "SELECT paper_id, title, authors, url, doi, year FROM metadata"
-                ):
-                    snap.metadata[as_text(row[0])] = (
-                        Metadata(  # sanitised again: the file may come from elsewhere
-                            clean_field(row[1]),
-                            tuple(a for a in map(clean_field, json_list(row[2])) if a),
-                            clean_field(row[3]),
-                            clean_field(row[4]),
-                            row[5] if isinstance(row[5], int) else None,
-                        )
-                    )
-                snap.settings = {
-                    as_text(k): as_text(v)
-                    for k, v in conn.execute("SELECT key, value FROM settings")
-                }
-                snap.tag_names = [
-                    sanitise(as_text(r[0]))
-                    for r in conn.execute("SELECT name FROM tags ORDER BY name COLLATE NOCASE")
-                ]
-            except sqlite3.Error as exc:
-                if not self.read_only:
-                    raise LibraryError(
-                        f"{self._shown_path()}: cannot read the library ({exc})"
-                    ) from exc
+            for read in (
+                _read_marks,
+                _read_tags,
+                _read_notes,
+                _read_metadata,
+                _read_settings,
+            ):
+                try:
+                    read(self.conn, snap)
+                except sqlite3.Error as exc:
+                    if not self.read_only:
+                        raise LibraryError(
+                            f"{self._shown_path()}: cannot read the library ({exc})"
+                        ) from exc
             self.snapshot = snap
             return snap
 
@@ -754,3 +729,61 @@ def _replace_settings(snap: Snapshot, key: str, value: str) -> Snapshot:
         settings={**snap.settings, key: value},
         tag_names=snap.tag_names,
     )
+
+
+def _read_marks(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.bookmarks = {
+        as_text(pid): as_time(at)
+        for pid, at in conn.execute("SELECT paper_id, created_at FROM bookmarks")
+        if pid is not None
+    }
+    snap.read = {
+        as_text(pid): as_time(at)
+        for pid, at in conn.execute("SELECT paper_id, read_at FROM read_marks")
+        if pid is not None
+    }
+
+
+def _read_tags(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    names: dict[object, str] = {}
+    for tag_id, name in conn.execute("SELECT id, name FROM tags"):
+        shown = sanitise(as_text(name))
+        if shown.strip():
+            names[tag_id] = shown
+    snap.tag_names = sorted(set(names.values()), key=lambda n: (n.casefold(), n))
+    tags: dict[str, list[str]] = {}
+    for paper_id, tag_id in conn.execute("SELECT paper_id, tag_id FROM paper_tags"):
+        if paper_id is not None and tag_id in names:
+            tags.setdefault(as_text(paper_id), []).append(names[tag_id])
+    snap.tags = {pid: sorted(set(v), key=lambda n: (n.casefold(), n)) for pid, v in tags.items()}
+
+
+def _read_notes(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.notes = {
+        as_text(pid): sanitise(as_text(body))
+        for pid, body in conn.execute("SELECT paper_id, body FROM notes")
+        if pid is not None and as_text(body).strip()
+    }
+
+
+def _read_metadata(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    for row in conn.execute("SELECT paper_id, title, authors, url, doi, year FROM metadata"):
+        if row[0] is None:
+            continue
+        meta = Metadata(  # sanitised again: the file may come from elsewhere
+            clean_field(row[1]),
+            tuple(a for a in map(clean_field, json_list(row[2])) if a),
+            clean_field(row[3]),
+            clean_field(row[4]),
+            as_year(row[5]),
+        )
+        if not meta.empty:
+            snap.metadata[as_text(row[0])] = meta
+
+
+def _read_settings(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.settings = {
+        as_text(k): as_text(v)
+        for k, v in conn.execute("SELECT key, value FROM settings")
+        if k is not None
+    }

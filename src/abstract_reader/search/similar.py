@@ -22,6 +22,7 @@ arxiv-sanity trains a linear SVM per tag.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,13 +70,23 @@ def _useful(word: str) -> bool:
     return len(word) >= 2 and not word.isdigit() and word not in STOP_WORDS
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Ranking:
     """Similarity of every paper to the seeds (the seeds themselves get -inf)."""
 
     scores: F32
     seeds: I64
     words: tuple[str, ...]  #: the words that drove the ranking, strongest first
+
+    @functools.cached_property
+    def order(self) -> I64:
+        """Every paper but the seeds, most similar first; papers sharing no word with the
+        seeds last, in corpus order. Kept, so a filter typed after ``like:`` only selects
+        from it (no sort)."""
+        related = np.flatnonzero(self.scores > 0)
+        ranked = related[np.argsort(-self.scores[related])]  # exact float ties are rare
+        unrelated = np.flatnonzero(self.scores == 0)
+        return np.concatenate([ranked, unrelated]).astype(np.int64)
 
 
 class Similarity:

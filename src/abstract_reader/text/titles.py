@@ -9,7 +9,7 @@ from .render import strip_markup_fast
 TITLE_MAX = 80
 
 _INTRO_RE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his (?:paper|work)|[Oo]ur (?:work|paper))\s+"
+    r"\b(?:[Ww]e|[Tt]his (?:paper|work)|[Oo]ur (?:work|paper)|and)\s+"
     r"(?:(?:also|further|then|first|next|therefore|thus)\s+)?"
     r"(?:introduce|propose|present|develop|release|build|design|construct|contribute|"
     r"introduces|proposes|presents|develops)\s+(?P<rest>[^.;]{3,400})"
@@ -24,7 +24,9 @@ _ACRONYM_DEF_RE = re.compile(
     r"(?:\s+(?:[A-Z0-9][\w'’-]*|of|and|for|the|via|in|on|with|to|a|-))*)"
     r"\s*\((?P<short>[A-Za-z0-9][\w±+-]{0,15})\)"
 )
-_NAME_RE = re.compile(r"^(?P<name>[^\s,;:()]*[A-Z0-9][^\s,;:()]*)(?P<after>.*)$", re.DOTALL)
+_NAME_RE = re.compile(
+    r"^(?P<name>[^\s,;:()]*[A-Z0-9][^\s,;:()]*(?:\s+v\d+(?:\.\d+)*)?)(?P<after>.*)$", re.DOTALL
+)
 _ARTICLE_RE = re.compile(
     r"^(?:(?:the|a|an|our)\s+)?(?:(?:new|novel|first|simple|general|practical|unified)\s+)*", re.I
 )
@@ -95,7 +97,14 @@ def shorten(text: str, limit: int = TITLE_MAX) -> str:
         size += 1 + len(word)
     if not kept:  # one enormous word
         return text[:limit]
-    cut = max((i for i in range(3, len(kept)) if kept[i].lower() in _PHRASE_STARTS), default=0)
+    starts = [
+        i
+        for i in range(3, len(kept))
+        if kept[i].lower() in _PHRASE_STARTS and kept[i - 1].lower() not in ("due", "such")
+    ]
+    # before a preposition or relative word rather than inside "A and B"
+    cut = max((i for i in starts if kept[i].lower() not in ("and", "or", "but")), default=0)
+    cut = cut or max(starts, default=0)
     if cut:
         kept = kept[:cut]
     while len(kept) > 1 and kept[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
@@ -119,7 +128,11 @@ def _description(after: str) -> str:
         desc = desc[: stop.start()]
     if re.match(r"(?:which|that|where|whose)\b", desc):
         return ""
-    desc = re.sub(r"\s*\([^()]*\)", "", desc.split(",")[0]).strip()
+    parts = desc.split(",")
+    head = parts[0]
+    if len(head.split()) == 1 and len(parts) > 1:  # "training-free, single-pass framework"
+        head = f"{head},{parts[1]}"
+    desc = re.sub(r"\s*\([^()]*\)", "", head).strip()
     return _trim_description(desc)
 
 
@@ -160,14 +173,19 @@ def _trim_description(desc: str) -> str:
     for i, word in enumerate(words):
         bare = word.lower().strip(",.;:")
         participle = bare.endswith("ed") and len(bare) > 4 and bare not in _KEEP_ED
+        # "… of cited web sources": after a preposition or article it is an adjective
+        participle = participle and words[i - 1].lower() not in _PREPOSITIONS | _ARTICLES
         if i >= 3 and (bare in _CLAUSE_STARTERS or participle):
             words = words[:i]
             break
-    if len(words) > 8:  # too long: end before the last preposition that leaves 3 words
-        words = words[:8]
-        cut = max((i for i in range(3, 8) if words[i].lower() in _PREPOSITIONS), default=0)
+    if len(words) > 12:  # too long: end before the last preposition that leaves 3 words
+        words = words[:12]
+        cut = max((i for i in range(3, 12) if words[i].lower() in _PREPOSITIONS), default=0)
         if cut:
             words = words[:cut]
+        ands = [i for i in range(3, len(words)) if words[i].lower() in ("and", "or")]
+        if ands and ands[-1] >= len(words) - 3:  # "… the feature set and the level": a torso
+            words = words[: ands[-1]]
     while words and words[-1].lower() in _STOPWORD_END:
         words.pop()
     return " ".join(words) if len(words) >= 2 else ""
@@ -230,6 +248,12 @@ _SUBJECT_RE = re.compile(
 )
 
 
+def _we_before(lowered: str, i: int) -> bool:
+    """Is "we" the subject of the sentence around ``i`` ("we do A and propose B")?"""
+    start = lowered.rfind(". ", max(0, i - 200), i) + 1
+    return " we " in f" {lowered[start:i]}"
+
+
 def _intro_starts(head: str, lowered: str) -> list[int]:
     """Where 'we propose …'-like phrases start, found with str.find (no regex scan)."""
     starts: list[int] = []
@@ -240,6 +264,8 @@ def _intro_starts(head: str, lowered: str) -> list[int]:
             subject = _SUBJECT_RE.search(window)
             if subject is not None:
                 starts.append(i - len(window) + subject.start())
+            elif window.endswith(" and ") and _we_before(lowered, i):
+                starts.append(i - 4)  # "we gain insight … and propose X"
             i = lowered.find(verb, i + 1)
     return sorted(starts)
 
@@ -336,6 +362,9 @@ def derive_title(source: str) -> str:
                 return shorten(strip_markup_fast(title))
     if contribution:
         return shorten(strip_markup_fast(contribution))
+    named = _named_in_passing(head)
+    if named:
+        return named
     if " we " in lowered or "this paper" in lowered or "our " in lowered or lowered[:3] == "we ":
         what = _what_it_does(head)
         if what:
@@ -386,6 +415,7 @@ _TOPIC_LEAD_RE = re.compile(
     r"(?:a|an|the) )",
     re.I,
 )
+_BY_MAKING_RE = re.compile(r"\bby (?:introducing|proposing|developing|designing)\s+")
 _TITLE_STOP_RE = re.compile(
     r",\s|\s\(|\s(?:—|–|--)\s|\s(?:that|which|whose|where|while|so that|in which|by|"
     r"rather than|such that|because|thereby|when|and (?:show|prove|find|derive|demonstrate|"
@@ -412,11 +442,20 @@ def _phrase(rest: str, lead: str = "") -> str:
     if "$" in rest or "\\" in rest:  # math makes a poor title
         return ""
     rest = _clean(strip_markup_fast(rest))
+    by = _BY_MAKING_RE.search(rest)
+    if by:  # "we formalize this objective by introducing a new paradigm for X"
+        rest, lead = rest[by.end() :], ""
     rest = _TOPIC_LEAD_RE.sub("", rest.strip())
     stop = _TITLE_STOP_RE.search(rest)
     if stop:
         rest = rest[: stop.start()]
-    words = [w for w in rest.split() if w.lower() not in _DEMONSTRATIVES]
+    words: list[str] = []
+    for word in rest.split():
+        if word.lower() in _DEMONSTRATIVES:
+            if words and word.lower() in ("this", "these", "those", "such"):
+                words.append("the")  # "on this benchmark" → "on the benchmark"
+            continue
+        words.append(word)
     if lead:
         words.insert(0, lead)
     while words and words[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
@@ -424,6 +463,41 @@ def _phrase(rest: str, lead: str = "") -> str:
     if len(words) < 3 or words[0].lower() in _PRONOUNS or words[-2].lower() in _ARTICLES:
         return ""  # "They …", "… of a small" (cut inside a noun phrase)
     return _capitalise(shorten(" ".join(words)))
+
+
+#: "This view is realized in Resolution-Aware … Clustering (RSDP)": the paper's own thing.
+_REALIZED_RE = re.compile(
+    r"\b(?:realized|implemented|instantiated|embodied|materialized|culminat\w+) (?:in|as|by|into)"
+    r" (?:the |a |an |our )?(?P<rest>[A-Z][^.;:]{5,120})"
+)
+#: "the resulting method, Rescaled ASGD, converges": a name given in an apposition.
+#: "… motivate LoHi, a training-free framework": a coined name (a capital inside).
+_COINED_RE = re.compile(r"\b(?P<name>[A-Z][a-z]+[A-Z][\w-]*)(?P<after>, an? [^.;]{3,200})")
+_APPOSITION_RE = re.compile(
+    r"\b(?:method|algorithm|framework|approach|model|system|scheme|estimator|procedure),\s+"
+    r"(?P<name>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,3}),"
+)
+
+
+def _named_in_passing(head: str) -> str:
+    """A name the abstract gives its contribution without "we propose" ("realized in X (X)",
+    "the resulting method, X,"); a name needs a capital inside it (``ASGD``, ``LoHi``)."""
+    if "realiz" in head or "implement" in head or "instantiat" in head or "embodied" in head:
+        for match in _REALIZED_RE.finditer(head):
+            title = _named(match.group("rest"))
+            if title:
+                return shorten(strip_markup_fast(title))
+    if "," in head:
+        for match in _APPOSITION_RE.finditer(head):
+            name = match.group("name")
+            if any(ch.isupper() for word in name.split() for ch in word[1:]):
+                return shorten(strip_markup_fast(name))
+        for match in _COINED_RE.finditer(head):
+            name = match.group("name")
+            if head.count(name) >= 3:  # used throughout: the paper's own name
+                desc = _description(match.group("after"))
+                return shorten(f"{name}: {_capitalise(desc)}" if desc else name)
+    return ""
 
 
 def _what_it_does(head: str) -> str:
