@@ -25,8 +25,20 @@ def test_version_and_help() -> None:
     assert version.returncode == 0 and version.stdout.startswith("abstract-reader ")
     helptext = cli("--help")
     assert helptext.returncode == 0
-    for command in ("list", "show", "tag", "cite", "export", "library"):
+    for command in ("list", "show", "tag", "cite", "export", "library", "config", "completion"):
         assert command in helptext.stdout
+    for variable in (
+        "ABSTRACT_READER_DB",
+        "ABSTRACT_READER_CACHE",
+        "ABSTRACT_READER_CONFIG",
+        "ABSTRACT_READER_OPENREVIEW_URL",
+        "ABSTRACT_READER_ARXIV_URL",
+        "VISUAL, EDITOR",
+        "BROWSER",
+    ):
+        assert variable in helptext.stdout
+    assert "examples:" in helptext.stdout and "exit codes:" in helptext.stdout
+    assert "141" in helptext.stdout
 
 
 def test_usage_errors_exit_2() -> None:
