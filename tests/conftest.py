@@ -54,6 +54,15 @@ def cli(
     )
 
 
+def installed_script() -> list[str]:
+    """The console script installed next to this interpreter (a venv's ``bin/``, found even
+    when the venv is not activated), else ``python -m abstract_reader``."""
+    import sys
+
+    script = Path(sys.executable).parent / "abstract-reader"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "abstract_reader"]
+
+
 def paper_with(corpus: Corpus, phrase: str) -> Paper:
     """The one paper whose abstract contains ``phrase`` (found by reading, not searching)."""
     found = [p for p in corpus.papers if phrase in p.abstract]

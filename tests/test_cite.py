@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from pathlib import Path
 
 import bibtexparser
 import pytest
+from bibtexparser import middlewares as m
 
 from abstract_reader.cite import (
     bibtex_key,
@@ -18,6 +20,7 @@ from abstract_reader.cite import (
 )
 from abstract_reader.corpus import Corpus, load_corpus
 from abstract_reader.library import Library, Metadata
+from abstract_reader.text import render
 
 from .conftest import paper_with, write_dump
 
@@ -93,16 +96,21 @@ def test_bibtex_round_trips_real_metadata(seeds: Corpus, library: Library, title
     authors = ("Ada Lovelace", "Jürgen Schmidhuber", "O'Neil, Cathy")
     library.set_metadata(
         paper.id,
-        Metadata(title=title, authors=authors, url="https://example.org/p?a=1&b=2", doi="10.1/x_y"),
+        Metadata(
+            title=title, authors=authors, url="https://example.org/p?a=1&b=2", doi="10.1000/x_y"
+        ),
     )
     text = format_records([record(paper, library.snapshot)], "bibtex")
-    parsed = bibtexparser.parse_string(text)
+    parsed = bibtexparser.parse_string(
+        text, append_middleware=[m.SeparateCoAuthors(), m.SplitNameParts()]
+    )
     assert not parsed.failed_blocks
     fields = {f.key: f.value for f in parsed.entries[0].fields}
     assert _unescape_bibtex(fields["title"]) == title
-    assert _unescape_bibtex(fields["author"]).split(" and ") == list(authors)
+    people = [" ".join(p.first + p.von + p.last) for p in fields["author"]]
+    assert people == ["Ada Lovelace", "Jürgen Schmidhuber", "Cathy O'Neil"]
     assert fields["url"] == "https://example.org/p?a=1&b=2"
-    assert fields["doi"] == "10.1/x_y"
+    assert fields["doi"] == "10.1000/x_y"
     assert "note" not in fields  # a real title needs no "derived" note
 
 
@@ -169,3 +177,176 @@ def test_write_atomic_refuses_to_overwrite(tmp_path: Path) -> None:
     write_atomic(target, "two", force=True)
     assert target.read_text() == "two"
     assert list(tmp_path.iterdir()) == [target]  # no temporary left behind
+
+
+# ---------------------------------------------------------------------------------------
+# Citations you can paste (issue #11)
+# ---------------------------------------------------------------------------------------
+
+
+def _one(seeds: Corpus, library: Library, **meta: object) -> str:
+    paper = seeds.papers[0]
+    library.set_metadata(paper.id, Metadata(**meta))  # type: ignore[arg-type]
+    return format_records([record(paper, library.snapshot)], "bibtex")
+
+
+def test_bibtex_protects_acronyms_and_keeps_user_braces(seeds: Corpus, library: Library) -> None:
+    text = _one(
+        seeds,
+        library,
+        title="{RSE} and GANs: Robust Ensembles on ImageNet with the {Fancy} Trick",
+        authors=("Ada Lovelace",),
+        year=2026,
+    )
+    assert "{RSE} and {GAN}s: Robust Ensembles on {ImageNet} with the {Fancy} Trick" in text
+    assert "\\{" not in text  # a user's balanced braces stay braces
+    text = _one(
+        seeds, library, title="Gaussian mean estimation with Boolean circuits", authors=("A B",)
+    )
+    # sentence case: capitalised words inside are names, protected; the first word is not
+    assert "{Gaussian mean estimation with {Boolean} circuits}" in text.replace("  ", " ")
+
+
+def test_bibtex_key_from_first_author_year_first_word(seeds: Corpus, library: Library) -> None:
+    a, b = seeds.papers[0], seeds.papers[1]
+    for paper in (a, b):
+        library.set_metadata(
+            paper.id,
+            Metadata(
+                title="The Robust Estimator",
+                authors=("María de la Cruz", "Ada Lovelace"),
+                year=2026,
+            ),
+        )
+    recs = [record(a, library.snapshot), record(b, library.snapshot)]
+    text = format_records(recs, "bibtex")
+    keys = [e.key for e in bibtexparser.parse_string(text).entries]
+    assert keys == ["cruz2026robust", f"cruz2026robust_{b.id[:4]}"]
+    assert format_records(recs, "bibtex") == text  # stable
+
+
+def test_arxiv_records_are_misc_with_eprint(seeds: Corpus, library: Library) -> None:
+    paper = seeds.papers[0]
+    library.set_metadata(
+        paper.id,
+        Metadata(
+            title="Empirical Sensitivity",
+            authors=("Ada Lovelace",),
+            year=2026,
+            url="https://arxiv.org/abs/2601.01234v2",
+            doi="https://doi.org/10.48550/arXiv.2601.01234",
+        ),
+    )
+    rec = record(paper, library.snapshot)
+    # the dump's venue is known: a conference paper, with its arXiv id
+    entry = bibtexparser.parse_string(format_records([rec], "bibtex")).entries[0]
+    fields = {f.key: f.value for f in entry.fields}
+    assert entry.entry_type == "inproceedings" and fields["eprint"] == "2601.01234"
+    assert fields["archivePrefix"] == "arXiv" and fields["doi"] == "10.48550/arXiv.2601.01234"
+    from dataclasses import replace
+
+    bare = replace(rec, venue=None)
+    entry = bibtexparser.parse_string(format_records([bare], "bibtex")).entries[0]
+    assert entry.entry_type == "misc" and "booktitle" not in entry.fields_dict
+
+
+def test_abstract_and_keywords_behind_a_flag_and_a_setting(seeds: Corpus, tmp_path: Path) -> None:
+    from .conftest import cli
+
+    db = tmp_path / "lib.db"
+    pid = seeds.papers[0].id
+    assert cli("tag", pid, "robustness", "to read", db=db).returncode == 0
+
+    def fields(*args: str) -> dict[str, str]:
+        out = cli("cite", pid, *args, db=db).stdout
+        return {f.key: f.value for f in bibtexparser.parse_string(out).entries[0].fields}
+
+    assert "abstract" not in fields() and "keywords" not in fields()
+    full = fields("--abstract")
+    assert full["keywords"] == "robustness, to read"
+    assert "empirical sensitivity" in full["abstract"]
+    Library(db).set_setting("cite_abstract", "on")
+    assert "abstract" in fields()
+    assert "abstract" not in fields("--no-abstract")
+
+
+def test_derived_titles_are_never_cut(seeds: Corpus) -> None:
+    # Stand-in titles no longer end in "…" (they are whole phrases), but a title cut by an
+    # older version, or a long one shortened for the list, must still never be cited cut.
+    first = next(p for p in seeds.papers if "…" not in render(p.abstract).text)
+    paper = dataclasses.replace(first, title=first.title[:24].rstrip() + "…")
+    for fmt in ("bibtex", "text", "markdown", "csl-json"):
+        out = format_records([record(paper)], fmt)
+        assert "…" not in out, fmt
+    bib = bibtexparser.parse_string(format_records([record(paper)], "bibtex")).entries[0]
+    assert paper.title.rstrip("…") in bib.fields_dict["title"].value.replace("{", "").replace(
+        "}", ""
+    )
+
+
+def test_text_and_markdown_author_lists_and_one_doi(seeds: Corpus, library: Library) -> None:
+    paper = seeds.papers[0]
+    library.set_metadata(
+        paper.id,
+        Metadata(
+            title="A Title",
+            authors=("Ada Lovelace", "Müller, Jürgen", "María de la Cruz"),
+            year=2026,
+            doi="doi:10.1000/xyz",
+            url="https://example.org/a",
+        ),
+    )
+    rec = record(paper, library.snapshot)
+    text = format_records([rec], "text")
+    assert text.startswith("A. Lovelace, J. Müller, and M. de la Cruz (2026). A Title.")
+    assert text.count("https://doi.org/10.1000/xyz") == 1 and "doi.org/doi" not in text
+    md = format_records([rec], "markdown")
+    assert "[A Title](https://doi.org/10.1000/xyz)" in md and md.count("doi.org") == 1
+    assert "A. Lovelace, J. Müller, and M. de la Cruz" in md
+    items = json.loads(format_records([rec], "csl-json"))
+    assert items[0]["author"][2] == {
+        "family": "Cruz",
+        "given": "María",
+        "non-dropping-particle": "de la",
+    }
+
+
+def test_pandoc_citeproc_renders_the_bibtex(
+    seeds: Corpus, library: Library, tmp_path: Path
+) -> None:
+    import shutil
+    import subprocess
+
+    from .conftest import skip_or_fail
+
+    if shutil.which("pandoc") is None:
+        skip_or_fail("pandoc is not installed (apt-get install pandoc)")
+    papers = seeds.papers[:3]
+    library.set_metadata(
+        papers[0].id,
+        Metadata(
+            title="{RSE} for GANs: Robust Satisficing Ensembles",
+            authors=("Ada Lovelace", "Jürgen Müller", "María de la Cruz"),
+            year=2026,
+            doi="10.1000/rse",
+        ),
+    )
+    text = format_records([record(p, library.snapshot) for p in papers], "bibtex")
+    keys = [e.key for e in bibtexparser.parse_string(text).entries]
+    bib = tmp_path / "refs.bib"
+    bib.write_text(text, encoding="utf-8")
+    doc = tmp_path / "doc.md"
+    doc.write_text(" ".join(f"[@{k}]" for k in keys) + "\n", encoding="utf-8")
+    run = subprocess.run(
+        ["pandoc", "--citeproc", "--bibliography", str(bib), "-t", "plain", str(doc)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    out = " ".join(run.stdout.split())
+    assert "RSE for GANs: Robust Satisficing Ensembles" in out
+    assert "{" not in out and "\\" not in out  # braces kept as protection, not printed
+    assert "Lovelace, Ada, Jürgen Müller, and María de la Cruz" in out
+    assert "https://doi.org/10.1000/rse" in out
+    assert "[WARNING]" not in run.stderr

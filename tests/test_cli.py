@@ -224,3 +224,21 @@ def test_tags_rename_and_delete(seeds: Corpus, db: Path) -> None:
     assert cli("tags", "--delete", "final", db=db).stdout.strip() == ""
     missing = cli("tags", "--delete", "nope", db=db)
     assert missing.returncode == 1 and "no tag named 'nope'" in missing.stderr
+
+
+def test_load_problems_are_counted_one_way(tmp_path: Path) -> None:
+    good = write_dump(tmp_path / "good.txt", "A clean abstract about robust estimation.")
+    warned = tmp_path / "warned.txt"
+    warned.write_bytes(b"TestConf 2025 Papers\n\nAn abstract with a bad byte \xff in it.\n")
+    missing = tmp_path / "missing.txt"
+    result = cli("list", "-d", str(good), "-d", str(warned), "-d", str(missing))
+    assert result.returncode == 1  # a path failed
+    assert len(result.stdout.splitlines()) == 2  # both loadable files listed
+    lines = result.stderr.splitlines()
+    assert lines[-1] == "abstract-reader: 2 files loaded, 1 with warnings, 1 failed"
+    assert any("warning: " in line and "warned.txt" in line for line in lines)
+    only_warned = cli("list", "-d", str(good), "-d", str(warned))
+    assert only_warned.returncode == 0
+    assert len(only_warned.stderr.splitlines()) == 1 and "warning: " in only_warned.stderr
+    clean = cli("list", "-d", str(good))
+    assert clean.returncode == 0 and clean.stderr == ""

@@ -9,10 +9,18 @@ import select
 import shutil
 import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from abstract_reader.clipboard import copy, copy_with_system_tool, osc52_sequence
+from abstract_reader.clipboard import (
+    TMUX_NOTE,
+    CopyResult,
+    copy,
+    copy_with_system_tool,
+    osc52_sequence,
+)
 
 from .conftest import cli, read_clipboard_when, skip_or_fail
 
@@ -113,3 +121,106 @@ def test_cli_with_no_display_and_no_terminal_exits_1(seeds_first_id: str) -> Non
     result = cli("cite", seeds_first_id, "--copy", env=env, new_session=True)
     assert result.returncode == 1
     assert "could not copy" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------
+# tmux, OSC 52 limits, hanging tools (issue #11)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tmux_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A real tmux server on its own socket; TMUX points at it as inside a pane."""
+    import subprocess
+
+    if not shutil.which("tmux"):
+        skip_or_fail("no tmux")
+    name = f"abstract-reader-test-{os.getpid()}-{time.monotonic_ns()}"
+    base = ["tmux", "-L", name, "-f", "/dev/null"]
+    subprocess.run([*base, "new-session", "-d", "-s", "t"], check=True, timeout=30)
+    try:
+        info = subprocess.run(
+            [*base, "display-message", "-p", "#{socket_path},#{pid}"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.strip()
+        monkeypatch.setenv("TMUX", f"{info},0")
+        monkeypatch.delenv("DISPLAY", raising=False)
+        monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+        yield name
+    finally:
+        subprocess.run([*base, "kill-server"], check=False, timeout=30)
+
+
+def _tmux_buffer(name: str) -> str:
+    import subprocess
+
+    return subprocess.run(
+        ["tmux", "-L", name, "show-buffer"], capture_output=True, check=True, timeout=30
+    ).stdout.decode("utf-8")
+
+
+def test_tmux_load_buffer_round_trip(tmux_server: str) -> None:
+    def terminal(text: str) -> CopyResult:
+        raise AssertionError("OSC 52 must not be needed inside tmux")
+
+    result = copy(SAMPLE, terminal=terminal)
+    assert result.ok and result.method == TMUX_NOTE
+    assert _tmux_buffer(tmux_server) == SAMPLE
+
+
+def test_cli_cite_copy_inside_tmux_says_so(tmux_server: str, seeds_first_id: str) -> None:
+    result = cli("cite", seeds_first_id, "--copy", "-f", "text", new_session=True)
+    assert result.returncode == 0, result.stderr
+    assert "(tmux buffer via load-buffer -w;" in result.stderr
+    assert _tmux_buffer(tmux_server) == result.stdout
+
+
+def test_osc52_payloads_over_100kb_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("TMUX", raising=False)
+    sent: list[str] = []
+
+    def terminal(text: str) -> CopyResult:
+        sent.append(text)
+        return CopyResult(True, "terminal")
+
+    assert copy("x" * 70_000, terminal=terminal).ok  # ~93 KB of base64: fine
+    result = copy("x" * 80_000, terminal=terminal)
+    assert not result.ok and "too long for OSC 52" in result.detail
+    assert len(sent) == 1
+
+
+def test_a_hanging_tool_is_killed_with_its_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import abstract_reader.clipboard as clipboard
+
+    pidfile = tmp_path / "child.pid"
+    fake = tmp_path / "bin" / "xclip"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\nsleep 300\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    monkeypatch.setenv("DISPLAY", ":97")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("TMUX", raising=False)
+    monkeypatch.setattr(clipboard, "TOOL_TIMEOUT_S", 1.0)
+    result = clipboard.copy_with_system_tool("hello")
+    assert not result.ok and "xclip timed out after 1 s (killed)" in result.detail
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status

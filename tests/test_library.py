@@ -76,7 +76,7 @@ def test_rename_and_delete_tag_change_every_paper(tmp_path: Path) -> None:
         assert all(
             lib.snapshot.tags[i][-1] == "new" or "new" in lib.snapshot.tags[i] for i in IDS[:3]
         )
-        lib.rename_tag("new", "keep")  # merge
+        lib.rename_tag("new", "keep", merge=True)
         assert lib.tag_counts() == [("keep", 3)]
         lib.delete_tag("keep")
         assert lib.tag_counts() == [] and not any(lib.snapshot.tags.values())
@@ -380,6 +380,20 @@ class LibraryMachine(RuleBasedStateMachine):
         self.read: set[str] = set()
         self.tags: dict[str, set[str]] = {}
         self.notes: dict[str, str] = {}
+        self.history: list[tuple[object, ...]] = []  # model states before each change
+
+    def model(self) -> tuple[object, ...]:
+        return (
+            set(self.bookmarks),
+            set(self.read),
+            {pid: set(tags) for pid, tags in self.tags.items() if tags},
+            dict(self.notes),
+        )
+
+    def changed_from(self, before: tuple[object, ...]) -> None:
+        """Remember the state before a write that changed something (undo goes back to it)."""
+        if self.model() != before:
+            self.history.append(before)
 
     @staticmethod
     def key(tag: str) -> str:
@@ -387,46 +401,74 @@ class LibraryMachine(RuleBasedStateMachine):
 
     @rule(pid=PIDS, on=st.booleans())
     def bookmark(self, pid: str, on: bool) -> None:
+        before = self.model()
         self.lib.set_bookmark([pid], on)
         (self.bookmarks.add if on else self.bookmarks.discard)(pid)
+        self.changed_from(before)
 
     @rule(pid=PIDS, on=st.booleans())
     def mark_read(self, pid: str, on: bool) -> None:
+        before = self.model()
         self.lib.set_read([pid], on)
         (self.read.add if on else self.read.discard)(pid)
+        self.changed_from(before)
 
     @rule(pid=PIDS, tag=TAGS)
     def tag(self, pid: str, tag: str) -> None:
+        before = self.model()
         self.lib.add_tags([pid], [tag])
         self.tags.setdefault(pid, set()).add(self.key(tag))
+        self.changed_from(before)
 
     @rule(pid=PIDS, tag=TAGS)
     def untag(self, pid: str, tag: str) -> None:
+        before = self.model()
         self.lib.remove_tags([pid], [tag])
         self.tags.get(pid, set()).discard(self.key(tag))
+        self.changed_from(before)
 
     @rule(pid=PIDS, text=st.text(alphabet="ab \n", max_size=5))
     def note(self, pid: str, text: str) -> None:
+        before = self.model()
         self.lib.set_note(pid, text)
         if text.strip():
             self.notes[pid] = text
         else:
             self.notes.pop(pid, None)
+        self.changed_from(before)
 
     @rule(old=TAGS, new=st.sampled_from(["delta", "alpha", "Gamma"]))
     def rename(self, old: str, new: str) -> None:
         if not any(self.key(old) in tags for tags in self.tags.values()):
             return
-        self.lib.rename_tag(old, new)
+        before = self.model()
+        same_name = new in self.lib.snapshot.tag_names
+        self.lib.rename_tag(old, new, merge=True)
         for tags in self.tags.values():
             if self.key(old) in tags:
                 tags.discard(self.key(old))
                 tags.add(self.key(new))
+        # A case-only rename changes the stored name, which the case-folded model cannot see.
+        if self.key(old) == self.key(new) and not same_name:
+            self.history.append(before)
+        else:
+            self.changed_from(before)
+
+    @rule()
+    def undo(self) -> None:
+        undone = self.lib.undo()
+        assert (undone is None) == (not self.history)
+        if self.history:
+            bookmarks, read, tags, notes = self.history.pop()
+            self.bookmarks, self.read = set(bookmarks), set(read)  # type: ignore[call-overload]
+            self.tags = {p: set(t) for p, t in tags.items()}  # type: ignore[attr-defined]
+            self.notes = dict(notes)  # type: ignore[call-overload]
 
     @rule()
     def reopen(self) -> None:
         self.lib.close()
         self.lib = Library(self.path, backups=False)
+        self.history.clear()  # undo is per Library object
 
     @invariant()
     def matches_model(self) -> None:

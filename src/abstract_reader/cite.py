@@ -17,7 +17,7 @@ from typing import Any
 
 from .corpus import Paper
 from .library import Snapshot
-from .metadata import Provenance, effective
+from .metadata import Provenance, effective, normalise_doi, venue_year
 from .text import render, sanitise
 
 FORMATS = ("bibtex", "text", "markdown", "csl-json")
@@ -74,9 +74,12 @@ class Record:
 
     @property
     def booktitle(self) -> str | None:
+        """The proceedings' name: "NeurIPS", "NeurIPS 2025 poster" → "Advances in Neural
+        Information Processing Systems (NeurIPS)"; other venues as they are."""
         if not self.venue:
             return None
-        return PROCEEDINGS.get(self.venue.lower(), self.venue)
+        first = self.venue.split()[0].lower() if self.venue.split() else ""
+        return PROCEEDINGS.get(self.venue.lower()) or PROCEEDINGS.get(first) or self.venue
 
 
 def record(paper: Paper, snapshot: Snapshot | None = None) -> Record:
@@ -146,34 +149,116 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def bibtex_escape(text: str) -> str:
-    """Escape BibTeX specials outside math; ``$…$`` spans with balanced braces are kept."""
+def bibtex_escape(text: str, *, protect: bool = False) -> str:
+    """Escape BibTeX specials outside math; ``$…$`` spans with balanced braces are kept.
+
+    When the text's own braces (outside math) balance, they are the user's grouping and are
+    kept as braces; unbalanced ones are escaped. ``protect`` (titles) wraps acronyms and
+    other capitals a style must not lowercase in braces (``{RSE}``, ``{GAN}s``)."""
+    keep_braces = _balanced(_MATH_SPAN.sub("", text))
     out: list[str] = []
     pos = 0
     for match in _MATH_SPAN.finditer(text):
         if not _balanced(match.group()):
             continue
-        out.append(_escape_plain(text[pos : match.start()]))
+        out.append(_escape_plain(text[pos : match.start()], keep_braces, protect, not out))
         out.append(match.group())
         pos = match.end()
-    out.append(_escape_plain(text[pos:]))
+    out.append(_escape_plain(text[pos:], keep_braces, protect, not out))
     return " ".join("".join(out).split())
 
 
-def _escape_plain(text: str) -> str:
-    return "".join(_BIB_ESCAPES.get(ch, ch) for ch in text)
+_WORD_RE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\d+")
+_ACRONYM_PLURAL_RE = re.compile(r"^([A-Z][A-Z0-9]+)(s)$")
+
+
+def _escape_plain(text: str, keep_braces: bool, protect: bool, first: bool) -> str:
+    out: list[str] = []
+    depth = 0
+    title_case = _title_case(text) if protect else False
+    pos = 0
+    index = 0 if first else 1
+    for match in _WORD_RE.finditer(text):
+        out.append(_escape_chars(text[pos : match.start()], keep_braces))
+        for ch in text[pos : match.start()]:
+            if keep_braces and ch == "{":
+                depth += 1
+            elif keep_braces and ch == "}":
+                depth -= 1
+        word = match.group()
+        before = text[: match.start()].rstrip()
+        sentence_start = index == 0 or before.endswith((":", ".", "?", "!"))
+        if protect and depth == 0 and _needs_protection(word, title_case, sentence_start):
+            plural = _ACRONYM_PLURAL_RE.match(word)
+            out.append(f"{{{plural.group(1)}}}s" if plural else f"{{{word}}}")
+        else:
+            out.append(_escape_chars(word, keep_braces))
+        pos = match.end()
+        index += 1
+    out.append(_escape_chars(text[pos:], keep_braces))
+    return "".join(out)
+
+
+def _escape_chars(text: str, keep_braces: bool) -> str:
+    return "".join(ch if keep_braces and ch in "{}" else _BIB_ESCAPES.get(ch, ch) for ch in text)
+
+
+_SMALL_WORDS = {
+    "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "is", "of", "on",
+    "or", "the", "to", "via", "vs", "with", "without", "under", "over", "are", "be", "its",
+}  # fmt: skip
+
+
+def _title_case(text: str) -> bool:
+    """Most longer words capitalised: a Title Case title, whose capitals a sentence-case
+    style may lower (so only acronyms and names-with-inner-capitals are protected)."""
+    words = [w for w in _WORD_RE.findall(text) if w[0].isalpha() and w.lower() not in _SMALL_WORDS]
+    if len(words) < 3:
+        return True
+    capitalised = sum(1 for w in words if w[0].isupper())
+    return capitalised / len(words) >= 0.6
+
+
+def _needs_protection(word: str, title_case: bool, sentence_start: bool) -> bool:
+    if len(word) < 2 or not word[0].isalpha():
+        return False
+    if any(ch.isupper() for ch in word[1:]):  # RSE, GANs, ImageNet, LiDAR
+        return True
+    # a capitalised word inside a sentence-case title is a name (Gaussian, Boolean, Shapley)
+    return word[0].isupper() and not title_case and not sentence_start
 
 
 _KEY_STOP = {"a", "an", "the", "of", "for", "and", "on", "in", "to", "with", "via", "we", "is"}
 
 
 def bibtex_key(rec: Record, taken: set[str] | None = None) -> str:
-    venue = re.sub(r"[^a-z0-9]", "", (rec.venue or "paper").lower()) or "paper"
+    """``lastname2026firstword`` when the authors are known (a clash gets the paper id's
+    first digits: stable whatever else is exported), else ``venue2026TwoWords_id6``."""
+    if rec.authors:
+        given, family = split_name(rec.authors[0])
+        last = re.sub(r"[^a-z]", "", _ascii(family.split()[-1] if family else given).lower())
+        words = [
+            w.lower()
+            for w in re.findall(r"[A-Za-z0-9]+", _ascii(_strip_math(rec.title)))
+            if w.lower() not in _KEY_STOP
+        ]
+        base = f"{last or 'anon'}{rec.year or ''}{words[0] if words else 'untitled'}"
+        key = base
+        length = 4
+        while taken is not None and key in taken and length <= len(rec.id):
+            key = f"{base}_{rec.id[:length]}"
+            length += 1
+        if taken is not None:
+            taken.add(key)
+        return key
+    venue = re.sub(r"[^a-z0-9]", "", (rec.venue or "paper").split()[0].lower()) or "paper"
     words = [
-        w for w in re.findall(r"[A-Za-z0-9]+", _ascii(rec.title)) if w.lower() not in _KEY_STOP
+        w
+        for w in re.findall(r"[A-Za-z0-9]+", _ascii(_strip_math(rec.title)))
+        if w.lower() not in _KEY_STOP
     ]
     title_part = "".join(w[:1].upper() + w[1:].lower() for w in words[:2]) or "Untitled"
-    year = str(rec.year) if rec.year else ""
+    year = str(rec.year) if rec.year and str(rec.year) not in venue else ""
     length = 6
     key = f"{venue}{year}{title_part}_{rec.id[:length]}"
     while taken is not None and key in taken and length < len(rec.id):
@@ -184,37 +269,141 @@ def bibtex_key(rec: Record, taken: set[str] | None = None) -> str:
     return key
 
 
+def _strip_math(text: str) -> str:
+    return _MATH_SPAN.sub(" ", text)
+
+
 def _ascii(text: str) -> str:
     import unicodedata
 
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
-def bibtex_entry(rec: Record, key: str) -> str:
-    fields: list[tuple[str, str]] = [("title", rec.title)]
+_PARTICLES = {
+    "de", "da", "del", "della", "der", "den", "des", "di", "du", "la", "le", "van", "von",
+    "ten", "ter", "dos", "das", "do", "y", "al", "el", "bin", "ibn", "zu", "af", "av",
+}  # fmt: skip
+_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(given, family) of "First Last", "First de la Last" or "Last, First"."""
+    name = " ".join(name.split())
+    if "," in name:
+        family, _, given = name.partition(",")
+        rest = given.strip()
+        if rest.lower() in _SUFFIXES:  # "First Last, Jr."
+            given, family = split_name(family)
+            return given, f"{family}, {rest}"
+        return rest, family.strip()
+    parts = name.split(" ")
+    if len(parts) == 1:
+        return "", name
+    for i in range(1, len(parts) - 1):
+        if parts[i].lower() in _PARTICLES:
+            return " ".join(parts[:i]), " ".join(parts[i:])
+    return " ".join(parts[:-1]), parts[-1]
+
+
+def _initials(given: str) -> str:
+    out: list[str] = []
+    for part in given.split():
+        pieces = [p for p in part.split("-") if p]
+        if not pieces:
+            continue
+        if part.endswith(".") and len(part) <= 3:
+            out.append(part)
+            continue
+        out.append("-".join(p[0] + "." for p in pieces))
+    return " ".join(out)
+
+
+def short_author(name: str) -> str:
+    """ "Ada Lovelace" → "A. Lovelace"; "María de la Cruz" → "M. de la Cruz"."""
+    given, family = split_name(name)
+    initials = _initials(given)
+    return f"{initials} {family}" if initials else family
+
+
+def author_list(authors: Sequence[str]) -> str:
+    """ "A. Lovelace", "A. Lovelace and J. Müller", "A. Lovelace, J. Müller, and M. de la
+    Cruz"."""
+    names = [short_author(a) for a in authors]
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + ", and " + names[-1]
+
+
+def bibtex_person(name: str) -> str:
+    """ "Last, First" (what BibTeX parses unambiguously, particles included)."""
+    given, family = split_name(name)
+    return f"{family}, {given}" if given else family
+
+
+def citation_title(rec: Record) -> str:
+    """The title as cited: a derived title is never cut with "…" — it runs on to the end
+    of its clause in the abstract."""
+    title = rec.title
+    if not rec.title_derived or "…" not in title:
+        return title
+    head = re.sub(r"\s*\[[0-9a-f]+\]$", "", title).rstrip("…").rstrip()
+    text = " ".join(rec.abstract.split())
+    at = text.find(head)
+    if at < 0:
+        return head
+    rest = text[at + len(head) :]
+    stop = re.search(r"[.;:!?](?:\s|$)", rest)
+    return (head + (rest[: stop.start()] if stop else rest)).rstrip(" ,")
+
+
+def bibtex_entry(rec: Record, key: str, *, with_abstract: bool = False) -> str:
+    title = citation_title(rec)
+    venue_known = bool(rec.booktitle)
+    kind = "misc" if rec.eprint and not venue_known else "inproceedings"
+    fields: list[tuple[str, str]] = [("title", title)]
     if rec.authors:
-        fields.append(("author", " and ".join(rec.authors)))
+        fields.append(("author", " and ".join(bibtex_person(a) for a in rec.authors)))
     if rec.booktitle:
         fields.append(("booktitle", rec.booktitle))
     if rec.year:
         fields.append(("year", str(rec.year)))
-    if rec.url:
-        fields.append(("url", rec.url))
-    if rec.doi:
-        fields.append(("doi", rec.doi))
+    if rec.eprint:
+        fields.append(("eprint", rec.eprint))
+        fields.append(("archivePrefix", "arXiv"))
+        if rec.primary_class:
+            fields.append(("primaryClass", rec.primary_class))
+    url = rec.url or (f"https://arxiv.org/abs/{rec.eprint}" if rec.eprint else None)
+    if url:
+        fields.append(("url", url))
+    doi = _valid_doi(rec.doi)
+    if doi:
+        fields.append(("doi", doi))
     if rec.title_derived:
         fields.append(("note", f"Title derived from the abstract; abstract-reader id {rec.id}"))
+    if with_abstract:
+        fields.append(("abstract", render(rec.abstract).text))
+        if rec.tags:
+            fields.append(("keywords", ", ".join(rec.tags)))
     width = max(len(name) for name, _ in fields)
     body = ",\n".join(
         f"  {name.ljust(width)} = {{{_bib_value(name, value)}}}" for name, value in fields
     )
-    return clean(f"@inproceedings{{{key},\n{body}\n}}")
+    return clean(f"@{kind}{{{key},\n{body}\n}}")
+
+
+def _valid_doi(doi: str | None) -> str | None:
+    if not doi:
+        return None
+    try:
+        return normalise_doi(doi)
+    except ValueError:
+        return None
 
 
 def _bib_value(name: str, value: str) -> str:
-    if name in ("url", "doi"):
+    if name in ("url", "doi", "eprint"):
         return value.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")
-    return bibtex_escape(value)
+    return bibtex_escape(value, protect=name == "title")
 
 
 # ---------------------------------------------------------------------------------------
@@ -223,29 +412,38 @@ def _bib_value(name: str, value: str) -> str:
 
 
 def _venue_year(rec: Record) -> str:
-    return " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+    return venue_year(rec.venue, rec.year)
 
 
 def _plain_title(rec: Record) -> str:
-    return render(rec.title).text if ("$" in rec.title or "*" in rec.title) else rec.title
+    title = citation_title(rec)
+    if "{" in title and _balanced(title):  # a user's BibTeX protection braces
+        title = title.replace("{", "").replace("}", "")
+    return render(title).text if ("$" in title or "*" in title) else title
+
+
+def _link(rec: Record) -> str | None:
+    doi = _valid_doi(rec.doi)
+    return f"https://doi.org/{doi}" if doi else rec.url
 
 
 def plain_text(rec: Record) -> str:
+    """ "A. Lovelace and J. Müller (2026). Title. In Booktitle. https://doi.org/…"."""
     title = _plain_title(rec)
     parts: list[str] = []
     if rec.authors:
-        authors = ", ".join(rec.authors[:-1]) + (" & " if len(rec.authors) > 1 else "")
-        parts.append(f"{authors}{rec.authors[-1]} ({rec.year or 'n.d.'}).")
+        parts.append(f"{author_list(rec.authors)} ({rec.year or 'n.d.'}).")
         parts.append(f"{title}.")
     else:
         parts.append(f"{title}{' [title derived from the abstract]' if rec.title_derived else ''}.")
         parts.append(f"({rec.year or 'n.d.'}).")
-    if rec.venue:
+    if rec.booktitle:
         parts.append(f"In {rec.booktitle}.")
-    if rec.doi:
-        parts.append(f"https://doi.org/{rec.doi}")
-    elif rec.url:
-        parts.append(rec.url)
+    elif rec.eprint:
+        parts.append(f"arXiv:{rec.eprint}.")
+    link = _link(rec)
+    if link:
+        parts.append(link)
     parts.append(f"[abstract-reader:{rec.id[:12]}]")
     return clean(" ".join(parts))
 
@@ -255,13 +453,15 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
 def markdown(rec: Record) -> str:
     title = _MD_SPECIAL.sub(r"\\\1", _plain_title(rec))
-    link = rec.url or (f"https://doi.org/{rec.doi}" if rec.doi else None)
+    link = _link(rec)
     head = f"[{title}]({link.replace(')', '%29').replace(' ', '%20')})" if link else f"**{title}**"
     bits = [head]
     if rec.authors:
-        bits.append(_MD_SPECIAL.sub(r"\\\1", ", ".join(rec.authors)))
+        bits.append(_MD_SPECIAL.sub(r"\\\1", author_list(rec.authors)))
     if _venue_year(rec):
         bits.append(_venue_year(rec))
+    elif rec.eprint:
+        bits.append(f"arXiv:{rec.eprint}")
     if rec.title_derived:
         bits.append("*derived title*")
     bits.append(f"`{rec.id[:12]}`")
@@ -269,17 +469,26 @@ def markdown(rec: Record) -> str:
 
 
 def _csl_name(name: str) -> dict[str, str]:
-    if "," in name:
-        family, given = (p.strip() for p in name.split(",", 1))
-        return {"family": family, "given": given}
-    parts = name.split()
-    if len(parts) >= 2:
-        return {"family": parts[-1], "given": " ".join(parts[:-1])}
-    return {"literal": name}
+    given, family = split_name(name)
+    if not given:
+        return {"literal": family}
+    first = family.split(" ")[0]
+    if first.lower() in _PARTICLES and " " in family:
+        rest = family[len(first) :].strip()
+        particle = first
+        while rest.split(" ")[0].lower() in _PARTICLES and " " in rest:
+            word = rest.split(" ")[0]
+            particle, rest = f"{particle} {word}", rest[len(word) :].strip()
+        return {"family": rest, "given": given, "non-dropping-particle": particle}
+    return {"family": family, "given": given}
 
 
 def csl_item(rec: Record) -> dict[str, Any]:
-    item: dict[str, Any] = {"id": rec.id, "type": "paper-conference", "title": clean(rec.title)}
+    item: dict[str, Any] = {
+        "id": rec.id,
+        "type": "paper-conference",
+        "title": clean(citation_title(rec)),
+    }
     if rec.authors:
         item["author"] = [_csl_name(clean(a)) for a in rec.authors]
     if rec.booktitle:
@@ -290,8 +499,8 @@ def csl_item(rec: Record) -> dict[str, Any]:
         item["issued"] = {"date-parts": [[rec.year]]}
     if rec.url:
         item["URL"] = clean(rec.url)
-    if rec.doi:
-        item["DOI"] = clean(rec.doi)
+    if _valid_doi(rec.doi):
+        item["DOI"] = clean(_valid_doi(rec.doi) or "")
     if rec.title_derived:
         item["note"] = "Title derived from the abstract by abstract-reader"
     item["abstract"] = render(rec.abstract).text
@@ -343,11 +552,17 @@ CSV_FIELDS = [
 ]
 
 
-def format_records(records: Sequence[Record], fmt: str) -> str:
-    """Citations / an export of ``records`` in ``fmt``. Keys are unique within one call."""
+def format_records(records: Sequence[Record], fmt: str, *, with_abstract: bool = False) -> str:
+    """Citations / an export of ``records`` in ``fmt``. Keys are unique within one call.
+    ``with_abstract``: BibTeX also carries ``abstract`` and ``keywords`` (the tags)."""
     if fmt == "bibtex":
         taken: set[str] = set()
-        return "\n\n".join(bibtex_entry(r, bibtex_key(r, taken)) for r in records) + "\n"
+        return (
+            "\n\n".join(
+                bibtex_entry(r, bibtex_key(r, taken), with_abstract=with_abstract) for r in records
+            )
+            + "\n"
+        )
     if fmt == "text":
         return "\n".join(plain_text(r) for r in records) + "\n"
     if fmt == "markdown":

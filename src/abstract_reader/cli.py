@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
 
@@ -39,6 +40,9 @@ SUBCOMMANDS = (
     "cite",
     "export",
     "library",
+    "match",
+    "config",
+    "completion",
     "digest",
 )
 
@@ -81,8 +85,10 @@ def _write_file(name: str, text: str, *, force: bool) -> None:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
+        from .text import escape_for_terminal
+
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {escape_for_terminal(message)}\n")
         raise SystemExit(2)
 
 
@@ -110,11 +116,63 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--unread", action="store_true", help="only unread papers")
 
 
+_EXAMPLES = (
+    ("", "the reader on the bundled NeurIPS 2026 dumps"),
+    ("~/dumps/icml2025/", "the reader on every *.txt in a folder"),
+    ("list -q 'robst gausian'", "search from a script (typos forgiven)"),
+    ("list --tag 'to read' --json", "JSON Lines, one paper per line"),
+    ("show d059a4d9", "one paper; an unambiguous id prefix is enough"),
+    ("tag d059a4d9 'to read'", "add a tag (quotes for spaces)"),
+    ("cite d059a4d9 -f bibtex --copy", ""),
+    ("export -f bibtex --bookmarked -o reading.bib", ""),
+    ("library export backup.json", "everything you recorded, as JSON"),
+    ("config --show", "the settings in effect, and where they come from"),
+    ("completion bash > ~/.local/share/bash-completion/completions/abstract-reader", ""),
+)
+HELP_EPILOG = (
+    "examples:\n"
+    + "".join(f"  {PROG} {cmd:<29} {what}".rstrip() + "\n" for cmd, what in _EXAMPLES)
+    + """
+environment:
+  ABSTRACT_READER_DB              the library file (default: library.sqlite3 in the user data dir)
+  ABSTRACT_READER_CACHE           the cache folder (search index, parsed dumps, last-error.txt)
+  ABSTRACT_READER_CONFIG          the config file (default: config.toml in the user config dir)
+  ABSTRACT_READER_OPENREVIEW_URL  the OpenReview API to ask for metadata (for tests, mirrors)
+  ABSTRACT_READER_ARXIV_URL       the arXiv API to ask for metadata
+  ABSTRACT_READER_DEBUG=1         print the traceback of an unexpected error
+  VISUAL, EDITOR                  the editor for notes
+  BROWSER                         the browser that opens a paper's link
+
+exit codes:
+  0 ok; 1 failure (bad input files are reported, the good ones still processed); 2 usage
+  (also: the reader without a terminal); 130 interrupted; 141 output pipe closed early
+"""
+)
+
+
+def _abstract_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--abstract",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="BibTeX: include abstract and keywords (tags); default: the library's "
+        "cite_abstract setting (on/off), else off",
+    )
+
+
+def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
+    if args.abstract is not None:
+        return bool(args.abstract)
+    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        description="A keyboard-driven terminal reader for dumps of conference abstracts. "
+        description="A keyboard-driven terminal reader for dumps of conference abstracts.\n"
         "With no command, opens the reader on PATHs (default: the bundled NeurIPS 2026 dumps).",
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -144,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tags", help="every tag with its count; records of unloaded papers")
     _common(p)
     p.add_argument("--rename", nargs=2, metavar=("OLD", "NEW"), help="rename a tag on every paper")
+    p.add_argument(
+        "--merge", action="store_true", help="with --rename onto an existing tag: merge the two"
+    )
     p.add_argument("--delete", metavar="TAG", help="remove a tag from every paper")
 
     p = sub.add_parser("note", help="print or set a paper's note")
@@ -174,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="default: the library's setting, else bibtex",
     )
     p.add_argument("--copy", action="store_true", help="also copy to the clipboard")
+    _abstract_flag(p)
 
     p = sub.add_parser("export", help="export a reading list")
     _common(p)
@@ -181,6 +243,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=EXPORT_FORMATS, required=True)
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically)")
     p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
+    _abstract_flag(p)
+
+    p = sub.add_parser(
+        "match",
+        help="give dump papers their real metadata from metadata files, OpenReview, arXiv",
+        description="For each loaded paper whose title is derived, find the record that is the "
+        "same paper (same abstract after normalisation, tolerant of a sentence added or "
+        "dropped) and store its title, authors, year, URL and DOI in the library. Ambiguous "
+        "cases are listed with their scores, never written; metadata set by hand is kept "
+        "unless --force. Only this command uses the network (--openreview, --arxiv).",
+    )
+    _common(p)
+    p.add_argument(
+        "files", nargs="*", metavar="FILE", help="metadata files (.jsonl, .json, .bib, .ris)"
+    )
+    p.add_argument(
+        "--openreview",
+        action="append",
+        default=[],
+        metavar="VENUE_ID",
+        help="download (once; then cached) a venue's notes, e.g. NeurIPS.cc/2025/Conference",
+    )
+    p.add_argument(
+        "--arxiv", action="store_true", help="search arXiv for papers still unmatched (slow)"
+    )
+    p.add_argument("--refresh", action="store_true", help="download OpenReview notes again")
+    p.add_argument("--dry-run", action="store_true", help="write nothing; say what would change")
+    p.add_argument("--force", action="store_true", help="replace metadata set by hand")
+    p.add_argument("--json", action="store_true", help="one JSON line per paper")
 
     from .digest import FORMATS as DIGEST_FORMATS
 
@@ -206,6 +297,25 @@ def build_parser() -> argparse.ArgumentParser:
     q = lib_sub.add_parser("import", help="merge a library JSON export (never drops anything)")
     _common(q, dumps=False)
     q.add_argument("file")
+
+    p = sub.add_parser("config", help="the config file: where it is, the settings in effect")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--path", action="store_true", help="print the config file's path")
+    which.add_argument(
+        "--show", action="store_true", help="print the settings in effect, as TOML (default)"
+    )
+
+    from .completion import SHELLS
+
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description="Print a completion script for SHELL. bash: add "
+        f"'source <({PROG} completion bash)' to ~/.bashrc; zsh: "
+        f"'source <({PROG} completion zsh)' in ~/.zshrc; fish: "
+        f"'{PROG} completion fish > ~/.config/fish/completions/{PROG}.fish'.",
+    )
+    p.add_argument("shell", choices=SHELLS)
     return parser
 
 
@@ -213,13 +323,35 @@ def build_reader_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Open the reader on dump files or folders (default: the bundled "
-        f"NeurIPS 2026 dumps). Commands: {', '.join(SUBCOMMANDS)} (see {PROG} --help).",
+        f"NeurIPS 2026 dumps).\nCommands: {', '.join(SUBCOMMANDS)} (see {PROG} --help).",
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("paths", nargs="*", metavar="PATH", help="dump files or folders")
     parser.add_argument("-d", "--dump", action="append", metavar="PATH", dest="dumps")
     parser.add_argument("--db", metavar="FILE", help="the library file")
     return parser
+
+
+_JSON_ESCAPES: dict[int, str] = {}
+
+
+def _json_line(value: object) -> str:
+    """One JSON Lines row, readable UTF-8 but with every character that could act on a
+    terminal (C1 controls, bidi overrides, line separators) as a \\u escape: json.dumps
+    escapes only C0 controls. Those characters can only occur inside strings."""
+    text = json.dumps(value, ensure_ascii=False)
+    if text.isascii():
+        return text + "\n"
+    if not _JSON_ESCAPES:
+        from .text import escape_for_terminal
+
+        candidates = [*range(0x7F, 0xA0), *range(0x600, 0x700), *range(0x2000, 0x2070)]
+        _JSON_ESCAPES.update(
+            (c, f"\\u{c:04x}") for c in candidates if escape_for_terminal(chr(c)) != chr(c)
+        )
+    return text.translate(_JSON_ESCAPES) + "\n"
 
 
 def _first_word(argv: Sequence[str]) -> str | None:
@@ -250,16 +382,20 @@ def _load(args: argparse.Namespace) -> Corpus:
     corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
     for problem in corpus.errors:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
+    if len(corpus.errors) > 1:  # one problem is its own line; several get the count too
+        _error(corpus.load_summary())
     return corpus
 
 
-def _open_library(args: argparse.Namespace) -> Library:
+def _open_library(args: argparse.Namespace, *, announce: bool = True) -> Library:
+    """The library; its problem (why it is read-only) is printed unless ``announce`` is
+    False — a command that writes says it once, with the failed write, via ``_announce``."""
     from .library import Library
     from .paths import default_db_path
 
     path = Path(args.db).expanduser() if args.db else default_db_path()
     library = Library(path)
-    if library.problem:
+    if library.problem and announce:
         _error(library.problem)
     return library
 
@@ -299,7 +435,8 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
             query = expand(library, args.query)  # -q @name: a saved search
         except SavedSearchError as exc:
             raise Failure(str(exc)) from None
-        result = index.search(query, WithNew(library, corpus))
+        # exact for export (no phrase limit); WithNew answers is:new
+        result = index.search(query, WithNew(library, corpus), phrase_limit=None)
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
@@ -332,14 +469,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     library = _open_library(args)
     records = _records(corpus, library, args)
     out = sys.stdout
+    from .metadata import venue_year
+
     if args.json:
         from .cite import json_record
 
         for rec in records:
-            out.write(json.dumps(json_record(rec), ensure_ascii=False) + "\n")
+            out.write(_json_line(json_record(rec)))
     else:
         for rec in records:
-            venue = " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+            venue = venue_year(rec.venue, rec.year)
             flags = ("★" if rec.bookmarked else " ") + (" " if rec.read else "•")
             tags = f"  [{', '.join(rec.tags)}]" if rec.tags else ""
             _say(out, f"{rec.id[:12]}  {flags}  {venue or '?':<13}  {rec.title}{tags}")
@@ -348,6 +487,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from .cite import record
+    from .metadata import venue_year
     from .text import cap, render
 
     corpus = _load(args)
@@ -360,7 +500,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     width = min(100, shutil.get_terminal_size((100, 24)).columns)
     lines = [rec.title + ("   (derived title)" if rec.title_derived else "")]
     lines.append("=" * min(width, len(lines[0])))
-    venue = " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+    venue = venue_year(rec.venue, rec.year)
     lines.append(f"id:        {rec.id}")
     lines.append(f"venue:     {venue or 'unknown'}")
     lines.append("sources:   " + ", ".join(f"{s['file']} #{s['index']}" for s in rec.sources))
@@ -379,7 +519,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"state:     {'bookmarked, ' if rec.bookmarked else ''}{'read' if rec.read else 'unread'}"
     )
     lines.append("")
-    text, cut = cap(render(paper.abstract).text, 10**12 if args.full else SHOW_LIMIT)
+    rendered = render(paper.abstract, None if args.full else SHOW_LIMIT)  # cut, then render
+    text, cut = cap(rendered.text, SHOW_LIMIT) if not args.full else (rendered.text, 0)
+    cut += rendered.cut
     lines.extend(textwrap.wrap(text, width=width) or [""])
     if cut:
         lines.append(f"… {cut:,} more characters (use --full to show everything)")
@@ -408,13 +550,15 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     from .library import LibraryError
 
     corpus = _load(args)
-    library = _open_library(args)
+    library = _open_library(args, announce=False)
     raw_ids = [args.id] if hasattr(args, "id") and not hasattr(args, "ids") else args.ids
     ids = [_resolve(corpus, i) for i in raw_ids]
     try:
         message = action(library, ids)
     except LibraryError as exc:
-        raise Failure(str(exc)) from None
+        raise Failure(str(exc)) from None  # a read-only library's reason is in it, once
+    if library.problem:  # nothing needed writing: still say the library is read-only
+        _error(library.problem)
     if message:
         _say(sys.stdout, message)
     return 1 if corpus.fatal_errors else 0
@@ -445,15 +589,20 @@ def cmd_bookmark(args: argparse.Namespace) -> int:
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
-    from .library import LibraryError
+    from .library import LibraryError, TagExists
 
     corpus = _load(args)
-    library = _open_library(args)
+    writing = bool(args.rename or args.delete)
+    library = _open_library(args, announce=not writing)
     try:
         if args.rename:
-            library.rename_tag(*args.rename)
+            library.rename_tag(*args.rename, merge=args.merge)
         if args.delete:
             library.delete_tag(args.delete)
+    except TagExists as exc:
+        raise Failure(
+            f"a tag named {exc.new!r} already exists; pass --merge to merge {exc.old!r} into it"
+        ) from None
     except LibraryError as exc:
         raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
@@ -523,7 +672,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    from .cite import FORMAT_NAMES, format_records, record
+    from .cite import FORMAT_NAMES, FORMATS, format_records, record
     from .clipboard import copy
 
     corpus = _load(args)
@@ -535,7 +684,14 @@ def cmd_cite(args: argparse.Namespace) -> int:
         except LookupError as exc:
             raise Failure(str(exc)) from None
     fmt = args.format or library.setting("cite_format") or "bibtex"
-    text = format_records([record(p, library.snapshot) for p in papers], fmt)
+    if fmt not in FORMATS:  # a setting written by another tool or version
+        _error(f"warning: unknown citation format {fmt!r} in the library's settings; using bibtex")
+        fmt = "bibtex"
+    text = format_records(
+        [record(p, library.snapshot) for p in papers],
+        fmt,
+        with_abstract=_with_abstract(args, library),
+    )
     sys.stdout.write(text)
     if args.copy:
         sys.stdout.flush()
@@ -553,7 +709,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
-    text = format_records(records, args.format)
+    text = format_records(records, args.format, with_abstract=_with_abstract(args, library))
     if args.output and args.output != "-":
         _write_file(args.output, text, force=args.force)
         _note(f"Exported {len(records)} papers to {args.output}")
@@ -563,32 +719,214 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_library(args: argparse.Namespace) -> int:
-    from .library import LibraryError
+    from .library import LibraryError, ReadOnlyLibrary
+    from .library.interchange import parse_export
 
-    library = _open_library(args)
     if args.library_command == "export":
-        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2) + "\n"
+        library = _open_library(args)
+        # allow_nan=False: only valid JSON leaves (the store never yields NaN or Infinity).
+        text = json.dumps(library.export_data(), ensure_ascii=False, indent=2, allow_nan=False)
         if args.file == "-":
-            sys.stdout.write(text)
+            sys.stdout.write(text + "\n")
         else:
-            _write_file(args.file, text, force=args.force)
+            _write_file(args.file, text + "\n", force=args.force)
             _note(f"Exported the library to {args.file}")
         return 0
     try:
         raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-        data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise Failure(
             f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})"
         ) from None
-    except json.JSONDecodeError as exc:
-        raise Failure(f"{args.file}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        data = parse_export(raw)
+    except LibraryError as exc:
+        raise Failure(f"{args.file}: {exc}") from None
+    library = _open_library(args, announce=False)
     try:
         touched = library.import_data(data)
+    except ReadOnlyLibrary as exc:
+        raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
     _note(f"Merged records of {touched} papers from {args.file}")
     return 0
+
+
+def _progress(text: str) -> None:
+    _say(sys.stderr, text)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from . import match, net
+    from .library import LibraryError
+    from .paths import cache_dir
+    from .sources import RecordProblem, SourceError, read_records
+    from .text import render
+
+    corpus = _load(args)
+    if not (args.files or args.openreview or args.arxiv or corpus.metadata_files):
+        raise _Usage("match: give metadata FILEs, --openreview VENUE_ID or --arxiv")
+    library = _open_library(args)
+    snapshot = library.snapshot
+    todo, kept = match.targets(corpus, snapshot, args.force)
+    matcher = match.Matcher((p.id, p.abstract) for p in todo)
+
+    def feed(path: Path, shown: str) -> None:
+        problems = 0
+        try:
+            for item in read_records(path):
+                if isinstance(item, RecordProblem):
+                    problems += 1
+                    if problems <= 20:
+                        _error(f"warning: {shown}: {item}")
+                    continue
+                matcher.feed(item)
+        except SourceError as exc:
+            raise Failure(f"{shown}: {exc}") from None
+        if problems > 20:
+            _error(f"warning: {shown}: … and {problems - 20} more malformed records skipped")
+
+    for name in [*args.files, *corpus.metadata_files]:
+        feed(Path(name), name)
+    for venue in args.openreview:
+        try:
+            cache, fresh = net.openreview_notes(
+                venue, cache_dir() / "net", _progress, refresh=args.refresh
+            )
+        except net.NetworkError as exc:
+            raise Failure(f"{exc} (nothing written)") from None
+        if fresh:
+            _progress(f"OpenReview {venue}: downloaded; cached in {cache}")
+        else:
+            _progress(f"OpenReview {venue}: using the cached download {cache} (--refresh to renew)")
+        feed(cache, str(cache))
+    verdicts = {v.paper_id: v for v in matcher.verdicts()}
+    if args.arxiv:
+        client = net.ArxivClient(_progress)
+        pending = [p for p in todo if verdicts[p.id].status == "unmatched"]
+        found = 0
+        for n, paper in enumerate(pending, start=1):
+            phrase = net.distinctive_phrase(render(paper.abstract).text)
+            if phrase is None:
+                continue
+            try:
+                results = client.search_phrase(phrase)
+            except net.NetworkError as exc:
+                raise Failure(f"{exc} (nothing written)") from None
+            one = match.Matcher([(paper.id, paper.abstract)])
+            for rec in results:
+                one.feed(rec)
+            verdict = match.decide(paper.id, matcher.found[paper.id] + one.found[paper.id])
+            verdicts[paper.id] = verdict
+            found += verdict.status == "matched"
+            _progress(f"arXiv: {n}/{len(pending)} searched, {found} matched")
+    planned = match.outcomes(todo, verdicts, snapshot, kept)
+    written = 0
+    if not args.dry_run:
+        try:
+            written = match.write(library, planned)
+        except LibraryError as exc:
+            raise Failure(str(exc)) from None
+    _match_report(planned, args, written)
+    return 0
+
+
+def _match_report(planned: list[Any], args: argparse.Namespace, written: int) -> None:
+    out = sys.stdout
+    counts = dict.fromkeys(("matched", "ambiguous", "unmatched", "kept"), 0)
+    due = 0
+    for o in planned:
+        counts[o.status] += 1
+        due += o.changed
+        cands = [
+            {
+                "source": c.record.source,
+                "record": c.record.record_id,
+                "score": c.score,
+                "title": c.record.title,
+            }
+            for c in o.verdict.candidates
+        ]
+        if args.json:
+            best = o.verdict.best if o.status == "matched" else None
+            line = {
+                "id": o.paper.id,
+                "status": o.status,
+                "change": o.changed,
+                "written": o.changed and not args.dry_run,
+                "score": best.score if best else None,
+                "record": cands[0] if best else None,
+                "candidates": cands,
+            }
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        elif o.status == "matched" and o.changed:
+            best = o.verdict.best
+            verb = "would write" if args.dry_run else "matched"
+            _say(
+                out,
+                f"{verb:<11} {o.paper.short_id}  {best.record.title}  ← "
+                f"{best.record.source}:{best.record.record_id} (score {best.score:.0f})",
+            )
+        elif o.status == "ambiguous":
+            _say(out, f"ambiguous   {o.paper.short_id}  {o.paper.title}")
+            for c in cands:
+                _say(out, f"    {c['score']:5.1f}  {c['source']}:{c['record']}  {c['title']}")
+    total = len(planned)
+    noun = "paper" if total == 1 else "papers"
+    done = (
+        f"{due} would be written (dry run: nothing written)"
+        if args.dry_run
+        else f"{written} written, {counts['matched'] - written} already there"
+    )
+    summary = (
+        f"{total} {noun} with derived titles: {counts['matched']} matched ({done}), "
+        f"{counts['ambiguous']} ambiguous, {counts['unmatched']} unmatched, "
+        f"{counts['kept']} kept (set by hand; --force replaces)"
+    )
+    _say(sys.stderr if args.json else out, summary)
+
+
+class _Usage(Exception):
+    """A usage error found after parsing: exit 2."""
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .completion import script, spec
+
+    sys.stdout.write(script(args.shell, spec(build_parser(), build_reader_parser())))
+    return 0
+
+
+def _complete_helper(argv: list[str]) -> int:
+    """``__complete tags [--db FILE]``: tag names, one a line, for the completion scripts.
+    Fast and quiet: no dumps, no library upgrade, nothing on stderr, exit 0 regardless."""
+    from .completion import tag_names
+    from .paths import default_db_path
+
+    if argv[:1] != ["tags"]:
+        return 0
+    db = default_db_path()
+    if len(argv) >= 3 and argv[1] == "--db":
+        db = Path(argv[2]).expanduser()
+    for name in tag_names(db):
+        sys.stdout.write(name + "\n")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from .config import config_path, load_config, to_toml
+
+    path = config_path()
+    if args.path:
+        _say(sys.stdout, str(path))
+        return 0
+    config, warnings = load_config(path)
+    for warning in warnings:
+        _error(warning)
+    exists = "" if path.is_file() else " (not there: these are the defaults)"
+    _say(sys.stdout, f"# {path}{exists}\n" + to_toml(config).rstrip("\n"))
+    return 1 if warnings else 0
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
@@ -623,6 +961,8 @@ def cmd_digest(args: argparse.Namespace) -> int:
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "config": cmd_config,
+    "completion": cmd_completion,
     "list": cmd_list,
     "show": cmd_show,
     "tag": cmd_tag,
@@ -635,34 +975,232 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "cite": cmd_cite,
     "export": cmd_export,
     "library": cmd_library,
+    "match": cmd_match,
     "digest": cmd_digest,
 }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    word = _first_word(args_list)
+# ---------------------------------------------------------------------------------------
+# The process: standard streams, exit codes, unexpected errors
+# ---------------------------------------------------------------------------------------
+
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for `yes | head`: 128 + SIGPIPE
+
+
+class _OutputError(Exception):
+    """Writing to standard output failed (not a broken pipe): closed, disk full, I/O error."""
+
+
+class _GuardedOutput:
+    """Standard output as the subcommands see it: a failed write is an _OutputError, so it is
+    told apart from failures of the library or input files. A broken pipe stays one."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self._stream = stream
+
+    def _target(self) -> TextIO:
+        if self._stream is None:
+            raise _OutputError("standard output is closed")
+        return self._stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._target().write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.strerror or str(exc)) from None
+
+    def flush(self) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.strerror or str(exc)) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._target(), name)
+
+
+def _fill_closed_standard_fds() -> bool:
+    """Put /dev/null on closed fds 0-2 (as git does), so no file the program opens later
+    (the library!) becomes "standard output". True when standard output was closed."""
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.append(fd)
+    for fd in closed:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    # Python leaves sys.stderr/stdin None when their fd was closed at start; Textual's driver
+    # uses sys.__stderr__ and sys.__stdin__.
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+        setattr(sys, "__stderr__", sys.stderr)  # noqa: B010
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        setattr(sys, "__stdin__", sys.stdin)  # noqa: B010
+    return 1 in closed or sys.stdout is None
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: nothing more can reach the reader, and the interpreter's final
+    flush must not fail again (that would print "Exception ignored" and exit 120)."""
     try:
-        if word in SUBCOMMANDS or any(a in ("-h", "--help") for a in args_list[:1]):
-            args = build_parser().parse_args(args_list)
-            if args.command is None:
-                return run_reader(build_reader_parser().parse_args(args_list))
-            return COMMANDS[args.command](args)
-        return run_reader(build_reader_parser().parse_args(args_list))
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.__stdout__.fileno() if sys.__stdout__ else 1)
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+
+
+def _traceback_file() -> Path:
+    from .paths import cache_dir
+
+    return cache_dir() / "last-error.txt"
+
+
+def _unexpected(exc: BaseException) -> int:
+    """A bug, not a user mistake: one line, the traceback kept in a file (or printed with
+    ABSTRACT_READER_DEBUG=1), exit 1."""
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    summary = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    if os.environ.get("ABSTRACT_READER_DEBUG"):
+        sys.stderr.write(text)
+        hint = "traceback above"
+    else:
+        try:
+            path = _traceback_file()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            hint = f"traceback in {path}; ABSTRACT_READER_DEBUG=1 prints it"
+        except OSError:
+            hint = "ABSTRACT_READER_DEBUG=1 prints the traceback"
+    _error(f"unexpected error: {summary} ({hint})")
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The console script. Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted, 141 when
+    the reader of the output went away (`abstract-reader list | head -1`)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    stdout_closed = _fill_closed_standard_fds()
+    real_stdout = sys.stdout
+    guarded = _GuardedOutput(None if stdout_closed else real_stdout)
+    sys.stdout = guarded
+    try:
+        try:
+            code = _dispatch(args_list, real_stdout)
+        except SystemExit as exc:  # argparse: --help, --version and usage errors
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        guarded.flush()
+        return code
     except Failure as exc:
         _error(str(exc))
         return 1
+    except _Usage as exc:
+        _error(str(exc))
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # `abstract-reader list | head`: the reader of our output went away.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except _OutputError as exc:
+        _error(f"cannot write to standard output: {exc}")
+        return 1
+    except Exception as exc:
+        from .library import LibraryError
+
+        if isinstance(exc, LibraryError):  # e.g. LibraryBusy: one line, not a traceback
+            _error(str(exc))
+            return 1
+        return _unexpected(exc)
+    finally:
+        sys.stdout = real_stdout
+
+
+def _dispatch(args_list: list[str], real_stdout: TextIO) -> int:
+    if args_list[:1] == ["__complete"]:
+        return _complete_helper(args_list[1:])
+    word = _first_word(args_list)
+    if word in SUBCOMMANDS or any(a in ("-h", "--help") for a in args_list[:1]):
+        args = build_parser().parse_args(args_list)
+        if args.command is not None:
+            return COMMANDS[args.command](args)
+    if word == "help":
+        build_parser().print_help()
         return 0
+    if word is not None and not os.path.lexists(word) and _COMMAND_LIKE.fullmatch(word):
+        _usage_error(_not_a_command(word))
+    reader_args = build_reader_parser().parse_args(args_list)
+    sys.stdout = real_stdout  # the reader (Textual) gets the real stream
+    return run_reader(reader_args)
+
+
+# A bare word (no folder separator, no extension) that names no file is a mistyped command.
+_COMMAND_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def _not_a_command(word: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word.lower(), SUBCOMMANDS, n=2, cutoff=0.6)
+    if close:
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?"
+    else:
+        hint = f" (commands: {', '.join(SUBCOMMANDS)}; see {PROG} --help)"
+    return f"{word!r} is not a command, and no file or folder has that name{hint}"
+
+
+def _usage_error(message: str) -> NoReturn:
+    build_reader_parser().error(message)
+
+
+def _reader_terminal() -> dict[int, int] | None:
+    """The reader draws on stderr and reads stdin (Textual's driver). When either is not a
+    terminal (`abstract-reader 2>log`, `... | tee`, `< file`), use the controlling terminal
+    for both, so no escape code lands in a file or pipe. Returns the fds to restore after
+    the session (copies of the redirected ones), None when there is no terminal at all."""
+    if os.isatty(0) and os.isatty(2):
+        return {}
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    saved = {fd: os.dup(fd) for fd in (0, 2) if not os.isatty(fd)}
+    for fd in saved:
+        os.dup2(tty, fd)
+    os.close(tty)
+    return saved
 
 
 def run_reader(args: argparse.Namespace) -> int:
     paths = list(args.paths or []) + list(args.dumps or [])
-    from .tui.app import run
+    saved = _reader_terminal()
+    if saved is None:
+        _error(
+            "the reader needs a terminal, and there is none (stdin or stderr is redirected and"
+            f" there is no controlling terminal); for scripts use a command: {PROG} list, show,"
+            " export, …"
+        )
+        return 2
+    try:
+        from .tui.app import run
 
-    return run(paths or None, db=args.db)
+        return run(paths or None, db=args.db)
+    finally:
+        sys.stderr.flush()
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)

@@ -2,8 +2,13 @@
 
 The chain: a system clipboard tool (the ones pyperclip knows: wl-copy, xclip, xsel, pbcopy,
 clip.exe; pyperclip itself on Windows) run with stderr captured — a tool that fails is
-detected, never trusted, and prints nothing over the screen; then OSC 52 through the
-terminal (wrapped for tmux). Every result says which way it went.
+detected, never trusted, and prints nothing over the screen; inside tmux, ``tmux load-buffer
+-w -`` (the tmux buffer, and the outer terminal's clipboard through tmux's own OSC 52),
+checked with ``tmux show-buffer`` — tmux ≥ 3.3 drops an application's wrapped OSC 52 unless
+``allow-passthrough`` is on; then OSC 52 through the terminal, refused for payloads over
+~100 KB (terminals drop them silently). Every result says which way it went.
+
+A tool runs in its own process group and is killed with its children if it hangs.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import base64
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +25,9 @@ from dataclasses import dataclass
 
 TOOL_TIMEOUT_S = 5.0
 OSC52_NOTE = "terminal, OSC 52 — your terminal must allow clipboard writes"
+OSC52_MAX = 100_000  #: bytes of base64 payload; many terminals drop longer OSC 52 silently
+TMUX_NOTE = "tmux buffer via load-buffer -w; tmux passes it to your terminal's clipboard"
+TMUX_OLD_NOTE = "tmux buffer only (tmux < 3.2 cannot pass it to your terminal's clipboard)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,19 +61,28 @@ def _uname_release() -> str:
 
 def _run_tool(name: str, argv: list[str], text: str) -> CopyResult:
     # xclip and xsel stay behind to serve the selection, holding their stdout/stderr open:
-    # stdout goes to /dev/null and stderr to a file, so that we never wait on a pipe.
+    # stdout goes to /dev/null and stderr to a file, so that we never wait on a pipe. The tool
+    # gets its own process group, so that a hanging one is killed with everything it started.
     with tempfile.TemporaryFile() as err:
         try:
-            proc = subprocess.run(
+            proc = subprocess.Popen(
                 argv,
-                input=text.encode("utf-8"),
+                stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=err,
-                timeout=TOOL_TIMEOUT_S,
-                check=False,
                 start_new_session=True,
             )
-        except (OSError, subprocess.SubprocessError) as exc:
+        except OSError as exc:
+            return CopyResult(False, name, f"{name} failed: {exc}")
+        try:
+            proc.communicate(text.encode("utf-8"), timeout=TOOL_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            return CopyResult(False, name, f"{name} timed out after {TOOL_TIMEOUT_S:g} s (killed)")
+        except OSError as exc:  # a tool that exits without reading its input
+            proc.wait()
+            if proc.returncode == 0:
+                return CopyResult(True, name)
             return CopyResult(False, name, f"{name} failed: {exc}")
         err.seek(0)
         message = err.read(2000).decode("utf-8", "replace").strip().splitlines()
@@ -74,8 +92,17 @@ def _run_tool(name: str, argv: list[str], text: str) -> CopyResult:
     return CopyResult(True, name)
 
 
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        proc.kill()
+    proc.wait()
+
+
 def copy_with_system_tool(text: str) -> CopyResult:
-    """Try the system clipboard tools in turn; the first that succeeds wins."""
+    """Try the system clipboard tools in turn, then (inside tmux) the tmux buffer; the first
+    that succeeds wins."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         try:
             import pyperclip
@@ -90,6 +117,11 @@ def copy_with_system_tool(text: str) -> CopyResult:
         if result.ok:
             return result
         failures.append(result.detail)
+    tmux = copy_with_tmux(text)  # the reader calls this function too: tmux is part of it
+    if tmux is not None:
+        if tmux.ok:
+            return tmux
+        failures.append(tmux.detail)
     if not failures:
         return CopyResult(
             False,
@@ -109,6 +141,9 @@ def osc52_sequence(text: str, tmux: bool | None = None) -> str:
 
 def copy_via_tty(text: str) -> CopyResult:
     """OSC 52 written straight to the controlling terminal (the CLI's fallback)."""
+    refused = osc52_refusal(text)
+    if refused is not None:
+        return refused
     try:
         fd = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
     except OSError:
@@ -122,13 +157,53 @@ def copy_via_tty(text: str) -> CopyResult:
     return CopyResult(True, OSC52_NOTE)
 
 
+def copy_with_tmux(text: str) -> CopyResult | None:
+    """Inside tmux: ``tmux load-buffer -w -``, checked with ``tmux show-buffer``. None when
+    not inside tmux (or no tmux client)."""
+    if not os.environ.get("TMUX") or not shutil.which("tmux"):
+        return None
+    result = _run_tool("tmux", ["tmux", "load-buffer", "-w", "-"], text)
+    method = TMUX_NOTE
+    if not result.ok and "-w" in result.detail:  # tmux < 3.2: no -w
+        result = _run_tool("tmux", ["tmux", "load-buffer", "-"], text)
+        method = TMUX_OLD_NOTE
+    if not result.ok:
+        return CopyResult(False, "tmux", result.detail.replace("tmux failed", "tmux load-buffer"))
+    try:
+        shown = subprocess.run(
+            ["tmux", "show-buffer"],
+            capture_output=True,
+            timeout=TOOL_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return CopyResult(False, "tmux", f"tmux show-buffer failed: {exc}")
+    if shown.returncode != 0 or shown.stdout != text.encode("utf-8"):
+        return CopyResult(False, "tmux", "the tmux buffer does not hold the text after load-buffer")
+    return CopyResult(True, method)
+
+
+def osc52_refusal(text: str) -> CopyResult | None:
+    """A refusal when the text is too long for OSC 52, else None."""
+    size = (len(text.encode("utf-8")) + 2) // 3 * 4
+    if size > OSC52_MAX:
+        return CopyResult(
+            False,
+            "",
+            f"{size // 1000} KB is too long for OSC 52 (terminals drop over ~"
+            f"{OSC52_MAX // 1000} KB); not copied",
+        )
+    return None
+
+
 def copy(text: str, terminal: Callable[[str], CopyResult] | None = copy_via_tty) -> CopyResult:
     """The whole chain. ``terminal`` is the OSC 52 fallback (the reader passes its own)."""
     system = copy_with_system_tool(text)
     if system.ok:
         return system
     if terminal is not None:
-        result = terminal(text)
+        result = osc52_refusal(text) or terminal(text)
         if result.ok:
             return result
         return CopyResult(False, "", f"{system.detail}; {result.detail}")

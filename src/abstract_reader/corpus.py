@@ -15,11 +15,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
 from .text import derive_title, disambiguate, escape_for_terminal, sanitise
 
 ID_LENGTH = 16
 MIN_PREFIX = 4
 _BINARY_SAMPLE = 8192
+MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +57,9 @@ class Paper:
 
     @property
     def venue_year(self) -> str:
-        parts = [p for p in (self.venue, str(self.year) if self.year else None) if p]
-        return " ".join(parts) if parts else "unknown venue"
+        from .metadata import venue_year
+
+        return venue_year(self.venue, self.year) or "unknown venue"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,10 @@ class Corpus:
     papers: list[Paper] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    #: metadata files loaded (``sources``), for ``match`` to read again
+    metadata_files: list[str] = field(default_factory=list)
+    #: records without an abstract: metadata only, not listed as papers
+    metadata_only: list[MetaRecord] = field(default_factory=list)
     _by_id: dict[str, Paper] = field(default_factory=dict, repr=False)
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -116,6 +123,20 @@ class Corpus:
     @property
     def fatal_errors(self) -> list[LoadError]:
         return [e for e in self.errors if e.fatal]
+
+    def load_summary(self) -> str:
+        """The counts, as in "3 files loaded, 1 with warnings, 1 failed", for reader and CLI.
+        A file that loaded with a warning is loaded; "failed" counts paths that gave nothing
+        (a missing file, a folder with no dumps, a file that is not a dump)."""
+        loaded = len(self.files)
+        warned = len({e.path for e in self.errors if not e.fatal})
+        failed = len({e.path for e in self.errors if e.fatal})
+        parts = [f"{loaded} file{'' if loaded == 1 else 's'} loaded"]
+        if warned:
+            parts.append(f"{warned} with warnings")
+        if failed:
+            parts.append(f"{failed} failed")
+        return ", ".join(parts)
 
 
 _ODD_SPACE_RE = re.compile(r"[^\S ]")  # whitespace other than a plain space
@@ -332,6 +353,9 @@ class CorpusBuilder:
     def add_file_in_batches(self, path: Path, batch: int = 5000) -> Iterator[list[Paper]]:
         """Read one dump, adding its papers ``batch`` at a time (a reader shows each batch
         as it comes: one enormous file need not be finished before its first rows show)."""
+        if is_metadata_file(path):
+            yield from self._add_records(path, batch)
+            return
         corpus = self.corpus
         shown = str(path)
         try:
@@ -367,13 +391,125 @@ class CorpusBuilder:
         corpus.papers.extend(added)
         yield added
 
+    def _add_records(self, path: Path, batch: int) -> Iterator[list[Paper]]:
+        """Read a metadata file: records with an abstract are papers with real metadata (or
+        give it to the same paper from a dump); the others are kept for matching only."""
+        corpus = self.corpus
+        shown = str(path)
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            corpus.errors.append(LoadError(shown, _os_reason(exc)))
+            return
+        if not stat.S_ISREG(st.st_mode):
+            corpus.errors.append(LoadError(shown, "not a regular file; skipped"))
+            return
+        by_id = corpus._by_id
+        added: list[Paper] = []
+        problems = 0
+        started = False
+        try:
+            for item in read_records(path):
+                if not started:
+                    started = True
+                    corpus.files.append(shown)
+                    corpus.metadata_files.append(shown)
+                if isinstance(item, RecordProblem):
+                    problems += 1
+                    if problems <= MAX_RECORD_PROBLEMS:
+                        corpus.errors.append(LoadError(shown, str(item), fatal=False))
+                    continue
+                if not item.abstract:
+                    corpus.metadata_only.append(item)
+                    continue
+                paper = self._paper_from_record(item, by_id)
+                if paper is not None:
+                    added.append(paper)
+                    if len(added) >= batch:
+                        corpus.papers.extend(added)
+                        yield added
+                        added = []
+        except SourceError as exc:
+            corpus.errors.append(LoadError(shown, str(exc)))
+        if problems > MAX_RECORD_PROBLEMS:
+            more = problems - MAX_RECORD_PROBLEMS
+            corpus.errors.append(
+                LoadError(shown, f"… and {more} more malformed records skipped", fatal=False)
+            )
+        corpus.papers.extend(added)
+        yield added
+
+    @staticmethod
+    def _paper_from_record(rec: MetaRecord, by_id: dict[str, Paper]) -> Paper | None:
+        """A new paper for ``rec``, or None when the same abstract is already loaded (it
+        then gains the record's metadata if its own title is derived, and a source)."""
+        abstract = rec.abstract or ""
+        pid = paper_id(abstract)
+        source = Source(sanitise(rec.file), rec.index)
+        existing = by_id.get(pid)
+        if existing is not None:
+            if existing.title_derived:
+                adopt_record(existing, rec)
+            existing.sources.append(source)
+            return None
+        paper = Paper(id=pid, abstract=abstract, title=rec.title or "", sources=[source])
+        adopt_record(paper, rec)
+        by_id[pid] = paper
+        return paper
+
+    def _merge_normalised(self) -> None:
+        """A record whose abstract equals a dump paper's after normalisation (quotes,
+        emphasis, LaTeX, hyphenation, …) is that paper: it keeps its id (the library's
+        marks are keyed by it) and gains the record's metadata and source."""
+        corpus = self.corpus
+        records = [p for p in corpus.papers if p.record is not None and len(p.sources) == 1]
+        derived = [p for p in corpus.papers if p.title_derived]
+        if not records or not derived:
+            return
+        from .match import normalise
+
+        by_key: dict[str, Paper] = {}
+        for paper in derived:
+            by_key.setdefault(normalise(paper.abstract), paper)
+        gone: set[str] = set()
+        for rec_paper in records:
+            target = by_key.get(normalise(rec_paper.abstract))
+            if target is None or not target.title_derived:
+                continue
+            for name in ("title", "authors", "year", "venue", "url", "doi", "eprint"):
+                setattr(target, name, getattr(rec_paper, name))
+            target.primary_class, target.record = rec_paper.primary_class, rec_paper.record
+            target.title_derived = False
+            target.sources.extend(rec_paper.sources)
+            gone.add(rec_paper.id)
+        if gone:
+            corpus.papers[:] = [p for p in corpus.papers if p.id not in gone]
+            for pid in gone:
+                corpus._by_id.pop(pid, None)
+            corpus._positions.clear()
+
     def finish(self) -> Corpus:
-        """Make the derived titles distinct across the whole corpus."""
+        """Merge records into the same dump papers; make the derived titles distinct."""
+        self._merge_normalised()
         papers = [p for p in self.corpus.papers if p.title_derived]
         distinct = disambiguate([p.title for p in papers], [p.id for p in papers])
         for paper, title in zip(papers, distinct, strict=True):
             paper.title = title
         return self.corpus
+
+
+def adopt_record(paper: Paper, rec: MetaRecord) -> None:
+    """Give ``paper`` the record's metadata (its title is then real, not derived)."""
+    paper.title = rec.title or paper.title
+    paper.title_derived = False
+    paper.authors = rec.authors
+    paper.year = rec.year or paper.year
+    paper.venue = rec.venue or paper.venue
+    paper.url = rec.url
+    paper.doi = rec.doi
+    paper.eprint = rec.eprint
+    paper.primary_class = rec.primary_class
+    paper.record = rec.label
 
 
 def load_corpus(

@@ -39,6 +39,14 @@ _ARXIV_URL_RE = re.compile(
 )
 
 
+def venue_year(venue: str | None, year: int | None) -> str:
+    """ "NeurIPS 2026"; the year is not repeated when the venue names it ("NeurIPS 2025
+    poster"); "" when neither is known."""
+    if venue and year and str(year) in venue:
+        return venue
+    return " ".join(p for p in (venue, str(year) if year else None) if p)
+
+
 def normalise_doi(raw: str) -> str:
     """``https://doi.org/10.1/x``, ``doi:10.1/x`` … → ``10.1/x``. Raises ValueError when
     what remains is not a DOI (``10.NNNN/…``)."""

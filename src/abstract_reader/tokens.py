@@ -1,15 +1,21 @@
 """Splitting documents into distinct whitespace-separated pieces, fast.
 
-Kept free of numpy and of the rest of the package, so that the helper process that
-tokenises half of a large corpus (see ``search.postings._tokenise_in_two``) starts in milliseconds.
+Kept free of numpy and of the rest of the package (standard library only), so that the
+helper process that tokenises half of a large corpus (see
+``search.postings._tokenise_in_two``) starts in milliseconds — and runs *this file* as a
+script in isolated mode (``python -I tokens.py``): no package import, nothing from the
+working directory, ``PYTHON*`` variables or user site-packages.
 """
 
 from __future__ import annotations
 
 import array
 import itertools
+import os
+import shutil
 import struct
 import sys
+import threading
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -34,8 +40,15 @@ def tokenise_chunk(texts: Sequence[str]) -> tuple[dict[str, int], bytes, bytes]:
 
 
 def worker() -> None:
-    """The helper's side: NUL-separated texts in (file argv[1]), three blobs out (argv[2])."""
+    """The helper's side: NUL-separated texts in (file argv[1]), three blobs out (argv[2]).
+
+    It dies with its parent: the parent holds our stdin pipe open and never writes to it, so
+    EOF on stdin means the parent is gone (killed, even with SIGKILL) — then the helper
+    removes its temporary folder (the parent cannot any more) and exits at once."""
     source, answer = sys.argv[1], sys.argv[2]
+    threading.Thread(
+        target=_exit_when_orphaned, args=(os.path.dirname(source),), daemon=True
+    ).start()
     with open(source, "rb") as handle:
         data = handle.read().decode("utf-8")
     pieces, ids, lengths = tokenise_chunk(data.split("\0"))
@@ -44,3 +57,18 @@ def worker() -> None:
         out.write(struct.pack("<3q", len(names), len(ids), len(lengths)))
         for blob in (names, ids, lengths):
             out.write(blob)
+    os._exit(0)  # done; no interpreter shutdown racing the watching thread
+
+
+def _exit_when_orphaned(folder: str) -> None:
+    try:
+        while os.read(0, 65536):  # the raw descriptor: no buffer lock held at shutdown
+            pass
+    except OSError:
+        pass
+    shutil.rmtree(folder, ignore_errors=True)
+    os._exit(1)
+
+
+if __name__ == "__main__":
+    worker()

@@ -73,9 +73,9 @@ def view_text(app: ReaderApp) -> str:
 
 
 def current_title(app: ReaderApp) -> str:
-    paper = app.current_paper()
+    paper = app.main.current_paper()
     assert paper is not None
-    return app.title_of(paper)
+    return app.session.title_of(paper)
 
 
 __all__ = ["asyncio"]

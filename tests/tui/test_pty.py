@@ -7,12 +7,12 @@ import os
 import pty
 import re
 import select
-import shutil
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from ..conftest import installed_script
 
 pytestmark = pytest.mark.slow
 
@@ -62,8 +62,7 @@ class Terminal:
 
 
 def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
-    script = shutil.which("abstract-reader")
-    argv = [script] if script else [sys.executable, "-m", "abstract_reader"]
+    argv = installed_script()
     env = {
         **os.environ,
         "TERM": "xterm-256color",
@@ -87,8 +86,7 @@ def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
 
 
 def test_bad_path_is_shown_and_repeated_after_the_session(tmp_path: Path) -> None:
-    script = shutil.which("abstract-reader")
-    argv = [script] if script else [sys.executable, "-m", "abstract_reader"]
+    argv = installed_script()
     missing = str(tmp_path / "missing.txt")
     env = {
         **os.environ,
@@ -97,9 +95,49 @@ def test_bad_path_is_shown_and_repeated_after_the_session(tmp_path: Path) -> Non
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
     }
     term = Terminal([*argv, missing, str(Path(__file__).parents[1] / "data" / "wrapped.txt")], env)
-    term.read_until(b"1 path could not be loaded")
+    term.read_until(b"1 file loaded, 1 failed")
     term.read_until(b"2 papers")
     term.send("q")
     assert term.wait() == 1
     tail = _ANSI.sub(b"", term.output).split(b"2 papers")[-1]
     assert b"missing.txt: no such file or directory" in tail
+
+
+def test_the_cli_writes_beside_a_running_reader(tmp_path: Path) -> None:
+    """The reader open in one terminal, the CLI writing in another: what the CLI wrote shows
+    up within a second or so, and the reader's own tag edit keeps the CLI's tag."""
+    from abstract_reader.corpus import load_corpus
+    from abstract_reader.library import Library
+
+    from ..conftest import SEEDS, cli
+
+    argv = installed_script()
+    db = tmp_path / "lib.sqlite3"
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(db),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+    }
+    paper_id = load_corpus([SEEDS]).papers[0].id
+    term = Terminal(argv, env)
+    term.read_until(b"55 papers")
+    for args in (("tag", paper_id, "fromcli"), ("bookmark", paper_id), ("note", paper_id, "cli")):
+        done = cli(*args, env=env)
+        assert done.returncode == 0, done.stderr
+    term.read_until(b"#fromcli")
+    term.read_until(b"1 bookmarked")
+    term.read_until(b"note: cli")
+    term.send("t")
+    term.read_until(b"Tags of")
+    for ch in "fromtui":
+        term.send(ch)
+    term.send("\r\r")  # add the tag, then save: one burst
+    term.read_until(b"#fromcli #fromtui")
+    term.send("q")
+    assert term.wait() == 0
+    with Library(db) as fresh:
+        assert fresh.snapshot.tags[paper_id] == ["fromcli", "fromtui"]
+        assert paper_id in fresh.snapshot.bookmarks
+        assert fresh.snapshot.notes[paper_id] == "cli"
+        assert paper_id not in fresh.snapshot.read  # shown at start-up only: not read

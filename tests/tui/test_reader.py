@@ -312,15 +312,20 @@ async def test_auto_read_after_a_moment_and_next_unread(tmp_path: Path) -> None:
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         first = app.query_one(PaperList).current_id
-        await until(pilot, lambda: first in app.library.snapshot.read)
-        app.library.set_read([app.corpus.papers[1].id, app.corpus.papers[2].id])
+        await pilot.press("j")  # a key of the user brings the second paper into view
+        second = app.query_one(PaperList).current_id
+        await until(pilot, lambda: second in app.library.snapshot.read)
+        assert first not in app.library.snapshot.read  # shown at start-up only: not read
+        app.library.set_read([app.session.corpus.papers[2].id])
         app.library.set_setting("auto_read", "off")
         await pilot.press("n")
         assert app.query_one(PaperList).cursor == 3  # skipped the read ones
         await pilot.press("N")
-        assert app.query_one(PaperList).cursor == 3  # nothing unread above: it stays
-        assert app._read_timer is None  # auto-read is off: nothing will mark it read
-        assert app.corpus.papers[3].id not in app.library.snapshot.read
+        assert app.query_one(PaperList).cursor == 0  # the first paper is still unread
+        await pilot.press("n")
+        assert app.query_one(PaperList).cursor == 3
+        assert app.main._read_timer is None  # auto-read is off: nothing will mark it read
+        assert app.session.corpus.papers[3].id not in app.library.snapshot.read
 
 
 async def test_tag_editor_with_completion(tmp_path: Path) -> None:
@@ -340,10 +345,14 @@ async def test_tag_editor_with_completion(tmp_path: Path) -> None:
         paper_id = app.query_one(PaperList).current_id
         assert app.library.snapshot.tags[paper_id] == ["reinforcement", "to-read"]
         assert "#reinforcement #to-read" in view_text(app)
-        # remove one, cancel changes with Esc
+        # remove one, cancel changes with Esc: the first Esc asks, the second drops them
         await pilot.press("t", "shift+tab", "end", "delete")
         assert app.screen.tags == ["reinforcement"]
         await pilot.press("escape")
+        assert isinstance(app.screen, TagEditor)
+        assert "Unsaved changes" in str(app.screen.query_one("#tag-error").render())
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TagEditor)
         assert app.library.snapshot.tags[paper_id] == ["reinforcement", "to-read"]
         await pilot.press("t", "shift+tab", "end", "delete", "tab", "enter")
         await pilot.pause()
@@ -355,8 +364,8 @@ async def test_bulk_marks_apply_to_all(tmp_path: Path) -> None:
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         await pilot.press("space", "space")
-        ids = {app.corpus.papers[0].id, app.corpus.papers[1].id}
-        assert app.marked == ids
+        ids = {app.session.corpus.papers[0].id, app.session.corpus.papers[1].id}
+        assert app.session.marks == ids
         assert "2 marked" in str(app.query_one("#status").render())
         await pilot.press("b")
         assert set(app.library.snapshot.bookmarks) == ids
@@ -366,7 +375,7 @@ async def test_bulk_marks_apply_to_all(tmp_path: Path) -> None:
         await pilot.pause()
         assert all(app.library.snapshot.tags.get(i) == ["batch"] for i in ids)
         await pilot.press("escape")  # clears the marks
-        assert not app.marked
+        assert not app.session.marks
 
 
 async def test_metadata_editor_changes_title_everywhere(tmp_path: Path) -> None:
@@ -384,14 +393,14 @@ async def test_metadata_editor_changes_title_everywhere(tmp_path: Path) -> None:
         assert listed(app) == ["Zanzibar Estimators"]
 
 
-async def test_note_editor_saves_on_close(tmp_path: Path) -> None:
+async def test_note_editor_saves_on_ctrl_s(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         await pilot.press("o")
         assert isinstance(app.screen, NoteEditor)
         await pilot.press(*"check lemma 2", "enter", *"and the appendix")
-        await pilot.press("escape")
+        await pilot.press("ctrl+s")
         await pilot.pause()
         paper_id = app.query_one(PaperList).current_id
         assert app.library.snapshot.notes[paper_id] == "check lemma 2\nand the appendix"
@@ -402,13 +411,18 @@ async def test_tag_list_filters_to_a_tag(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        app.library.add_tags([app.corpus.papers[3].id, app.corpus.papers[7].id], ["theory"])
+        app.library.add_tags(
+            [app.session.corpus.papers[3].id, app.session.corpus.papers[7].id], ["theory"]
+        )
         await pilot.press("T")
         assert isinstance(app.screen, TagList)
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.query_one("#filter", Input).value == "#theory"
-        assert listed(app) == [app.corpus.papers[3].title, app.corpus.papers[7].title]
+        assert listed(app) == [
+            app.session.corpus.papers[3].title,
+            app.session.corpus.papers[7].title,
+        ]
 
 
 async def test_copy_without_any_clipboard_shows_the_text(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -494,7 +508,7 @@ async def test_tag_list_renames_and_deletes_on_every_paper(tmp_path: Path) -> No
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        ids = [app.corpus.papers[3].id, app.corpus.papers[7].id]
+        ids = [app.session.corpus.papers[3].id, app.session.corpus.papers[7].id]
         app.library.add_tags(ids, ["theroy"])
         await pilot.press("T", "r", "ctrl+u", *"theory", "enter")
         await pilot.pause()
@@ -527,7 +541,7 @@ async def test_copy_reaches_the_real_clipboard_and_says_how(
         assert "Copied BibTeX for 2 papers (xclip)" in messages
         from abstract_reader.cite import format_records, record
 
-        expected = format_records([record(p) for p in app.corpus.papers[:2]], "bibtex")
+        expected = format_records([record(p) for p in app.session.corpus.papers[:2]], "bibtex")
         assert read_clipboard_when(display, expected) == expected
 
 
@@ -604,7 +618,10 @@ async def test_is_marked_filters_to_the_marked_papers(tmp_path: Path) -> None:
         await settle(app, pilot)
         await pilot.press("space", "j", "space")
         await type_filter(app, pilot, "is:marked")
-        assert listed(app) == [app.corpus.papers[0].title, app.corpus.papers[2].title]
+        assert listed(app) == [
+            app.session.corpus.papers[0].title,
+            app.session.corpus.papers[2].title,
+        ]
 
 
 async def test_palette_toggles_auto_read(tmp_path: Path) -> None:
@@ -619,11 +636,11 @@ async def test_tag_list_filters_to_a_tag_with_spaces(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        app.library.add_tags([app.corpus.papers[5].id], ["reading list"])
+        app.library.add_tags([app.session.corpus.papers[5].id], ["reading list"])
         await pilot.press("T", "enter")
         await settle(app, pilot)
         assert app.query_one("#filter", Input).value == '#"reading list"'
-        assert listed(app) == [app.corpus.papers[5].title]
+        assert listed(app) == [app.session.corpus.papers[5].title]
 
 
 async def test_file_names_with_control_characters_are_harmless(tmp_path: Path) -> None:
@@ -705,12 +722,12 @@ async def test_reopening_large_dumps_reads_the_parsed_cache(
     app = make_app(tmp_path, [dump])
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        first = listed(app)[:5], app.loaded
+        first = listed(app)[:5], app.main.loaded
     monkeypatch.setattr(CorpusBuilder, "add_file", lambda *a: (_ for _ in ()).throw(AssertionError))
     again = make_app(tmp_path, [dump])
     async with again.run_test(size=WIDE) as pilot:
         await settle(again, pilot)
-        assert (listed(again)[:5], again.loaded) == first
+        assert (listed(again)[:5], again.main.loaded) == first
         await type_filter(again, pilot, "topic 88")
         assert len(listed(again)) > 0
 
@@ -731,23 +748,44 @@ async def test_one_enormous_file_shows_rows_before_it_is_finished(
     tmp_path: Path,
     monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
-    from abstract_reader.tui.app import ReaderApp
+    from abstract_reader.tui.screens.main import MainScreen
 
     abstracts = [
         f"Abstract {n} about streaming one big file of many abstracts." for n in range(12_000)
     ]
     dump = write_dump(tmp_path / "one.txt", *abstracts)
     seen: list[int] = []
-    original = ReaderApp._papers_arrived
+    original = MainScreen._papers_arrived
 
-    def spy(self: ReaderApp, done: int, total: int) -> None:
-        seen.append(len(self.corpus.papers))
+    def spy(self: MainScreen, done: int, total: int) -> None:
+        seen.append(len(self.session.corpus.papers))
         original(self, done, total)
 
-    monkeypatch.setattr(ReaderApp, "_papers_arrived", spy)
-    monkeypatch.setattr("abstract_reader.tui.app.SYNC_LOAD_BYTES", 0)  # stream even this one
+    monkeypatch.setattr(MainScreen, "_papers_arrived", spy)
+    monkeypatch.setattr(
+        "abstract_reader.tui.screens.main.SYNC_LOAD_BYTES", 0
+    )  # stream even this one
     app = make_app(tmp_path, [dump])
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        assert app.loaded == 12_000
+        assert app.main.loaded == 12_000
     assert any(0 < count < 12_000 for count in seen)  # rows arrived while the file was loading
+
+
+async def test_a_tag_and_two_enters_in_one_burst_add_and_save(tmp_path: Path) -> None:
+    """`t`, a tag, Enter, Enter as one burst (a fast typist, tmux send-keys): the second Enter
+    saves; it is not taken for the same tag again."""
+    from textual import events
+
+    app = make_app(tmp_path)
+    app.library.add_tags(["0" * 16], ["fromcli"])  # a known tag sharing a prefix: completion
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        for ch in "fromtui":
+            app.post_message(events.Key(ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        app.post_message(events.Key("enter", "\r"))
+        await settle(app, pilot)
+        assert not isinstance(app.screen, TagEditor)
+        assert app.library.snapshot.tags[app.query_one(PaperList).current_id or ""] == ["fromtui"]

@@ -12,6 +12,9 @@ from abstract_reader.tui.widgets.paper_list import PaperList
 
 from .conftest import make_app, settle
 
+WIDE = (120, 40)
+SMALL = (70, 24)
+
 
 async def _ready(pilot: Pilot[Any]) -> None:
     app = pilot.app
@@ -52,3 +55,43 @@ def test_narrow_paper_screen(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(make_app(tmp_path), terminal_size=(80, 30), run_before=run_before)
+
+
+def _conflict(size: tuple[int, int]) -> Any:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        from abstract_reader.library import Library
+
+        await _ready(pilot)
+        app = pilot.app
+        paper_id = app.query_one(PaperList).current_id
+        await pilot.press("o", *"my version of the note")
+        with Library(app.library.path) as other:  # type: ignore[attr-defined]
+            other.set_note(paper_id, "the note another program saved meanwhile")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)  # type: ignore[arg-type]
+
+    return run_before
+
+
+def test_note_conflict_dialog(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=(120, 40), run_before=_conflict(WIDE))
+
+
+def test_note_conflict_dialog_small(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=(70, 24), run_before=_conflict(SMALL))
+
+
+def test_main_screen_120x40(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=WIDE, run_before=_ready)
+
+
+def test_main_screen_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=_ready)
+
+
+def test_help_screen_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        await pilot.press("question_mark")
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .cache import INDEX_FORMAT, cache_key_for, default_cache_dir
 from .engine import (
     EXACT,
+    PHRASE_CHECK_LIMIT,
     PREFIX,
     TITLE_BONUS,
     TYPO,
@@ -27,6 +28,7 @@ __all__ = [
     "EXACT",
     "INDEX_FORMAT",
     "PARALLEL_MIN_DOCS",
+    "PHRASE_CHECK_LIMIT",
     "PREFIX",
     "TITLE_BONUS",
     "TYPO",

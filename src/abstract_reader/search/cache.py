@@ -1,18 +1,26 @@
-"""The on-disk index cache: flat numpy arrays in an ``.npz`` (never pickle)."""
+"""The on-disk index cache: flat numpy arrays in an ``.npz`` (never pickle).
+
+Keyed by the dumps' paths, sizes and mtimes, and bound to the corpus it indexes: the
+cache records a BLAKE2 digest of every paper's id and title in corpus order, and the ids
+are those of the abstracts as parsed (the corpus cache derives them again). Every array is
+checked as untrusted input (`_FieldIndex.from_arrays`): a cache that does not check out is
+rebuilt, so crafted offsets or orders give an error nobody sees, never wrong results.
+"""
 
 from __future__ import annotations
 
-import os
-import zlib
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..cachefile import open_npz, write_atomically
 from ..corpus import Corpus
 from .postings import _FieldIndex
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
+_KEEP = 4  #: the newest indexes kept
 
 
 def cache_key_for(files: Sequence[str]) -> str | None:
@@ -22,29 +30,27 @@ def cache_key_for(files: Sequence[str]) -> str | None:
     return files_key(f"format={INDEX_FORMAT}", files)
 
 
-def _ids_digest(corpus: Corpus) -> int:
-    crc = 0
+def corpus_digest(corpus: Corpus) -> np.ndarray:
+    """16 bytes that change with any paper's id, title or position."""
+    digest = hashlib.blake2b(digest_size=16)
     for paper in corpus.papers:
-        crc = zlib.crc32(paper.id.encode() + paper.title.encode(), crc)
-    return crc
+        digest.update(f"{paper.id}\0{paper.title}\0".encode())
+    return np.frombuffer(digest.digest(), np.uint8)
 
 
 def save_cache(
     cache_dir: Path, key: str, corpus: Corpus, text: _FieldIndex, titles: _FieldIndex
 ) -> None:
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        arrays = {**text.arrays("text"), **titles.arrays("title")}
-        arrays["meta"] = np.array([INDEX_FORMAT, len(corpus.papers), _ids_digest(corpus)], np.int64)
-        tmp = cache_dir / f".{key}.{os.getpid()}.tmp.npz"
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp, cache_dir / f"{key}.npz")
-        entries = sorted(cache_dir.glob("*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[4:]:  # the newest four indexes
-            old.unlink(missing_ok=True)
-    except OSError:
-        pass  # a cache is an optimisation: failing to write it is not an error
+    """Write the index (atomically); failing to write a cache is not an error."""
+    arrays = {**text.arrays("text"), **titles.arrays("title")}
+    arrays["meta"] = np.array([INDEX_FORMAT, len(corpus.papers)], np.int64)
+    arrays["corpus"] = corpus_digest(corpus)
+    write_atomically(
+        cache_dir,
+        f"{key}.npz",
+        lambda handle: np.savez(handle, **arrays),  # type: ignore[arg-type]
+        keep=_KEEP,
+    )
 
 
 def load_cache(
@@ -52,21 +58,20 @@ def load_cache(
 ) -> tuple[_FieldIndex, _FieldIndex] | None:
     if cache_dir is None or key is None:
         return None
-    path = cache_dir / f"{key}.npz"
-    if not path.is_file():
+    npz = open_npz(cache_dir / f"{key}.npz")
+    if npz is None:
         return None
     try:
-        with np.load(path, allow_pickle=False) as npz:
+        with npz:
             data = {name: npz[name] for name in npz.files}
         meta = data["meta"]
-        if list(meta) != [INDEX_FORMAT, len(corpus.papers), _ids_digest(corpus)]:
+        n = len(corpus.papers)
+        if meta.dtype != np.int64 or meta.tolist() != [INDEX_FORMAT, n]:
             return None
-        text = _FieldIndex.from_arrays(data, "text")
-        titles = _FieldIndex.from_arrays(data, "title")
-        for p in (text.folded, text.cased, titles.folded, titles.cased):
-            if p.docs.size and int(p.docs.max()) >= len(corpus.papers):
-                return None
-        return text, titles
+        stored = data["corpus"]
+        if stored.dtype != np.uint8 or stored.tobytes() != corpus_digest(corpus).tobytes():
+            return None
+        return _FieldIndex.from_arrays(data, "text", n), _FieldIndex.from_arrays(data, "title", n)
     except Exception:  # corrupt or foreign file: rebuild, never trust it
         return None
 

@@ -24,13 +24,25 @@ from ..text import fold, fold_accents, render
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
 from .postings import IntArray, _FieldIndex, _Postings
-from .query import _WORD_RE, Query, Term, Word, _positive_words, _without_typos, parse_query
+from .query import (
+    _WORD_RE,
+    MAX_WORD,
+    Query,
+    Term,
+    Word,
+    _positive_words,
+    _without_typos,
+    parse_query,
+)
 
 if TYPE_CHECKING:
     from .similar import Ranking
 
 EXACT, PREFIX, TYPO = 4.0, 2.0, 1.0
 TITLE_BONUS = 1.5
+#: Phrases are checked in at most this many candidates per search (the best-ranked): a
+#: few milliseconds however common the words (all 100,000 papers have "of" and "the").
+PHRASE_CHECK_LIMIT = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +67,8 @@ class _Matcher:
     typo_words: frozenset[str]
 
     def matches(self, token: str) -> bool:
-        lowered = fold(token)
-        cased = fold_accents(token)
+        lowered = fold(token)[:MAX_WORD]
+        cased = fold_accents(token)[:MAX_WORD]
         for w in self.words:
             form = cased if w.case_sensitive else lowered
             if form == w.text or (w.prefix and form.startswith(w.text)):
@@ -97,6 +109,7 @@ class SearchResult(Sequence[Hit]):
         scores: npt.NDArray[np.float32] | None,
         matcher: _Matcher,
         *,
+        notes: tuple[str, ...] = (),
         ranked_like: str = "",
         like_words: tuple[str, ...] = (),
     ) -> None:
@@ -105,6 +118,7 @@ class SearchResult(Sequence[Hit]):
         self.order = order
         self._scores = scores
         self.matcher = matcher
+        self.notes = notes  #: what this search left out (a bounded phrase check)
         #: what ``like:`` ranks by, for the status line ("ranked like #robust"); "" if none
         self.ranked_like = ranked_like
         #: the words that drove a ``like:`` ranking, strongest first
@@ -112,7 +126,8 @@ class SearchResult(Sequence[Hit]):
 
     @property
     def ignored(self) -> tuple[str, ...]:
-        return self.query.ignored
+        """What the user should be told: parts of the query not used, work bounded."""
+        return self.query.ignored + self.notes
 
     def __len__(self) -> int:
         return int(self.order.size)
@@ -180,11 +195,11 @@ class SearchIndex:
         self._venues = np.fromiter(
             (codes[(p.venue or "").lower()] for p in corpus.papers), np.int32, self.n
         )
-        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int32, self.n)
+        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int64, self.n)
         self._word_cache: dict[tuple[str, bool, Word], WordMatch] = {}
         self._first_ids: dict[str, IntArray] = {}
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
-        self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.bool_]] = {}
+        self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.int8]] = {}
         self._sorted_ids: tuple[list[str], list[int]] | None = None
 
     # -- metadata overrides (real titles from the library) -----------------------------
@@ -204,8 +219,19 @@ class SearchIndex:
 
     # -- searching ----------------------------------------------------------------------
     def search(
-        self, query: str | Query, library: LibraryState | None = None, *, typos: bool = True
+        self,
+        query: str | Query,
+        library: LibraryState | None = None,
+        *,
+        typos: bool = True,
+        phrase_limit: int | None = PHRASE_CHECK_LIMIT,
     ) -> SearchResult:
+        """Ranked papers matching ``query``.
+
+        Phrases are checked against the texts (there are no word positions in the index),
+        so the work is bounded: a phrase is checked in the ``phrase_limit`` best-ranked
+        papers having all its words (None: in all of them); when that leaves some out,
+        ``result.ignored`` says so."""
         q = parse_query(query) if isinstance(query, str) else query
         if not typos:
             q = _without_typos(q)
@@ -216,8 +242,9 @@ class SearchIndex:
         mask = np.ones(self.n, dtype=bool)
         total = np.zeros(self.n, dtype=np.float32)
         typo_words: set[str] = set()
-        for term in q.terms:
-            term_mask, score = self._term(term, library, typo_words)
+        phrases: list[Term] = []  # checked last, on the candidates that all terms leave
+        for term in dict.fromkeys(q.terms):  # a term typed twice counts once
+            term_mask, score = self._term(term, library, typo_words, phrases)
             if term.negated:
                 mask &= ~term_mask
             else:
@@ -225,12 +252,46 @@ class SearchIndex:
                 if score is not None:
                     total += score
         matcher.typo_words = frozenset(typo_words)
+        notes = self._check_phrases(phrases, mask, total, phrase_limit) if phrases else ()
         likes = [t for t in q.terms if t.kind == "like"]
         if likes:
-            return self._ranked_like(q, likes, mask, total, matcher, library=library)
+            return self._ranked_like(q, likes, mask, total, matcher, library=library, notes=notes)
         docs = np.nonzero(mask)[0]
         order = docs[np.argsort(-total[docs], kind="stable")]
-        return SearchResult(self, q, order, total, matcher)
+        return SearchResult(self, q, order, total, matcher, notes=notes)
+
+    def _check_phrases(
+        self,
+        phrases: list[Term],
+        mask: npt.NDArray[np.bool_],
+        total: npt.NDArray[np.float32],
+        limit: int | None,
+    ) -> tuple[str, ...]:
+        """Apply the phrase terms to ``mask`` (and the a-b bonus to ``total``), in place,
+        checking at most ``limit`` candidates: the best-ranked."""
+        docs = np.flatnonzero(mask)
+        left_out = 0
+        if limit is not None and docs.size > limit:
+            left_out = docs.size - limit
+            docs = docs[np.argsort(-total[docs], kind="stable")[:limit]]
+        notes: list[str] = []
+        for term in phrases:
+            found = self._phrase_found(term.words, docs)
+            if term.kind == "phrase_loose":  # a-b typed as one token: a bonus when adjacent
+                total[docs[found]] += 0.5
+                continue
+            if left_out:
+                mask[:] = False
+                mask[docs[found]] = True
+                notes.append(
+                    f'"{term.value}" was checked in the {limit:,} best-ranked of'
+                    f" {docs.size + left_out:,} papers with its words"
+                )
+                left_out = 0
+            else:
+                mask[docs[~found]] = False
+            docs = docs[found]
+        return tuple(notes)
 
     def _ranked_like(
         self,
@@ -241,6 +302,7 @@ class SearchIndex:
         matcher: _Matcher,
         *,
         library: LibraryState | None,
+        notes: tuple[str, ...] = (),
     ) -> SearchResult:
         """The other terms filter; ``like:`` orders (its seeds left out). A ``like:`` whose
         paper cannot be found is ignored, as a bad term is; several ``like:`` add up."""
@@ -296,13 +358,20 @@ class SearchIndex:
             order,
             similarity,
             matcher,
+            notes=notes,
             ranked_like=description,
             like_words=tuple(words[:5]),
         )
 
     def _term(
-        self, term: Term, library: LibraryState | None, typo_words: set[str]
+        self,
+        term: Term,
+        library: LibraryState | None,
+        typo_words: set[str],
+        phrases: list[Term] | None = None,
     ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32] | None]:
+        """(papers matching, their scores). Phrase terms that are not negated and not in an
+        alternative go to ``phrases`` (checked later, on the remaining candidates)."""
         kind = term.kind
         if kind == "or":
             mask = np.zeros(self.n, dtype=bool)
@@ -326,7 +395,9 @@ class SearchIndex:
                 present = np.count_nonzero(combined)
                 idf = np.float32(np.log1p(self.n / (1 + present)))
                 score += (combined + TITLE_BONUS * (title_score > 0)) * idf
-            if kind == "phrase":
+            if kind in ("phrase", "phrase_loose") and phrases is not None and not term.negated:
+                phrases.append(term)
+            elif kind == "phrase":
                 mask &= self._phrase_mask(term, mask)
             elif kind == "phrase_loose":  # a-b typed as one token: both words, near each other
                 score += 0.5 * self._phrase_mask(term, mask)
@@ -464,7 +535,9 @@ class SearchIndex:
         for doc, title in self._title_overrides.items():
             m = _WORD_RE.search(title)
             form = (
-                (fold_accents(m.group()) if word.case_sensitive else fold(m.group())) if m else ""
+                (fold_accents(m.group()) if word.case_sensitive else fold(m.group()))[:MAX_WORD]
+                if m
+                else ""
             )
             mask[doc] = bool(form) and (
                 form == word.text or (word.prefix and form.startswith(word.text))
@@ -482,41 +555,56 @@ class SearchIndex:
                 m = _WORD_RE.search(paper.title)
                 if m:
                     form = fold_accents(m.group()) if case_sensitive else fold(m.group())
+                    form = form[:MAX_WORD]
                     cached[doc] = postings.find(form)
             self._first_ids[key] = cached
         return cached
 
     def _phrase_mask(self, term: Term, candidates: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-        """Candidates where the words stand next to each other, in order.
+        """Candidates where the words stand next to each other, in order (all of them: for
+        negated phrases and alternatives)."""
+        out = np.zeros(self.n, dtype=bool)
+        docs = np.flatnonzero(candidates)
+        out[docs[self._phrase_found(term.words, docs)]] = True
+        return out
+
+    def _phrase_found(self, words: tuple[Word, ...], docs: IntArray) -> npt.NDArray[np.bool_]:
+        """For each of ``docs``: do the words stand next to each other, in order?
 
         Checked on the lower-cased source (``\\mu estimator`` matches "mu estimator": the
         backslash is not a word character), folded only when it is not ASCII; never
-        rendered. Results are kept per phrase for the following keystrokes."""
-        key = term.words  # the candidates (papers with all the words) follow from the words
-        cached = self._phrase_cache.get(key)
-        if cached is not None:
-            return cached
-        out = np.zeros(self.n, dtype=bool)
-        pattern = _phrase_pattern(term.words)
-        papers = self.corpus.papers
-        docs = np.flatnonzero(candidates)
-        if docs.size > 2000:  # one regex pass over all of them beats thousands of calls
-            # "\n0\n" between texts: a word character, so no phrase can run across two
-            texts = [
-                _fold_long(f"{papers[d].abstract}\n0\n{self.title_of(d)}") for d in docs.tolist()
-            ]
-            ends = np.cumsum(np.fromiter((len(t) + 3 for t in texts), np.int64, len(texts)))
-            starts = _phrase_starts(pattern, "\n0\n".join(texts))
-            out[docs[np.searchsorted(ends, np.asarray(starts, np.int64), side="right")]] = True
-            docs = docs[:0]
-        for doc in docs.tolist():
-            text = f"{papers[doc].abstract}\n0\n{self.title_of(doc)}"
-            if _phrase_starts(pattern, _fold_long(text), first=True):
-                out[doc] = True
-        if len(self._phrase_cache) >= 32:
-            self._phrase_cache.pop(next(iter(self._phrase_cache)))
-        self._phrase_cache[key] = out
-        return out
+        rendered. One short regex search per paper (stopping at the first match), so other
+        threads get the GIL between papers; answers are kept per phrase (-1: not known yet)
+        for the following keystrokes."""
+        known = self._phrase_cache.get(words)
+        if known is None:
+            known = np.full(self.n, -1, np.int8)
+            if len(self._phrase_cache) >= 32:
+                self._phrase_cache.pop(next(iter(self._phrase_cache)))
+            self._phrase_cache[words] = known
+        todo = docs[known[docs] < 0]
+        if todo.size:
+            pattern = _phrase_pattern(words)
+            papers = self.corpus.papers
+            title_of = self.title_of
+            answers = np.fromiter(
+                (
+                    bool(
+                        _phrase_starts(
+                            pattern,
+                            # "\n0\n": a word character between, so no phrase runs across;
+                            # folded apart: a title's "…" must not slow the abstract's folding
+                            f"{_fold_long(papers[d].abstract)}\n0\n{_fold_long(title_of(d))}",
+                            first=True,
+                        )
+                    )
+                    for d in todo.tolist()
+                ),
+                bool,
+                todo.size,
+            )
+            known[todo] = answers
+        return np.asarray(known[docs] == 1)
 
     # -- sizes ---------------------------------------------------------------------------
     def nbytes(self) -> int:
@@ -534,7 +622,7 @@ def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings)
     best = 0.0
     typo_forms = {postings.words[i]: edits for i, edits in match.typos}
     for token in _WORD_RE.findall(text):
-        form = fold_accents(token) if word.case_sensitive else fold(token)
+        form = (fold_accents(token) if word.case_sensitive else fold(token))[:MAX_WORD]
         if form == word.text:
             return EXACT
         if word.prefix and form.startswith(word.text):
@@ -548,7 +636,12 @@ def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings)
 def _phrase_pattern(words: tuple[Word, ...]) -> re.Pattern[str]:
     """The words with only non-word characters between them. It starts with a literal, so
     the regex engine can scan fast; word boundaries are checked by `_phrase_starts`."""
-    return re.compile(r"[\W_]+".join(re.escape(w.text.lower()) for w in words))
+    return re.compile(
+        r"[\W_]+".join(
+            re.escape(w.text.lower()) + (r"[^\W_]*" if len(w.text) >= MAX_WORD else "")
+            for w in words
+        )
+    )
 
 
 def _phrase_starts(pattern: re.Pattern[str], text: str, first: bool = False) -> list[int]:

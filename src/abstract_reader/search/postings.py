@@ -25,6 +25,7 @@ from rapidfuzz.distance import Levenshtein
 
 from ..text import GREEK_NAMES, TEXT_COMMANDS, fold_accents
 from ..tokens import tokenise_chunk as _tokenise_chunk
+from .query import MAX_WORD
 
 IntArray = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
@@ -40,11 +41,11 @@ class _Postings:
     words: list[str]
     offsets: IntArray  #: len(words) + 1
     docs: U32
-    lengths: npt.NDArray[np.int16] = field(init=False)
+    lengths: npt.NDArray[np.int32] = field(init=False)
     _letters: dict[str, tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lengths = np.fromiter((len(w) for w in self.words), np.int16, len(self.words))
+        self.lengths = np.fromiter((len(w) for w in self.words), np.int32, len(self.words))
         self._letters = {}
         start = 0
         for i in range(1, len(self.words) + 1):
@@ -74,7 +75,7 @@ class _Postings:
         lo, hi = self._letters.get(word[:1], (0, 0))
         if hi <= lo:
             return []
-        lengths = self.lengths[lo:hi].astype(np.int32)
+        lengths = self.lengths[lo:hi]
         n = len(word)
         if as_prefix:
             mask = lengths >= n - budget
@@ -113,9 +114,9 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
             token = name if name.lower() in GREEK_NAMES or name in TEXT_COMMANDS else ""
             if token.startswith("var"):
                 token = token[3:]
-        form = fold_accents(token) if token else ""
+        form = fold_accents(token)[:MAX_WORD] if token else ""
         case_forms.append(form)
-        folded.append(form.lower())
+        folded.append(form.lower()[:MAX_WORD])
     return case_forms, folded
 
 
@@ -156,30 +157,37 @@ def _tokenise(
     return pieces, np.frombuffer(ids, np.int64), np.frombuffer(lengths, np.int64)
 
 
+#: The helper's temporary folders: ``abstract-reader-tok-<pid>-<random>`` in the temp dir.
+HELPER_DIR_PREFIX = "abstract-reader-tok-"
+
+
 def _tokenise_in_two(
     texts: Sequence[str], while_waiting: Callable[[], object] | None = None
 ) -> tuple[dict[str, int], IntArray, IntArray]:
-    """Tokenise the second half in a child Python (a plain subprocess, not multiprocessing:
-    nothing of the parent is re-imported) while this process does the first half."""
+    """Tokenise the second half in a child Python while this process does the first half.
+
+    The child runs ``tokens.py`` as a script in isolated mode (``-I``: no working directory
+    or ``PYTHON*`` variables on its path, so an ``abstract_reader/`` in the cwd never runs),
+    not ``multiprocessing`` (which would re-import the reader's ``__main__``). It exits when
+    our end of its stdin pipe closes — however this process ends — and then removes the
+    temporary folder itself; folders left by processes that are gone (both killed at once)
+    are removed here, at the next start."""
     import subprocess
     import sys
     import tempfile
 
+    from .. import tokens
+
+    _remove_stale_helper_dirs()
     half = len(texts) // 2
-    with tempfile.TemporaryDirectory(prefix="abstract-reader-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{HELPER_DIR_PREFIX}{os.getpid()}-") as tmp:
         source, answer = Path(tmp) / "in", Path(tmp) / "out"
         # Files, not pipes: streaming through a pipe from a thread would fight this
         # process's own tokenising for the GIL. Sanitised text never holds a NUL.
         source.write_bytes("\0".join(texts[half:]).encode("utf-8"))
         child = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "from abstract_reader.tokens import worker; worker()",
-                str(source),
-                str(answer),
-            ],
-            stdin=subprocess.DEVNULL,
+            [sys.executable, "-I", os.path.abspath(tokens.__file__), str(source), str(answer)],
+            stdin=subprocess.PIPE,  # never written: its EOF tells the child we are gone
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -189,6 +197,8 @@ def _tokenise_in_two(
                 while_waiting()
         finally:
             returncode = child.wait()
+            if child.stdin is not None:
+                child.stdin.close()
         if returncode != 0:
             raise RuntimeError("tokeniser process failed")
         replies = [answer.read_bytes()]
@@ -197,13 +207,53 @@ def _tokenise_in_two(
     other = bytes(body[: sizes[0]]).decode("utf-8").split("\0") if sizes[0] else []
     ids_b = np.frombuffer(body[sizes[0] : sizes[0] + sizes[1]], np.int64)
     lengths_b = np.frombuffer(body[sizes[0] + sizes[1] : sizes[0] + sizes[1] + sizes[2]], np.int64)
-    if lengths_b.size != len(texts) - half:
+    if lengths_b.size != len(texts) - half or int(lengths_b.sum()) != ids_b.size:
         raise RuntimeError("tokeniser process answered for the wrong documents")
+    if ids_b.size and (int(ids_b.min()) < 0 or int(ids_b.max()) >= len(other)):
+        raise RuntimeError("tokeniser process answered with unknown pieces")
     merged: defaultdict[str, int] = defaultdict(itertools.count(len(pieces)).__next__, pieces)
     remap = np.fromiter(map(merged.__getitem__, other), np.int64, len(other))
     piece_ids = np.concatenate([np.frombuffer(ids_a, np.int64), remap[ids_b]])
     lengths = np.concatenate([np.frombuffer(lengths_a, np.int64), lengths_b])
     return dict(merged), piece_ids, lengths
+
+
+def _remove_stale_helper_dirs() -> None:
+    """Remove helper folders of processes that no longer run (killed before cleaning up)."""
+    import tempfile
+
+    if os.name != "posix":  # os.kill(pid, 0) is no liveness test elsewhere
+        return
+    root = Path(tempfile.gettempdir())
+    try:
+        entries = list(root.glob(f"{HELPER_DIR_PREFIX}*-*"))
+    except OSError:
+        return
+    for entry in entries:
+        pid_text = entry.name[len(HELPER_DIR_PREFIX) :].partition("-")[0]
+        if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+            continue
+        try:
+            st = entry.lstat()
+        except OSError:
+            continue
+        import shutil
+        import stat
+
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():  # never through a link
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process (EPERM): alive
+        return True
+    return True
 
 
 @dataclass(slots=True)
@@ -285,16 +335,42 @@ class _FieldIndex:
         return out
 
     @classmethod
-    def from_arrays(cls, data: dict[str, npt.NDArray[np.generic]], prefix: str) -> _FieldIndex:
+    def from_arrays(
+        cls, data: dict[str, npt.NDArray[np.generic]], prefix: str, n_docs: int
+    ) -> _FieldIndex:
+        """Read back `arrays`, checked as untrusted input (ValueError): exact dtypes and
+        shapes, a strictly sorted vocabulary, offsets from 0 rising to the postings' end,
+        and each word's documents strictly rising and below ``n_docs``."""
         parts: list[_Postings] = []
         for name in ("folded", "cased"):
-            blob = bytes(data[f"{prefix}_{name}_words"].tobytes()).decode("utf-8")
+            raw_words = data[f"{prefix}_{name}_words"]
+            raw_offsets = data[f"{prefix}_{name}_offsets"]
+            raw_docs = data[f"{prefix}_{name}_docs"]
+            if (raw_words.dtype, raw_offsets.dtype, raw_docs.dtype) != (
+                np.dtype(np.uint8),
+                np.dtype(np.int64),
+                np.dtype(np.uint32),
+            ) or not (raw_words.ndim == raw_offsets.ndim == raw_docs.ndim == 1):
+                raise ValueError("index arrays of the wrong type")
+            offsets = np.asarray(raw_offsets, np.int64)  # no conversion: the dtypes match
+            docs = np.asarray(raw_docs, np.uint32)
+            blob = raw_words.tobytes().decode("utf-8")
             words = blob.split("\n") if blob else []
-            offsets = np.asarray(data[f"{prefix}_{name}_offsets"], dtype=np.int64)
-            docs = np.asarray(data[f"{prefix}_{name}_docs"], dtype=np.uint32)
-            if len(offsets) != len(words) + 1 or (len(offsets) and offsets[-1] != len(docs)):
+            if len(offsets) != len(words) + 1 or offsets[0] != 0 or offsets[-1] != len(docs):
                 raise ValueError("inconsistent index arrays")
-            if words != sorted(words):
-                raise ValueError("vocabulary not sorted")
+            if not all(a < b for a, b in itertools.pairwise(words)):
+                raise ValueError("vocabulary not strictly sorted")
+            if words and (min(map(len, words)) == 0 or max(map(len, words)) > MAX_WORD):
+                raise ValueError("vocabulary with empty or overlong words")
+            if np.any(np.diff(offsets) < 0):
+                raise ValueError("offsets not rising")
+            if docs.size:
+                if int(docs.max()) >= n_docs:
+                    raise ValueError("postings beyond the corpus")
+                rising = docs[1:] > docs[:-1]  # one byte per posting, no int64 copies
+                starts = offsets[1:-1]
+                rising[starts[(starts > 0) & (starts < docs.size)] - 1] = True  # word borders
+                if not rising.all():
+                    raise ValueError("postings not sorted")
             parts.append(_Postings(words, offsets, docs))
         return cls(parts[0], parts[1])

@@ -14,6 +14,14 @@ from ..text import fold, fold_accents
 #: A word as the query and the displayed text see it.
 _WORD_RE = re.compile(r"[^\W_]+")
 
+#: Words are indexed and searched by their first ``MAX_WORD`` letters (folded): a "word" of
+#: 100,000 letters costs no more than any other, in the index or in a query.
+MAX_WORD = 256
+#: The longest query used; the rest is reported in ``Query.ignored``.
+MAX_QUERY_CHARS = 1_000
+#: At most this many conditions (words, ``#tag``, ``is:``, … counted one each) per query.
+MAX_QUERY_TERMS = 32
+
 
 def typo_budget(word: str) -> int:
     """Edits allowed for a query word: none up to 4 letters, one up to 8, two from 9."""
@@ -62,7 +70,7 @@ def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
     tokens = _WORD_RE.findall(raw)
     for n, token in enumerate(tokens):
         case_sensitive = any(ch.isupper() for ch in token)
-        text = fold_accents(token) if case_sensitive else fold(token)
+        text = (fold_accents(token) if case_sensitive else fold(token))[:MAX_WORD]
         is_last = last and n == len(tokens) - 1
         words.append(
             Word(
@@ -78,11 +86,28 @@ def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
 def parse_query(text: str) -> Query:
     """Parse the fzf-like query language. Never raises; unusable parts go to ``ignored``."""
     ignored: list[str] = []
-    tokens = _LEXER.findall(text)
     typing_last = bool(text) and not text[-1].isspace()
+    if len(text) > MAX_QUERY_CHARS:  # cut at a space, so that no word is cut in two
+        cut = text.rfind(" ", MAX_QUERY_CHARS // 2, MAX_QUERY_CHARS + 1)
+        cut = cut if cut > 0 else MAX_QUERY_CHARS
+        ignored.append(
+            f"{len(text) - cut:,} characters past the first {cut:,}"
+            f" (queries are limited to {MAX_QUERY_CHARS:,} characters)"
+        )
+        text, typing_last = text[:cut], False
+    tokens = _LEXER.findall(text)
     groups: list[list[Term]] = []
     pending_or = False
+    conditions = 0
     for n, token in enumerate(tokens):
+        if conditions >= MAX_QUERY_TERMS and token != "|":
+            rest = [t for t in tokens[n:] if t != "|"]
+            ignored.append(
+                f"{len(rest):,} more term{'s' if len(rest) != 1 else ''}"
+                f" (queries are limited to {MAX_QUERY_TERMS} words or filters)"
+            )
+            pending_or = False
+            break
         if token == "|":
             if groups:
                 pending_or = True
@@ -93,6 +118,7 @@ def parse_query(text: str) -> Query:
         term = _parse_token(token, last, ignored)
         if term is None:
             continue
+        conditions += max(1, len(term.words))
         if pending_or and groups:
             groups[-1].append(term)
         else:

@@ -9,7 +9,7 @@ from .render import strip_markup_fast
 TITLE_MAX = 80
 
 _INTRO_RE = re.compile(
-    r"\b(?:[Ww]e|[Tt]his (?:paper|work)|[Oo]ur (?:work|paper))\s+"
+    r"\b(?:[Ww]e|[Tt]his (?:paper|work)|[Oo]ur (?:work|paper)|and)\s+"
     r"(?:(?:also|further|then|first|next|therefore|thus)\s+)?"
     r"(?:introduce|propose|present|develop|release|build|design|construct|contribute|"
     r"introduces|proposes|presents|develops)\s+(?P<rest>[^.;]{3,400})"
@@ -24,7 +24,9 @@ _ACRONYM_DEF_RE = re.compile(
     r"(?:\s+(?:[A-Z0-9][\w'’-]*|of|and|for|the|via|in|on|with|to|a|-))*)"
     r"\s*\((?P<short>[A-Za-z0-9][\w±+-]{0,15})\)"
 )
-_NAME_RE = re.compile(r"^(?P<name>[^\s,;:()]*[A-Z0-9][^\s,;:()]*)(?P<after>.*)$", re.DOTALL)
+_NAME_RE = re.compile(
+    r"^(?P<name>[^\s,;:()]*[A-Z0-9][^\s,;:()]*(?:\s+v\d+(?:\.\d+)*)?)(?P<after>.*)$", re.DOTALL
+)
 _ARTICLE_RE = re.compile(
     r"^(?:(?:the|a|an|our)\s+)?(?:(?:new|novel|first|simple|general|practical|unified)\s+)*", re.I
 )
@@ -67,20 +69,47 @@ def _clean(fragment: str) -> str:
     return " ".join(cleaned.split())
 
 
+#: Words that start a phrase: a title cut before one ends on a whole phrase.
+_PHRASE_STARTS = {
+    "for", "of", "in", "on", "with", "via", "under", "through", "across", "from", "between",
+    "into", "within", "over", "without", "at", "by", "as", "to", "and", "or", "but", "that",
+    "which", "where", "while", "whose", "when", "using", "based", "rather", "than",
+}  # fmt: skip
+
+
 def shorten(text: str, limit: int = TITLE_MAX) -> str:
-    """Cut at a word boundary to at most ``limit`` characters (ellipsis included)."""
+    """At most ``limit`` characters of whole words, ending on a whole phrase, no "…".
+
+    Too long: keep the words that fit, then end before the last word that starts a phrase
+    ("for", "that", "and" …) when that keeps at least three words; never a dangling
+    article or preposition. One enormous word is cut (there is nothing whole to keep).
+    """
     text = " ".join(text.split()).strip(" ,;:-")
     if len(text) <= limit:
         return text
-    words = text[: limit - 1].split(" ")
-    if len(words) > 1:
-        words = words[:-1]  # the last word may be cut: drop it
-    while len(words) > 1 and words[-1].lower().strip(",;:") in _STOPWORD_END:
-        words.pop()
-    head = " ".join(words).rstrip(" ,;:-")
-    if len(head) > limit - 1:  # one enormous word: nothing sensible to keep whole
-        head = head[: limit - 1]
-    return head + "…"
+    words = text.split(" ")
+    kept: list[str] = []
+    size = -1
+    for word in words:
+        if size + 1 + len(word) > limit:
+            break
+        kept.append(word)
+        size += 1 + len(word)
+    if not kept:  # one enormous word
+        return text[:limit]
+    starts = [
+        i
+        for i in range(3, len(kept))
+        if kept[i].lower() in _PHRASE_STARTS and kept[i - 1].lower() not in ("due", "such")
+    ]
+    # before a preposition or relative word rather than inside "A and B"
+    cut = max((i for i in starts if kept[i].lower() not in ("and", "or", "but")), default=0)
+    cut = cut or max(starts, default=0)
+    if cut:
+        kept = kept[:cut]
+    while len(kept) > 1 and kept[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+        kept.pop()
+    return " ".join(kept).rstrip(" ,;:-")
 
 
 def _capitalise(text: str) -> str:
@@ -99,7 +128,11 @@ def _description(after: str) -> str:
         desc = desc[: stop.start()]
     if re.match(r"(?:which|that|where|whose)\b", desc):
         return ""
-    desc = re.sub(r"\s*\([^()]*\)", "", desc.split(",")[0]).strip()
+    parts = desc.split(",")
+    head = parts[0]
+    if len(head.split()) == 1 and len(parts) > 1:  # "training-free, single-pass framework"
+        head = f"{head},{parts[1]}"
+    desc = re.sub(r"\s*\([^()]*\)", "", head).strip()
     return _trim_description(desc)
 
 
@@ -140,14 +173,19 @@ def _trim_description(desc: str) -> str:
     for i, word in enumerate(words):
         bare = word.lower().strip(",.;:")
         participle = bare.endswith("ed") and len(bare) > 4 and bare not in _KEEP_ED
+        # "… of cited web sources": after a preposition or article it is an adjective
+        participle = participle and words[i - 1].lower() not in _PREPOSITIONS | _ARTICLES
         if i >= 3 and (bare in _CLAUSE_STARTERS or participle):
             words = words[:i]
             break
-    if len(words) > 8:  # too long: end before the last preposition that leaves 3 words
-        words = words[:8]
-        cut = max((i for i in range(3, 8) if words[i].lower() in _PREPOSITIONS), default=0)
+    if len(words) > 12:  # too long: end before the last preposition that leaves 3 words
+        words = words[:12]
+        cut = max((i for i in range(3, 12) if words[i].lower() in _PREPOSITIONS), default=0)
         if cut:
             words = words[:cut]
+        ands = [i for i in range(3, len(words)) if words[i].lower() in ("and", "or")]
+        if ands and ands[-1] >= len(words) - 3:  # "… the feature set and the level": a torso
+            words = words[: ands[-1]]
     while words and words[-1].lower() in _STOPWORD_END:
         words.pop()
     return " ".join(words) if len(words) >= 2 else ""
@@ -210,6 +248,12 @@ _SUBJECT_RE = re.compile(
 )
 
 
+def _we_before(lowered: str, i: int) -> bool:
+    """Is "we" the subject of the sentence around ``i`` ("we do A and propose B")?"""
+    start = lowered.rfind(". ", max(0, i - 200), i) + 1
+    return " we " in f" {lowered[start:i]}"
+
+
 def _intro_starts(head: str, lowered: str) -> list[int]:
     """Where 'we propose …'-like phrases start, found with str.find (no regex scan)."""
     starts: list[int] = []
@@ -220,6 +264,8 @@ def _intro_starts(head: str, lowered: str) -> list[int]:
             subject = _SUBJECT_RE.search(window)
             if subject is not None:
                 starts.append(i - len(window) + subject.start())
+            elif window.endswith(" and ") and _we_before(lowered, i):
+                starts.append(i - 4)  # "we gain insight … and propose X"
             i = lowered.find(verb, i + 1)
     return sorted(starts)
 
@@ -260,6 +306,8 @@ _VAGUE_STARTS = (
     "formal model",
     "simple",
     "first",
+    "question",
+    "problem",
 )
 
 
@@ -314,6 +362,13 @@ def derive_title(source: str) -> str:
                 return shorten(strip_markup_fast(title))
     if contribution:
         return shorten(strip_markup_fast(contribution))
+    named = _named_in_passing(head)
+    if named:
+        return named
+    if " we " in lowered or "this paper" in lowered or "our " in lowered or lowered[:3] == "we ":
+        what = _what_it_does(head)
+        if what:
+            return what
     sentence = _first_sentence(head)
     clause = _CLAUSE_RE.split(sentence, maxsplit=1)[0]
     lead_in = clause.split(" ", 1)[0].lower() in _LEAD_IN
@@ -321,6 +376,146 @@ def derive_title(source: str) -> str:
         clause = sentence
     plain = _clean(strip_markup_fast(clause))
     return shorten(plain) or "(empty abstract)"
+
+
+_SUBJECT = (
+    r"(?:\b[Ww]e|\b[Tt]his (?:paper|work)|\b[Oo]ur (?:paper|work))\s+"
+    r"(?:(?:also|further|then|first|next|critically|formally|jointly|systematically|"
+    r"therefore|thus|here)\s+)?"
+)
+#: "We give X": X is what the paper makes.
+_MAKES_RE = re.compile(
+    _SUBJECT + r"(?:give|gives|publish|publishes|establish|establishes|derive|derives)\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+#: "Our main finding is that X": X is the claim.
+_FINDING_RE = re.compile(
+    r"\b[Oo]ur (?:main |key |central )?(?:finding|result|insight|message) is that\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+#: "We study X", "We consider the problem of X": X is the topic.
+_STUDIES_RE = re.compile(
+    _SUBJECT + r"(?:consider|considers|study|studies|investigate|investigates|address|"
+    r"addresses|tackle|tackles|initiate|initiates)\s+(?P<rest>[^.;:?]{8,300})"
+)
+#: "We argue that X": X is the claim.
+_CLAIMS_RE = re.compile(
+    _SUBJECT + r"(?:argue|argues|find|finds|found|show|shows|showed|demonstrate|"
+    r"demonstrates)\s+that\s+(?P<rest>[^.;:?]{8,300})"
+)
+#: "This paper rethinks X": "Rethinking X".
+_DOES_RE = re.compile(
+    _SUBJECT + r"(?P<verb>rethinks?|formali[sz]es?|characteri[sz]es?|evaluates?|benchmarks?|"
+    r"revisits?|analy[sz]e[sd]?|examines?|quantif(?:y|ies)|critically evaluates?)\s+"
+    r"(?P<rest>[^.;:?]{8,300})"
+)
+_TOPIC_LEAD_RE = re.compile(
+    r"^(?:the (?:problem|question|task|setting) of |a (?:new |novel |formal |systematic |"
+    r"large-scale |empirical |comprehensive )*(?:study|analysis|evaluation|investigation) of |"
+    r"(?:a|an|the) )",
+    re.I,
+)
+_BY_MAKING_RE = re.compile(r"\bby (?:introducing|proposing|developing|designing)\s+")
+_TITLE_STOP_RE = re.compile(
+    r",\s|\s\(|\s(?:—|–|--)\s|\s(?:that|which|whose|where|while|so that|in which|by|"
+    r"rather than|such that|because|thereby|when|and (?:show|prove|find|derive|demonstrate|"
+    r"propose|introduce|evaluate|use|establish|provide))\b"
+)
+_PRONOUNS = {"they", "it", "we", "this", "these", "our", "its", "their", "he", "she"}
+_ARTICLES = {"a", "an", "the"}
+_DEMONSTRATIVES = {"this", "these", "such", "those", "therefore", "thus", "also"}
+
+
+def _gerund(verb: str) -> str:
+    verb = verb.lower()
+    if verb.endswith("ies"):
+        verb = verb[:-3] + "y"
+    elif verb.endswith("ed") or (verb.endswith("s") and not verb.endswith("ss")):
+        verb = verb[:-1]  # "analyzed" → "analyze", "rethinks" → "rethink"
+    if verb.endswith("e") and not verb.endswith("ee"):
+        verb = verb[:-1]
+    return verb.capitalize() + "ing"
+
+
+def _phrase(rest: str, lead: str = "") -> str:
+    """A title from what follows a contribution verb: its first phrase, whole words."""
+    if "$" in rest or "\\" in rest:  # math makes a poor title
+        return ""
+    rest = _clean(strip_markup_fast(rest))
+    by = _BY_MAKING_RE.search(rest)
+    if by:  # "we formalize this objective by introducing a new paradigm for X"
+        rest, lead = rest[by.end() :], ""
+    rest = _TOPIC_LEAD_RE.sub("", rest.strip())
+    stop = _TITLE_STOP_RE.search(rest)
+    if stop:
+        rest = rest[: stop.start()]
+    words: list[str] = []
+    for word in rest.split():
+        if word.lower() in _DEMONSTRATIVES:
+            if words and word.lower() in ("this", "these", "those", "such"):
+                words.append("the")  # "on this benchmark" → "on the benchmark"
+            continue
+        words.append(word)
+    if lead:
+        words.insert(0, lead)
+    while words and words[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+        words.pop()
+    if len(words) < 3 or words[0].lower() in _PRONOUNS or words[-2].lower() in _ARTICLES:
+        return ""  # "They …", "… of a small" (cut inside a noun phrase)
+    return _capitalise(shorten(" ".join(words)))
+
+
+#: "This view is realized in Resolution-Aware … Clustering (RSDP)": the paper's own thing.
+_REALIZED_RE = re.compile(
+    r"\b(?:realized|implemented|instantiated|embodied|materialized|culminat\w+) (?:in|as|by|into)"
+    r" (?:the |a |an |our )?(?P<rest>[A-Z][^.;:]{5,120})"
+)
+#: "the resulting method, Rescaled ASGD, converges": a name given in an apposition.
+#: "… motivate LoHi, a training-free framework": a coined name (a capital inside).
+_COINED_RE = re.compile(r"\b(?P<name>[A-Z][a-z]+[A-Z][\w-]*)(?P<after>, an? [^.;]{3,200})")
+_APPOSITION_RE = re.compile(
+    r"\b(?:method|algorithm|framework|approach|model|system|scheme|estimator|procedure),\s+"
+    r"(?P<name>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,3}),"
+)
+
+
+def _named_in_passing(head: str) -> str:
+    """A name the abstract gives its contribution without "we propose" ("realized in X (X)",
+    "the resulting method, X,"); a name needs a capital inside it (``ASGD``, ``LoHi``)."""
+    if "realiz" in head or "implement" in head or "instantiat" in head or "embodied" in head:
+        for match in _REALIZED_RE.finditer(head):
+            title = _named(match.group("rest"))
+            if title:
+                return shorten(strip_markup_fast(title))
+    if "," in head:
+        for match in _APPOSITION_RE.finditer(head):
+            name = match.group("name")
+            if any(ch.isupper() for word in name.split() for ch in word[1:]):
+                return shorten(strip_markup_fast(name))
+        for match in _COINED_RE.finditer(head):
+            name = match.group("name")
+            if head.count(name) >= 3:  # used throughout: the paper's own name
+                desc = _description(match.group("after"))
+                return shorten(f"{name}: {_capitalise(desc)}" if desc else name)
+    return ""
+
+
+def _what_it_does(head: str) -> str:
+    """When nothing is named: what the paper gives, finds, studies or does, as a phrase.
+
+    Tried in that order, each on the first sentence that yields at least three words:
+    "we give adversarially robust ANN algorithms with …" → "Adversarially robust ANN
+    algorithms with sublinear query time"; "Our main finding is that X" → "X"; "we
+    consider the problem of X" → "X"; "we argue that X" → "X"; "this paper rethinks X" →
+    "Rethinking X".
+    """
+    for pattern in (_MAKES_RE, _FINDING_RE, _STUDIES_RE, _CLAIMS_RE, _DOES_RE):
+        for match in pattern.finditer(head):
+            verb = match.groupdict().get("verb")
+            title = _phrase(match.group("rest"), _gerund(verb) if verb else "")
+            if title and not title.lower().startswith(_VAGUE_STARTS):
+                return title
+    return ""
 
 
 def disambiguate(titles: list[str], keys: list[str]) -> list[str]:

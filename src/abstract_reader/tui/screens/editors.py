@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal, TypeVar, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
@@ -17,18 +17,47 @@ from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
 
+_T = TypeVar("_T")
 
-class TagEditor(ModalScreen[list[str] | None]):
+
+class _Editor(ModalScreen[_T | None]):
+    """One rule for every editor: ctrl+s saves; Esc cancels, but asks first (a second Esc)
+    when there are unsaved changes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="editor_cancel"),
+        Binding("ctrl+s", "save", "Save", id="editor_save"),
+    ]
+
+    _confirming = False
+
+    def changed(self) -> bool:
+        raise NotImplementedError
+
+    def action_save(self) -> None:
+        raise NotImplementedError
+
+    def warn(self, text: str) -> None:
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        if self.changed() and not self._confirming:
+            self._confirming = True
+            self.warn("Unsaved changes: Esc again drops them, ctrl+s saves.")
+            return
+        self.dismiss(None)
+
+
+class TagEditor(_Editor[list[str]]):
     """Current tags in a list, an input with completion. Enter adds; Enter on empty saves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save"),
         Binding("delete,backspace", "remove", "Remove tag", show=False),
     ]
 
     def __init__(self, tags: list[str], known: list[str], what: str) -> None:
         super().__init__()
+        self.shown = list(tags)
         self.tags = list(tags)
         self.known = known
         self.what = what
@@ -65,6 +94,15 @@ class TagEditor(ModalScreen[list[str] | None]):
     def _error(self, text: str) -> None:
         self.query_one("#tag-error", Static).update(Content(text).stylize("$text-error"))
 
+    def warn(self, text: str) -> None:
+        self._error(text)
+
+    def changed(self) -> bool:
+        pending = self.query_one("#tag-input", Input).value.strip()
+        return bool(pending) or [t.casefold() for t in self.tags] != [
+            t.casefold() for t in self.shown
+        ]
+
     def on_key(self, event: object) -> None:
         from textual import events
 
@@ -79,7 +117,10 @@ class TagEditor(ModalScreen[list[str] | None]):
 
     @on(Input.Submitted, "#tag-input")
     def _submitted(self, event: Input.Submitted) -> None:
-        value = event.value.strip()
+        # What the field holds now, not what it held when Enter was pressed: in a burst
+        # ("tag⏎⏎") the second Enter is queued before the first one's tag is added and the
+        # field cleared, and must save rather than add the same tag again.
+        value = event.input.value.strip()
         if not value:
             self.action_save()
             return
@@ -127,16 +168,8 @@ class TagEditor(ModalScreen[list[str] | None]):
                 self.tags.append(tag)
         self.dismiss(self.tags)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class MetadataEditor(ModalScreen[Metadata | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save"),
-    ]
-
+class MetadataEditor(_Editor[Metadata]):
     def __init__(self, meta: Metadata, derived_title: str) -> None:
         super().__init__()
         self.meta = meta
@@ -164,33 +197,40 @@ class MetadataEditor(ModalScreen[Metadata | None]):
     def on_mount(self) -> None:
         self.query_one("#meta-title", Input).focus()
 
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self.action_save()
+    def warn(self, text: str) -> None:
+        self.query_one("#meta-error", Static).update(Content(text).stylize("$text-warning"))
 
-    def action_save(self) -> None:
+    def _edited(self) -> Metadata | str:
+        """The fields as typed, or what is wrong with them."""
+
         def value(field_id: str) -> str:
             return self.query_one(f"#{field_id}", Input).value.strip()
 
         year_text = value("meta-year")
         if year_text and not (year_text.isdigit() and len(year_text) == 4):
-            self.query_one("#meta-error", Static).update(
-                Content("Year must have four digits").stylize("$text-error")
-            )
-            return
+            return "Year must have four digits"
         authors = tuple(a.strip() for a in value("meta-authors").split(";") if a.strip())
-        self.dismiss(
-            Metadata(
-                title=value("meta-title") or None,
-                authors=authors,
-                url=value("meta-url") or None,
-                doi=value("meta-doi") or None,
-                year=int(year_text) if year_text else None,
-            )
+        return Metadata(
+            title=value("meta-title") or None,
+            authors=authors,
+            url=value("meta-url") or None,
+            doi=value("meta-doi") or None,
+            year=int(year_text) if year_text else None,
         )
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def changed(self) -> bool:
+        return self._edited() != self.meta
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_save()
+
+    def action_save(self) -> None:
+        edited = self._edited()
+        if isinstance(edited, str):
+            self.query_one("#meta-error", Static).update(Content(edited).stylize("$text-error"))
+            return
+        self.dismiss(edited)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,29 +238,82 @@ class NoteResult:
     text: str
 
 
-class NoteEditor(ModalScreen[NoteResult]):
-    """A TextArea; closing it (Esc or ctrl+s) saves."""
+class NoteEditor(_Editor[NoteResult]):
+    """A TextArea; ctrl+s saves, Esc cancels (asking first when the text changed)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Save & close"),
-        Binding("ctrl+s", "close", "Save & close", show=False),
-    ]
-
-    def __init__(self, note: str, what: str) -> None:
+    def __init__(self, note: str, what: str, *, hint: str = "") -> None:
         super().__init__()
         self.note = note
         self.what = what
+        self.hint = hint
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box", classes="modal-box"):
             yield Static(Content(f"Note on {self.what}"), classes="modal-title", markup=False)
+            if self.hint:
+                yield Static(Content(self.hint).stylize("$text-warning"), markup=False)
             yield TextArea(self.note, id="note-text", soft_wrap=True)
-            yield Label("Esc or ctrl+s: save and close", classes="modal-hint")
+            yield Static(id="note-message", markup=False)
+            yield Label("ctrl+s: save · Esc: cancel", classes="modal-hint")
 
     def on_mount(self) -> None:
         area = self.query_one("#note-text", TextArea)
         area.focus()
         area.move_cursor(area.document.end)
 
-    def action_close(self) -> None:
+    def warn(self, text: str) -> None:
+        self.query_one("#note-message", Static).update(Content(text).stylize("$text-warning"))
+
+    def changed(self) -> bool:
+        return self.query_one("#note-text", TextArea).text != self.note
+
+    def action_save(self) -> None:
         self.dismiss(NoteResult(self.query_one("#note-text", TextArea).text))
+
+
+NoteChoice = Literal["mine", "theirs", "merge"]
+
+
+class NoteConflictDialog(ModalScreen[NoteChoice | None]):
+    """The note changed elsewhere while it was being edited: both versions side by side,
+    and the user chooses. Nothing is dropped without being asked."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "choose('mine')", "Keep mine", id="conflict_mine"),
+        Binding("t", "choose('theirs')", "Keep theirs", id="conflict_theirs"),
+        Binding("g", "choose('merge')", "Merge both", id="conflict_merge"),
+        Binding("escape", "choose('')", "Choose", show=False, id="conflict_cancel"),
+    ]
+
+    def __init__(self, mine: str, theirs: str) -> None:
+        super().__init__()
+        self.mine = mine
+        self.theirs = theirs
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="conflict-box", classes="modal-box"):
+            yield Static(
+                "The note was changed elsewhere while you edited it", classes="modal-title"
+            )
+            with Horizontal(id="conflict-sides"):
+                with VerticalScroll(classes="conflict-side"):
+                    yield Label("Yours (not saved)", classes="field-caption")
+                    yield Static(Content(self.mine), id="conflict-mine", markup=False)
+                with VerticalScroll(classes="conflict-side"):
+                    yield Label("Stored now (theirs)", classes="field-caption")
+                    yield Static(Content(self.theirs), id="conflict-theirs", markup=False)
+            yield Static(id="conflict-message", markup=False)
+            yield Label(
+                "m: keep mine · t: keep theirs · g: both, in the editor",
+                classes="modal-hint",
+            )
+
+    def action_choose(self, choice: str) -> None:
+        if choice in ("mine", "theirs", "merge"):
+            self.dismiss(cast("NoteChoice", choice))
+        else:  # Esc drops nothing: one of the two texts would be lost
+            self.query_one("#conflict-message", Static).update(
+                Content("Choose m, t or g: one version would be lost otherwise.").stylize(
+                    "$text-warning"
+                )
+            )

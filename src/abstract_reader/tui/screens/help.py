@@ -11,55 +11,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-KEYS: list[tuple[str, list[tuple[str, str]]]] = [
-    (
-        "Moving",
-        [
-            ("j / k, ↓ / ↑", "next / previous paper"),
-            ("g / G, Home / End", "first / last paper"),
-            ("PgUp / PgDn", "a page up / down"),
-            ("n / N", "next / previous unread paper"),
-            ("Enter", "open the paper (focus the view; full screen when narrow)"),
-            ("Tab / Shift+Tab", "move focus between filter, list and paper"),
-            ("space (paper view)", "page the paper down"),
-            ("mouse", "click a row to select it, scroll with the wheel"),
-        ],
-    ),
-    (
-        "Filtering",
-        [
-            ("/", "focus the filter bar"),
-            ("Esc", "leave the filter / clear marks / clear the filter / close a screen"),
-        ],
-    ),
-    (
-        "Library",
-        [
-            ("b", "bookmark on/off (all marked papers when some are marked)"),
-            ("r", "read on/off (marked papers too)"),
-            ("t", "edit tags (Tab completes, Enter adds, Enter on empty saves)"),
-            ("T", "tags and counts: Enter filters, r renames, d d deletes"),
-            ("e", "edit the real title, authors, URL, DOI, year"),
-            ("o", "edit the note (saved when you close it)"),
-            ("space (list)", "mark / unmark the paper for a bulk action"),
-        ],
-    ),
-    (
-        "Citations",
-        [
-            ("c", "copy the citation (marked papers too) in the default format"),
-            ("C", "choose a format, with a live preview"),
-        ],
-    ),
-    (
-        "App",
-        [
-            ("?", "this help"),
-            ("ctrl+p", "command palette: every action by name"),
-            ("q", "quit"),
-        ],
-    ),
-]
+from ..commands import help_rows
 
 QUERY: list[tuple[str, str]] = [
     ("robust gaussian", "papers with both words (typos forgiven: robst, gausian)"),
@@ -72,6 +24,8 @@ QUERY: list[tuple[str, str]] = [
     ("Word", "an upper-case letter makes the word case-sensitive"),
     ('#tag  #"two words"', "papers with the tag"),
     ("is:bookmarked is:unread is:read", "library state"),
+    ("is:tagged is:noted", "papers with any tag / with a note"),
+    ("is:marked", "the papers marked for a bulk action (space)"),
     ("venue:neurips year:2026", "venue prefix, year or range (2024-2026)"),
     ("title:word", "the word in the title"),
 ]
@@ -79,10 +33,10 @@ QUERY: list[tuple[str, str]] = [
 
 def help_content() -> Content:
     lines: list[Content] = []
-    for section, rows in KEYS:
+    for section, rows in help_rows():
         lines.append(Content(section).stylize("bold $text-accent"))
         for key, what in rows:
-            lines.append(Content.assemble("  ", (f"{key:<22}", "bold"), what))
+            lines.append(Content.assemble("  ", (f"{key:<22}", "bold"), " ", what))
         lines.append(Content(""))
     lines.append(Content("The filter's query language").stylize("bold $text-accent"))
     for example, what in QUERY:

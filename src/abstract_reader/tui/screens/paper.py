@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from ..commands import paper_screen_bindings
 from ..widgets.paper_view import PaperDetails, PaperView
 
 
 class PaperScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
+    """Shows one paper; the library keys act on it (they run on the main screen)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(paper_screen_bindings())
 
     def __init__(self, details: PaperDetails) -> None:
         super().__init__()
@@ -31,3 +34,6 @@ class PaperScreen(Screen[None]):
     def update(self, details: PaperDetails) -> None:
         self.details = details
         self.query_one(PaperView).show(details)
+
+    async def action_back(self) -> None:
+        await self.app.run_action("main_command('close_paper')")

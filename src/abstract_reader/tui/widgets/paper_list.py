@@ -10,13 +10,15 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from ..commands import bindings
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,16 +51,7 @@ class _Empty:
 class PaperList(ScrollView, can_focus=True):
     """A cursor over rows. Posts ``CursorMoved`` and ``Opened``."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "cursor_down", "Down", show=False),
-        Binding("k,up", "cursor_up", "Up", show=False),
-        Binding("g,home", "first", "First", show=False),
-        Binding("G,end", "last", "Last", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("enter", "open", "Open", show=True),
-        Binding("space", "app.mark", "Mark", show=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("list"))
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "paper-list--cursor",
@@ -74,8 +67,12 @@ class PaperList(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
 
     class CursorMoved(Message):
-        def __init__(self, paper_id: str | None) -> None:
+        """The cursor is on another paper; ``by_user`` when a key or click of the user moved
+        it (not a new result, a load or a restore): only then may the paper become read."""
+
+        def __init__(self, paper_id: str | None, by_user: bool = False) -> None:
             self.paper_id = paper_id
+            self.by_user = by_user
             super().__init__()
 
     class Opened(Message):
@@ -88,6 +85,7 @@ class PaperList(ScrollView, can_focus=True):
         self.source: RowSource = _Empty()
         self.empty_message: Content = Content("")
         self._last_reported: str | None = "\0"
+        self._by_user = False
 
     # -- data ------------------------------------------------------------------------------
     def set_source(self, source: RowSource, cursor: int = 0) -> None:
@@ -116,7 +114,8 @@ class PaperList(ScrollView, can_focus=True):
         current = self.current_id
         if current != self._last_reported:
             self._last_reported = current
-            self.post_message(self.CursorMoved(current))
+            self.post_message(self.CursorMoved(current, self._by_user))
+        self._by_user = False
 
     def _keep_visible(self) -> None:
         height = self.scrollable_content_region.height or 1
@@ -129,23 +128,29 @@ class PaperList(ScrollView, can_focus=True):
     def _page(self) -> int:
         return max(1, (self.scrollable_content_region.height or 2) - 1)
 
+    def move(self, index: int, *, by_user: bool) -> None:
+        """Put the cursor on row ``index``; ``by_user``: a key or click of the user asked."""
+        self._by_user = by_user
+        self.cursor = index
+        self._by_user = False
+
     def action_cursor_down(self) -> None:
-        self.cursor += 1
+        self.move(self.cursor + 1, by_user=True)
 
     def action_cursor_up(self) -> None:
-        self.cursor -= 1
+        self.move(self.cursor - 1, by_user=True)
 
     def action_first(self) -> None:
-        self.cursor = 0
+        self.move(0, by_user=True)
 
     def action_last(self) -> None:
-        self.cursor = len(self.source) - 1
+        self.move(len(self.source) - 1, by_user=True)
 
     def action_page_down(self) -> None:
-        self.cursor += self._page()
+        self.move(self.cursor + self._page(), by_user=True)
 
     def action_page_up(self) -> None:
-        self.cursor -= self._page()
+        self.move(self.cursor - self._page(), by_user=True)
 
     def action_open(self) -> None:
         current = self.current_id
@@ -157,7 +162,7 @@ class PaperList(ScrollView, can_focus=True):
         if 0 <= row < len(self.source):
             if row == self.cursor and event.chain >= 2:
                 self.action_open()
-            self.cursor = row
+            self.move(row, by_user=True)
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(event.size.width, len(self.source))

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
 from ...text import Rendered, cap, sanitise
+from ..commands import bindings
 
 #: Characters of an abstract the view shows; the rest is announced, so nothing freezes.
 DISPLAY_LIMIT = 20_000
@@ -39,18 +40,12 @@ class PaperDetails:
     body_spans: tuple[tuple[int, int], ...] = ()
 
 
-_STYLE_FOR = {"bold": "bold", "italic": "italic", "math": "$text-accent"}
+#: Math has its own colour, distinct from search hits ($text-warning underline).
+_STYLE_FOR = {"bold": "bold", "italic": "italic", "math": "$text-primary"}
 
 
 class PaperView(VerticalScroll, can_focus=True):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,pagedown", "page_down", "Page", show=False),
-        Binding("shift+space,pageup", "page_up", "Page up", show=False),
-        Binding("j,down", "scroll_down", "Scroll down", show=False),
-        Binding("k,up", "scroll_up", "Scroll up", show=False),
-        Binding("g,home", "scroll_home", "Top", show=False),
-        Binding("G,end", "scroll_end", "Bottom", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("view"))
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -117,6 +112,7 @@ class PaperView(VerticalScroll, can_focus=True):
 
     def _body(self, d: PaperDetails) -> Content:
         text, cut = cap(d.body.text, DISPLAY_LIMIT)
+        cut += d.body.cut  # source left unrendered (the body is rendered up to the limit)
         content = Content("\n" + text)
         for span in d.body.spans:
             if span.start < len(text):

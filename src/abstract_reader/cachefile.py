@@ -1,0 +1,97 @@
+"""Cache files (corpus, index): written without following links, read as untrusted input.
+
+Both caches are ``.npz`` archives of flat arrays (never pickle). A cache is an
+optimisation: failing to read or write one is never an error, and a file that does not
+check out is as good as absent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+
+def open_npz(path: Path) -> Any:
+    """An ``.npz`` cache file opened for reading, or None: only a regular file (never a FIFO,
+    device or symlink), only uncompressed members (no zip bomb), never pickle."""
+    import stat
+    import zipfile
+
+    import numpy as np
+
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    handle = os.fdopen(fd, "rb")
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        with zipfile.ZipFile(handle) as archive:
+            if any(info.compress_type != zipfile.ZIP_STORED for info in archive.infolist()):
+                raise ValueError("compressed member")
+        handle.seek(0)
+        return np.load(handle, allow_pickle=False)
+    except Exception:
+        handle.close()
+        return None
+
+
+def write_atomically(
+    cache_dir: Path, name: str, write: Callable[[BinaryIO], object], keep: int
+) -> bool:
+    """Write a cache file: a fresh ``mkstemp`` file in ``cache_dir`` (created with O_EXCL,
+    so no link is followed; named ``.tmp-<pid>-…`` so that files of killed processes are
+    removed later) renamed over ``name``; then keep the newest ``keep`` ``.npz`` files.
+    Failing to write a cache is not an error: False."""
+    import tempfile
+
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        remove_stale_temp_files(cache_dir)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".tmp-{os.getpid()}-", suffix=".part")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+        os.replace(tmp, cache_dir / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if not isinstance(sys.exc_info()[1], Exception):
+            raise  # KeyboardInterrupt, SystemExit: the temporary file is gone all the same
+        return False
+    try:
+        entries = [e for e in cache_dir.glob("*.npz") if e.is_file() and not e.is_symlink()]
+        entries.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[keep:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return True
+
+
+def remove_stale_temp_files(cache_dir: Path) -> None:
+    """Remove ``.tmp-<pid>-…`` files of processes that no longer run."""
+    if os.name != "posix":
+        return
+    for entry in cache_dir.glob(".tmp-*-*.part"):
+        pid = entry.name[5:].partition("-")[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        with contextlib.suppress(OSError):
+            entry.unlink()

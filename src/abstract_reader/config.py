@@ -1,0 +1,258 @@
+"""The user's config file: ``config.toml`` in the user config dir (``$ABSTRACT_READER_CONFIG``).
+
+```toml
+auto_read = true            # mark a paper read after it has been shown for a while
+auto_read_delay = 1.5       # seconds (0-60)
+citation_format = "bibtex"  # what `c` copies and `cite` prints by default
+theme = "nord"              # a Textual theme name
+list_width = 60             # the paper list's width: columns (20-400) or "45%" (10-90%)
+
+[keys]                      # binding id = key or [keys]; see `?` in the reader for the ids
+bookmark = "B"
+quit = ["q", "ctrl+q"]
+```
+
+Reading never fails: a file that is not TOML is one warning (file, line, problem) and every
+default applies; a bad value is one warning naming its line and that setting's default
+applies, the rest of the file still counts. The core reads it; the reader applies it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from .paths import APP_NAME
+from .text import escape_for_terminal
+
+CONFIG_ENV = "ABSTRACT_READER_CONFIG"
+MAX_CONFIG_BYTES = 1 << 20
+
+_BINDING_ID = re.compile(r"[a-z][a-z0-9_.-]{0,63}")
+# "q", "?", "B", "ctrl+b", "shift+tab", "f5", "space", "question_mark", "ctrl+shift+left"
+_KEY = re.compile(r"(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*(?:[a-z][a-z0-9_]*|[^\s+,])")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The settings in effect. Defaults are what the reader does with no config file."""
+
+    auto_read: bool = True
+    auto_read_delay: float = 1.5
+    citation_format: str | None = None  #: None: the library's setting, else bibtex
+    theme: str | None = None  #: None: the library's saved theme, else Textual's default
+    list_width: int | str | None = None  #: columns, or "NN%"; None: the reader's layout
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  #: binding id -> keys
+
+
+def config_path() -> Path:
+    """``$ABSTRACT_READER_CONFIG``, else ``config.toml`` in the user config dir."""
+    override = os.environ.get(CONFIG_ENV)
+    if override:
+        return Path(override).expanduser()
+    return platformdirs.user_config_path(APP_NAME) / "config.toml"
+
+
+def _line_of(text: str, key: str, table: str | None = None) -> int | None:
+    """The line where ``key = …`` is set (inside ``[table]`` when given), for messages."""
+    current: str | None = None
+    pattern = re.compile(rf"""\s*(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*=""")
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"\s*\[\s*([^\]]+?)\s*\]", line)
+        if header:
+            current = header.group(1).strip("\"'")
+            continue
+        if current == table and pattern.match(line):
+            return number
+    return None
+
+
+def _citation_formats() -> tuple[str, ...]:
+    from .cite import FORMATS
+
+    return FORMATS
+
+
+def load_config(path: Path | None = None) -> tuple[Config, list[str]]:
+    """The config in effect and one warning line per problem (empty when all is well).
+    A missing file is no problem: the defaults."""
+    path = config_path() if path is None else path
+    shown = escape_for_terminal(str(path))
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return Config(), []
+    except OSError as exc:
+        return Config(), [f"{shown}: cannot read ({exc.strerror or exc}); the defaults apply"]
+    if len(raw) > MAX_CONFIG_BYTES:
+        return Config(), [f"{shown}: larger than 1 MB, not a config file; the defaults apply"]
+    try:
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError:
+        return Config(), [f"{shown}: not UTF-8 text; the defaults apply"]
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        where = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        problem = re.sub(r"\s*\(at line \d+, column \d+\)|\s*\(at end of document\)", "", message)
+        line = f"line {where.group(1)}: " if where else ""
+        return Config(), [
+            f"{shown}: {line}not valid TOML ({escape_for_terminal(problem)}); the defaults apply"
+        ]
+    return _validate(data, text, shown)
+
+
+def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list[str]]:
+    warnings: list[str] = []
+    values: dict[str, Any] = {}
+    defaults = Config()
+
+    def warn(key: str, problem: str, table: str | None = None) -> None:
+        line = _line_of(text, key, table)
+        where = f"line {line}: " if line else ""
+        name = f"{table}.{key}" if table else key
+        warnings.append(f"{shown}: {where}{escape_for_terminal(name)}: {problem}")
+
+    def default_of(key: str) -> str:
+        value = getattr(defaults, key)
+        return (
+            "the default applies"
+            if value is None
+            else f"the default ({_toml_value(value)}) applies"
+        )
+
+    known = [f.name for f in fields(Config)]
+    for key, value in data.items():
+        if key not in known:
+            warn(key, f"unknown setting (known: {', '.join(known)}); ignored")
+            continue
+        if key == "auto_read":
+            if isinstance(value, bool):
+                values[key] = value
+            else:
+                warn(key, f"expected true or false, got {_show(value)}; {default_of(key)}")
+        elif key == "auto_read_delay":
+            if (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                and 0 <= value <= 60
+            ):
+                values[key] = float(value)
+            else:
+                warn(key, f"expected seconds from 0 to 60, got {_show(value)}; {default_of(key)}")
+        elif key == "citation_format":
+            formats = _citation_formats()
+            if isinstance(value, str) and value in formats:
+                values[key] = value
+            else:
+                warn(
+                    key,
+                    f"expected one of {', '.join(formats)}, got {_show(value)}; {default_of(key)}",
+                )
+        elif key == "theme":
+            if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", value):
+                values[key] = value
+            else:
+                warn(key, f"expected a theme name, got {_show(value)}; {default_of(key)}")
+        elif key == "list_width":
+            width = _list_width(value)
+            if width is None:
+                warn(
+                    key,
+                    f'expected columns (20-400) or a share such as "45%" (10-90%), got '
+                    f"{_show(value)}; {default_of(key)}",
+                )
+            else:
+                values[key] = width
+        elif key == "keys":
+            if not isinstance(value, dict):
+                warn(key, f"expected a [keys] table, got {_show(value)}; ignored")
+                continue
+            keys: dict[str, tuple[str, ...]] = {}
+            for binding, spec in value.items():
+                if not _BINDING_ID.fullmatch(binding):
+                    warn(binding, "not a binding id (see ? in the reader); ignored", "keys")
+                    continue
+                parsed = _keys(spec)
+                if parsed is None:
+                    warn(
+                        binding,
+                        f'expected a key such as "b" or "ctrl+b", or a list of them, got '
+                        f"{_show(spec)}; ignored",
+                        "keys",
+                    )
+                    continue
+                keys[binding] = parsed
+            values[key] = keys
+    return Config(**values), warnings
+
+
+def _list_width(value: object) -> int | str | None:
+    if isinstance(value, int) and not isinstance(value, bool) and 20 <= value <= 400:
+        return value
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d{1,2})\s*%\s*", value)
+        if match and 10 <= int(match.group(1)) <= 90:
+            return f"{int(match.group(1))}%"
+    return None
+
+
+def _keys(spec: object) -> tuple[str, ...] | None:
+    items = [spec] if isinstance(spec, str) else spec
+    if not isinstance(items, list) or not items:
+        return None
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            return None
+        for key in (k.strip() for k in item.split(",")) if len(item) > 1 else [item]:
+            if not key.isprintable() or not _KEY.fullmatch(key):
+                return None
+            out.append(key)
+    return tuple(out)
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return escape_for_terminal(text if len(text) <= 60 else text[:57] + "...")
+
+
+def to_toml(config: Config) -> str:
+    """The settings as a config file would set them (unset optional ones as comments)."""
+    lines: list[str] = []
+    for f in fields(Config):
+        if f.name == "keys":
+            continue
+        value = getattr(config, f.name)
+        if value is None:
+            lines.append(f"# {f.name} = (not set)")
+        else:
+            lines.append(f"{f.name} = {_toml_value(value)}")
+    lines.append("")
+    lines.append("[keys]")
+    if not config.keys:
+        lines.append("# (no remapped keys)")
+    for binding, keys in sorted(config.keys.items()):
+        shown = _toml_value(keys[0]) if len(keys) == 1 else _toml_value(list(keys))
+        lines.append(f"{binding} = {shown}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escape_for_terminal(text)}"'

@@ -1,0 +1,384 @@
+"""Export and import of the whole library as one JSON document (merging, never dropping).
+
+An import is validated as a whole before anything is written: a document with one bad value
+is rejected with one line naming the problem, and the library is left as it was. What is
+accepted round-trips: exporting it again gives the same document.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..text import escape_for_terminal, sanitise
+from .model import LibraryError, as_text, clean_field, clean_tag, json_list, papers_phrase
+from .schema import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from .store import Library, _Change
+
+EXPORT_FORMAT = "abstract-reader-library"
+EXPORT_VERSION = 1
+FIELD_MAX = 2_000  #: characters of a title, URL, DOI or author name
+NOTE_MAX = 1_000_000  #: characters of a note
+LIST_MAX = 1_000  #: tags or authors of one paper
+TIME_MAX = 1e11  #: seconds since 1970 (the year 5138)
+SETTING_MAX = 100_000
+
+_PAPER_ID = re.compile(r"[0-9a-f]{16}")
+_TOP_KEYS = frozenset({"format", "version", "schema", "papers", "settings"})
+_ENTRY_KEYS = frozenset({"bookmarked_at", "read_at", "tags", "note", "metadata"})
+_META_KEYS = frozenset({"title", "authors", "url", "doi", "year"})
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    """A value from the document, quoted and safe for a one-line message."""
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return escape_for_terminal(text)
+
+
+# -- settings an import may carry ------------------------------------------------------------
+
+
+def _one_of(*allowed: str) -> Callable[[str], str | None]:
+    def check(value: str) -> str | None:
+        return None if value in allowed else f"must be one of {', '.join(allowed)}"
+
+    return check
+
+
+def _cite_format(value: str) -> str | None:
+    from ..cite import FORMATS  # cite imports the library: import it late
+
+    return _one_of(*FORMATS)(value)
+
+
+def _line(limit: int) -> Callable[[str], str | None]:
+    def check(value: str) -> str | None:
+        if len(value) > limit:
+            return f"must be at most {limit} characters"
+        if sanitise(value) != value or "\n" in value or "\t" in value:
+            return "must be one line without control characters"
+        return None
+
+    return check
+
+
+def _paper_id(value: str) -> str | None:
+    return None if _PAPER_ID.fullmatch(value) else "must be a paper id (16 hex digits)"
+
+
+def _json_object(value: str) -> str | None:
+    try:
+        parsed = json.loads(value, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return "must be a JSON object"
+    return None if isinstance(parsed, dict) else "must be a JSON object"
+
+
+#: Setting key → check of its value (None: fine, else what is wrong). A new setting that
+#: should travel with exports is added here; the import refuses keys it does not know.
+KNOWN_SETTINGS: dict[str, Callable[[str], str | None]] = {
+    "theme": _line(100),
+    "filter": _line(10_000),
+    "paper": _paper_id,
+    "auto_read": _one_of("on", "off"),
+    "cite_format": _cite_format,
+}
+#: Key prefix (followed by a paper id) → check of its value.
+KNOWN_SETTING_PREFIXES: dict[str, Callable[[str], str | None]] = {
+    "provenance:": _json_object,
+}
+
+
+def setting_problem(key: object, value: object) -> str | None:
+    """Why a setting may not be imported, or None when it may."""
+    if not isinstance(key, str) or not isinstance(value, str):
+        return f"setting {_shown(key)}: its value must be text"
+    if len(value) > SETTING_MAX:
+        return f"setting {_shown(key)}: too long"
+    check = KNOWN_SETTINGS.get(key)
+    if check is None:
+        for prefix, prefixed in KNOWN_SETTING_PREFIXES.items():
+            if key.startswith(prefix) and _PAPER_ID.fullmatch(key[len(prefix) :]):
+                check = prefixed
+                break
+    if check is None:
+        return f"unknown setting {_shown(key)}"
+    problem = check(value)
+    return None if problem is None else f"setting {_shown(key)} {problem} (not {_shown(value)})"
+
+
+# -- reading the JSON --------------------------------------------------------------------------
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"the number {text[:20]} is too large")
+    return number
+
+
+def parse_export(raw: str) -> Any:
+    """The JSON of an export file; LibraryError (one line) when it is not valid JSON —
+    including NaN, Infinity, numbers too large for a float and nesting too deep to read."""
+    try:
+        return json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise LibraryError("not valid JSON (nested too deeply)") from None
+    except json.JSONDecodeError as exc:
+        raise LibraryError(f"not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:  # NaN / Infinity, 1e400, integers with thousands of digits
+        raise LibraryError(f"not valid JSON ({escape_for_terminal(str(exc))[:100]})") from None
+
+
+# -- validating the document -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Meta:
+    title: str | None = None
+    authors: list[str] | None = None
+    url: str | None = None
+    doi: str | None = None
+    year: int | None = None
+
+
+@dataclass(slots=True)
+class _Entry:
+    bookmarked_at: float | None = None
+    read_at: float | None = None
+    tags: list[str] = field(default_factory=list)
+    note: str | None = None
+    meta: _Meta | None = None
+
+
+def _time(value: object, where: str, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise LibraryError(f"{where}: {name} must be a number, not {_shown(value)}")
+    number = float(value)
+    if not (math.isfinite(number) and 0 <= number <= TIME_MAX):
+        raise LibraryError(f"{where}: {name} must be a time in seconds since 1970")
+    return number
+
+
+def _text(value: object, where: str, name: str, limit: int = FIELD_MAX) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise LibraryError(f"{where}: {name} must be text, not {_shown(value)}")
+    if len(value) > limit:
+        raise LibraryError(f"{where}: {name} is longer than {limit:,} characters")
+    return value
+
+
+def _year(value: object, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 6:
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LibraryError(f"{where}: year must be a number, not {_shown(value)}")
+    if not 1000 <= value <= 9999:
+        raise LibraryError(f"{where}: year must have four digits ({_shown(value)} given)")
+    return value
+
+
+def _list(value: object, where: str, name: str) -> list[object]:
+    if not isinstance(value, list):
+        raise LibraryError(f"{where}: '{name}' must be a list")
+    if len(value) > LIST_MAX:
+        raise LibraryError(f"{where}: more than {LIST_MAX} {name}")
+    return value
+
+
+def _meta(value: object, where: str) -> _Meta:
+    if not isinstance(value, dict):
+        raise LibraryError(f"{where}: 'metadata' must be an object")
+    unknown = set(value) - _META_KEYS
+    if unknown:
+        raise LibraryError(f"{where}: unknown metadata field {_shown(sorted(unknown)[0])}")
+    authors: list[str] | None = None
+    if value.get("authors") is not None:
+        authors = []
+        for author in _list(value["authors"], where, "authors"):
+            text = _text(author, where, "an author")
+            if text is None:
+                raise LibraryError(f"{where}: an author must be text, not null")
+            authors.append(text)
+    return _Meta(
+        title=_text(value.get("title"), where, "title"),
+        authors=authors,
+        url=_text(value.get("url"), where, "url"),
+        doi=_text(value.get("doi"), where, "doi"),
+        year=_year(value.get("year"), where),
+    )
+
+
+def _entry(pid: str, value: object) -> _Entry:
+    where = f"paper {pid}"
+    if not isinstance(value, dict):
+        raise LibraryError(f"{where}: its record must be an object")
+    unknown = set(value) - _ENTRY_KEYS
+    if unknown:
+        raise LibraryError(f"{where}: unknown field {_shown(sorted(unknown)[0])}")
+    entry = _Entry()
+    if "bookmarked_at" in value:
+        entry.bookmarked_at = _time(value["bookmarked_at"], where, "bookmarked_at")
+    if "read_at" in value:
+        entry.read_at = _time(value["read_at"], where, "read_at")
+    if value.get("tags") is not None:
+        for raw in _list(value["tags"], where, "tags"):
+            if not isinstance(raw, str):
+                raise LibraryError(f"{where}: a tag must be text, not {_shown(raw)}")
+            try:
+                entry.tags.append(clean_tag(raw))
+            except LibraryError as exc:
+                raise LibraryError(f"{where}: {exc}") from None
+    entry.note = _text(value.get("note"), where, "note", NOTE_MAX)
+    if value.get("metadata") is not None:
+        entry.meta = _meta(value["metadata"], where)
+    return entry
+
+
+def validate_document(data: Any) -> tuple[dict[str, _Entry], dict[str, str]]:
+    """Check a whole export; its papers and settings, or LibraryError naming the problem."""
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise LibraryError("not an abstract-reader library export")
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise LibraryError(f"unknown field {_shown(sorted(unknown)[0])}")
+    version = data.get("version", EXPORT_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise LibraryError(f"'version' must be a number, not {_shown(version)}")
+    if version > EXPORT_VERSION:
+        raise LibraryError(
+            f"made by a newer abstract-reader (export version {version}; this one reads "
+            f"{EXPORT_VERSION})"
+        )
+    schema = data.get("schema")
+    if schema is not None and (isinstance(schema, bool) or not isinstance(schema, int)):
+        raise LibraryError(f"'schema' must be a number, not {_shown(schema)}")
+    papers = data.get("papers")
+    if not isinstance(papers, dict):
+        raise LibraryError("the export has no 'papers' object")
+    entries: dict[str, _Entry] = {}
+    for pid, value in papers.items():
+        if not _PAPER_ID.fullmatch(pid):
+            raise LibraryError(f"{_shown(pid)} is not a paper id (16 hex digits)")
+        entries[pid] = _entry(pid, value)
+    settings_in = data.get("settings")
+    if settings_in is not None and not isinstance(settings_in, dict):
+        raise LibraryError("'settings' must be an object")
+    settings: dict[str, str] = {}
+    for key, value in (settings_in or {}).items():
+        problem = setting_problem(key, value)
+        if problem is not None:
+            raise LibraryError(problem)
+        settings[key] = value
+    return entries, settings
+
+
+# -- export and import -------------------------------------------------------------------------
+
+
+def export_document(library: Library) -> dict[str, Any]:
+    """The whole library as a JSON-ready document (only finite numbers: valid JSON).
+
+    Settings an import would refuse (unknown keys, odd values another tool stored) stay out:
+    they are this machine's state, not the user's records."""
+    snap = library.reload()
+    papers: dict[str, dict[str, Any]] = {}
+    for pid in sorted(snap.paper_ids()):
+        entry: dict[str, Any] = {}
+        if pid in snap.bookmarks:
+            entry["bookmarked_at"] = snap.bookmarks[pid]
+        if pid in snap.read:
+            entry["read_at"] = snap.read[pid]
+        if snap.tags.get(pid):
+            entry["tags"] = snap.tags[pid]
+        if pid in snap.notes:
+            entry["note"] = snap.notes[pid]
+        if pid in snap.metadata:
+            entry["metadata"] = snap.metadata[pid].as_dict()
+        papers[pid] = entry
+    settings = {
+        key: value
+        for key, value in sorted(snap.settings.items())
+        if setting_problem(key, value) is None
+    }
+    return {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "schema": SCHEMA_VERSION,
+        "papers": papers,
+        "settings": settings,
+    }
+
+
+def import_document(library: Library, data: Any) -> int:
+    """Merge an export into this library (never drops anything). Returns papers touched.
+
+    The whole document is validated first: on any problem nothing is written."""
+    entries, settings = validate_document(data)
+
+    def build(change: _Change) -> None:
+        conn = change.conn
+        for pid, entry in entries.items():
+            if entry.bookmarked_at is not None:
+                change.apply(
+                    {"op": "mark", "table": "bookmarks", "add": {pid: entry.bookmarked_at}}
+                )
+            if entry.read_at is not None:
+                change.apply({"op": "mark", "table": "read_marks", "add": {pid: entry.read_at}})
+            for name in entry.tags:
+                change.apply({"op": "tag", "name": name, "add": {pid: time.time()}})
+            if entry.note is not None and entry.note.strip():
+                note = sanitise(entry.note)
+                row = conn.execute("SELECT body FROM notes WHERE paper_id = ?", (pid,)).fetchone()
+                existing = None if row is None else as_text(row[0])
+                body = note
+                if existing and existing != note and note not in existing:
+                    body = existing + "\n\n" + note
+                elif existing:
+                    body = existing
+                change.apply({"op": "note", "id": pid, "body": body})
+            if entry.meta is not None:
+                _merge_meta(change, pid, entry.meta)
+        for key, value in settings.items():
+            cur = conn.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (key, value))
+            change.dirty = change.dirty or bool(cur.rowcount)
+
+    library._transact(f"import of {papers_phrase(len(entries))}", build)
+    return len(entries)
+
+
+def _merge_meta(change: _Change, pid: str, meta: _Meta) -> None:
+    """Imported metadata over the stored one, field by field (a missing field keeps ours)."""
+    row = change.conn.execute(
+        "SELECT title, authors, url, doi, year FROM metadata WHERE paper_id = ?", (pid,)
+    ).fetchone()
+    old = row or (None, "[]", None, None, None)
+    authors = meta.authors or json_list(old[1])
+    new_row = [
+        clean_field(meta.title) if meta.title else old[0],
+        json.dumps([c for a in authors if (c := clean_field(a))]),
+        clean_field(meta.url) if meta.url else old[2],
+        clean_field(meta.doi) if meta.doi else old[3],
+        meta.year if meta.year is not None else old[4],
+    ]
+    if any(v for v in new_row if v != "[]"):
+        change.apply({"op": "meta", "id": pid, "row": new_row})

@@ -1,0 +1,365 @@
+"""The library file: schema and migrations, opening (or falling back to read-only), backups.
+
+SQLite in WAL mode with ``synchronous=FULL``. The schema is versioned with ``PRAGMA
+user_version``; each migration runs in a transaction after a ``VACUUM INTO`` backup. A
+damaged or unwritable library is never deleted or overwritten: it opens read-only and says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import re
+import sqlite3
+import stat
+import time
+import urllib.parse
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..text import escape_for_terminal
+from .model import LibraryBusy, is_busy
+
+#: How long a write waits for another process's write lock before giving up (LibraryBusy).
+BUSY_TIMEOUT_MS = 2_500
+BACKUPS_KEPT = 5
+BACKUP_INTERVAL_S = 24 * 3600
+
+# Each entry migrates from version i to i + 1.
+MIGRATIONS: list[str] = [
+    # 0 → 1: bookmarks, read marks, tags, notes
+    """
+    CREATE TABLE bookmarks (paper_id TEXT PRIMARY KEY, created_at REAL NOT NULL);
+    CREATE TABLE read_marks (paper_id TEXT PRIMARY KEY, read_at REAL NOT NULL);
+    CREATE TABLE tags (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE
+    );
+    CREATE TABLE paper_tags (
+        paper_id TEXT NOT NULL,
+        tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+        added_at REAL NOT NULL,
+        PRIMARY KEY (paper_id, tag_id)
+    );
+    CREATE INDEX paper_tags_tag ON paper_tags(tag_id);
+    CREATE TABLE notes (paper_id TEXT PRIMARY KEY, body TEXT NOT NULL, updated_at REAL NOT NULL);
+    """,
+    # 1 → 2: metadata overrides and settings
+    """
+    CREATE TABLE metadata (
+        paper_id TEXT PRIMARY KEY,
+        title TEXT,
+        authors TEXT NOT NULL DEFAULT '[]',
+        url TEXT,
+        doi TEXT,
+        year INTEGER,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+    # 2 → 3: the change log (refresh, undo, tests)
+    """
+    CREATE TABLE changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at REAL NOT NULL,
+        facts TEXT NOT NULL,
+        paper_ids TEXT NOT NULL,
+        inverse TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        what TEXT NOT NULL
+    );
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(slots=True)
+class Opened:
+    """A connection to the library, and whether (and why) it is read-only."""
+
+    conn: sqlite3.Connection
+    read_only: bool = False
+    problem: str | None = None  #: why the library is read-only, one line
+
+
+def shown(path: Path | None) -> str:
+    """A path for a one-line message (control characters escaped)."""
+    return escape_for_terminal(str(path)) if path is not None else "the library"
+
+
+def busy_error(path: Path | None) -> LibraryBusy:
+    return LibraryBusy(
+        f"library busy: another program is writing to {shown(path)}; gave up after "
+        f"{BUSY_TIMEOUT_MS / 1000:g} s and changed nothing"
+    )
+
+
+def open_library(path: Path | None, *, backups: bool = True) -> Opened:
+    """Open (creating or migrating) the library at ``path``; in memory when None.
+
+    Read-only is decided *before* any read-write open: an existing file is first looked at
+    through a read-only connection (``quick_check``, schema version), because closing a
+    read-write connection checkpoints a leftover ``-wal`` into the main file — a damaged
+    library would be changed while the message says it was kept."""
+    if path is None:
+        return Opened(memory())
+    try:
+        st: os.stat_result | None = os.stat(path)  # follows links; never opens (a FIFO waits)
+    except FileNotFoundError:
+        st = None
+        if os.path.islink(path):
+            target = escape_for_terminal(os.readlink(path))
+            return _fallback(path, f"is a symbolic link to {target}, which does not exist")
+    except OSError as exc:
+        return _fallback(path, f"cannot look at it ({exc.strerror or exc})")
+    if st is None:
+        return _create(path, backups=backups)
+    if stat.S_ISDIR(st.st_mode):
+        return _fallback(path, "is a directory, not a library file")
+    if not stat.S_ISREG(st.st_mode):
+        return _fallback(path, f"is {_kind(st.st_mode)}, not a library file")
+    try:
+        probe, check, version = _probe(path)
+    except sqlite3.Error as exc:
+        if is_busy(exc):
+            raise busy_error(path) from None
+        return _open_read_only(path, _reason(exc))
+    if check is None or check[0] != "ok":
+        detail = escape_for_terminal(str(check[0]) if check else "no answer")[:120]
+        return _open_read_only(path, f"it failed its integrity check ({detail})", probe)
+    if version > SCHEMA_VERSION:
+        return _open_read_only(
+            path,
+            f"made by a newer abstract-reader (schema {version}; this one knows {SCHEMA_VERSION})",
+            probe,
+        )
+    if not os.access(path, os.W_OK):
+        return _open_read_only(path, "the file is not writable", probe)
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return _open_read_only(
+            path,
+            f"its folder {shown(path.parent)} is not writable (SQLite keeps its journal "
+            "next to the library)",
+            probe,
+        )
+    probe.close()
+    try:
+        conn = connect(path)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        migrate(conn, path, daily=backups)
+    except sqlite3.Error as exc:
+        if is_busy(exc):
+            raise busy_error(path) from None
+        return _open_read_only(path, _reason(exc))
+    return Opened(conn)
+
+
+def _probe(path: Path) -> tuple[sqlite3.Connection, tuple[object, ...] | None, int]:
+    """Look at an existing file through a read-only connection: (connection, quick_check's
+    first row, schema version). A WAL library in a folder we cannot write (no ``-shm`` can be
+    made) is looked at as an immutable file."""
+    last: sqlite3.Error | None = None
+    for immutable in (False, True):
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = _connect_read_only(path, immutable=immutable)
+            check = conn.execute("PRAGMA quick_check").fetchone()
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            return conn, check, version
+        except sqlite3.Error as exc:
+            if conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+            if code not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+                raise
+            last = exc
+    assert last is not None
+    raise last
+
+
+def _create(path: Path, *, backups: bool) -> Opened:
+    """A new library file (and its folder, private to the user)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        return _fallback(path, f"cannot create {shown(path.parent)} ({exc.strerror or exc})")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return _fallback(path, f"cannot create it: {shown(path.parent)} is not writable")
+    try:
+        conn = connect(path)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        migrate(conn, path, daily=backups)
+    except sqlite3.Error as exc:
+        if is_busy(exc):
+            raise busy_error(path) from None
+        return _fallback(path, f"cannot create it ({_reason(exc)})")
+    return Opened(conn)
+
+
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str:
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _reason(exc: sqlite3.Error) -> str:
+    """What an SQLite error says about the file, in a few words."""
+    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    detail = escape_for_terminal(str(exc))
+    if code == sqlite3.SQLITE_FULL:
+        return "the disk is full"
+    if code == sqlite3.SQLITE_IOERR:
+        return "a disk I/O error (is the disk full?)"
+    if code == sqlite3.SQLITE_READONLY:
+        return f"it cannot be written ({detail})"
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return f"it cannot be opened ({detail})"
+    if code == sqlite3.SQLITE_PERM:
+        return "permission denied"
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return f"the file is damaged ({detail})"
+    return detail
+
+
+def _uri(path: Path, query: str) -> str:
+    """A ``file:`` URI naming exactly ``path`` (``#``, ``?``, ``%`` … quoted)."""
+    return "file:" + urllib.parse.quote(os.path.abspath(path)) + "?" + query
+
+
+def _connect_read_only(path: Path, *, immutable: bool = False) -> sqlite3.Connection:
+    query = "mode=ro&immutable=1" if immutable else "mode=ro"
+    conn = sqlite3.connect(
+        _uri(path, query),
+        uri=True,
+        isolation_level=None,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        check_same_thread=False,
+    )
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+    )
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def memory() -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn, None, daily=False)
+    return conn
+
+
+def _fallback(path: Path, reason: str) -> Opened:
+    """Nothing can be read or written at the location: an empty, read-only library."""
+    problem = f"{shown(path)}: {reason}; the library is read-only for this session"
+    return Opened(memory(), read_only=True, problem=problem)
+
+
+def _open_read_only(path: Path, reason: str, conn: sqlite3.Connection | None = None) -> Opened:
+    """Keep the file as it is; read what can be read (through a read-only connection)."""
+    problem = f"{shown(path)}: {reason}; it was kept unchanged and opened read-only"
+    if conn is None:
+        for immutable in (False, True):  # immutable: no -shm needed (an unwritable folder)
+            try:
+                conn = _connect_read_only(path, immutable=immutable)
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                break
+            except sqlite3.Error:
+                if conn is not None:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.close()
+                conn = None
+    if conn is None:
+        return Opened(memory(), read_only=True, problem=problem)
+    return Opened(conn, read_only=True, problem=problem)
+
+
+def migrate(conn: sqlite3.Connection, backup_path: Path | None, *, daily: bool) -> None:
+    """Bring the schema up to date, backing up ``backup_path`` first (and with ``daily``, once
+    a day when there is nothing to migrate)."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise sqlite3.DatabaseError(
+            f"schema version {version} is newer than this abstract-reader knows"
+        )
+    if version == SCHEMA_VERSION:
+        if backup_path is not None and daily:
+            daily_backup(conn, backup_path)
+        return
+    if backup_path is not None and version > 0:
+        backup(conn, backup_path, reason=f"v{version}")
+    for target in range(version, SCHEMA_VERSION):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            if current != target:  # another process migrated meanwhile
+                conn.execute("ROLLBACK")
+                continue
+            for statement in MIGRATIONS[target].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {target + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
+
+
+def backup_files(path: Path) -> list[Path]:
+    """The library's backups, oldest first (the name is escaped: ``lib[1].sqlite3``)."""
+    found = path.parent.glob(glob.escape(path.name) + ".backup-*")
+    return sorted(p for p in found if _BACKUP_SUFFIX.fullmatch(p.name[len(path.name) :]))
+
+
+_BACKUP_SUFFIX = re.compile(r"\.backup-\d{8}T\d{12}Z-[\w.-]+")
+
+
+def daily_backup(conn: sqlite3.Connection, path: Path) -> None:
+    files = backup_files(path)
+    if files and time.time() - files[-1].stat().st_mtime < BACKUP_INTERVAL_S:
+        return
+    empty = conn.execute(
+        "SELECT (SELECT count(*) FROM bookmarks) + (SELECT count(*) FROM paper_tags)"
+        " + (SELECT count(*) FROM notes) + (SELECT count(*) FROM read_marks)"
+    ).fetchone()[0]
+    if empty:
+        backup(conn, path, reason="daily")
+
+
+def backup(conn: sqlite3.Connection, path: Path, reason: str) -> None:
+    """A copy of the library next to it (``VACUUM INTO``) with the library's permissions;
+    then only the newest ``BACKUPS_KEPT`` are kept. A failed copy leaves nothing behind."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = path.parent / f"{path.name}.backup-{stamp}-{reason}"
+    try:
+        conn.execute("VACUUM INTO ?", (str(target),))
+        os.chmod(target, stat.S_IMODE(os.stat(path).st_mode))
+    except (sqlite3.Error, OSError):
+        with contextlib.suppress(OSError):
+            target.unlink()
+        return
+    for old in backup_files(path)[:-BACKUPS_KEPT]:
+        with contextlib.suppress(OSError):
+            old.unlink()

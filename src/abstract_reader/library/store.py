@@ -1,0 +1,789 @@
+"""The store: every write is a delta in one transaction, logged with its inverse; refresh and
+undo per ``Library`` object.
+
+Every write is a *delta* (add these tags to these papers, clear this bookmark, …) applied
+inside one ``BEGIN IMMEDIATE … COMMIT`` transaction (a deferred transaction that upgrades to a
+write fails with "database is locked" under two writers), never a whole set read earlier. Each
+write appends a row to the ``changes`` log in the same transaction: which facts it touched,
+which papers, and the deltas that invert it. The log serves ``refresh`` (which facts changed
+since the last look) and the per-object undo stack.
+
+Everything is keyed by paper id; records of papers that are not loaded now are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..facts import Fact
+from ..text import sanitise
+from .model import (
+    UNCHECKED,
+    LibraryError,
+    Metadata,
+    NoteConflict,
+    ReadOnlyLibrary,
+    Snapshot,
+    TagExists,
+    Unchecked,
+    as_facts,
+    as_text,
+    as_time,
+    as_year,
+    changed_facts,
+    clean_field,
+    clean_tag,
+    is_busy,
+    json_list,
+    papers_phrase,
+)
+from .schema import backup, busy_error, open_library, shown
+
+#: Rows of the change log kept (older ones are pruned as new ones arrive).
+CHANGES_KEPT = 10_000
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(repr(n) for n in names)
+
+
+# ---------------------------------------------------------------------------------------
+# Deltas
+# ---------------------------------------------------------------------------------------
+
+#: One delta, JSON-serialisable (the change log stores the inverse ones):
+#:   {"op": "mark", "table": "bookmarks"|"read_marks", "add": {paper id: time}}
+#:   {"op": "unmark", "table": …, "ids": [paper id, …]}
+#:   {"op": "tag", "name": tag, "add": {paper id: time}}
+#:   {"op": "untag", "name": tag, "ids": [paper id, …]}
+#:   {"op": "retag", "old": tag, "new": tag}                (a rename that changes only case)
+#:   {"op": "note", "id": paper id, "body": text|None, ["expect": text|None]}
+#:   {"op": "meta", "id": paper id, "row": [title, authors, url, doi, year]|None, ["expect": …]}
+#: ``expect``: apply only if the stored value is this one (else the delta is skipped).
+Op = dict[str, Any]
+
+_MARK_FACT: dict[str, Fact] = {"bookmarks": "bookmarks", "read_marks": "read"}
+_MARK_TIME = {"bookmarks": "created_at", "read_marks": "read_at"}
+
+
+class _Change:
+    """The deltas of one transaction, applied as they come; collects their inverses."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.inverse: list[Op] = []  # in application order; undo applies them reversed
+        self.facts: set[Fact] = set()
+        self.ids: set[str] = set()
+        self.skipped = False  # a delta's precondition failed (undo after a change elsewhere)
+        self.dirty = False  # anything written at all (settings are not logged)
+
+    def apply(self, op: Op) -> bool:
+        """Apply one delta; False when its precondition failed and nothing was done."""
+        kind = op["op"]
+        if kind == "mark":
+            return self._mark(op["table"], op["add"])
+        if kind == "unmark":
+            return self._unmark(op["table"], op["ids"])
+        if kind == "tag":
+            return self._tag(op["name"], op["add"])
+        if kind == "untag":
+            return self._untag(op["name"], op["ids"])
+        if kind == "retag":
+            return self._retag(op["old"], op["new"])
+        if kind == "note":
+            return self._note(op["id"], op["body"], op.get("expect", UNCHECKED))
+        if kind == "meta":
+            return self._meta(op["id"], op["row"], op.get("expect", UNCHECKED))
+        raise ValueError(f"unknown delta {kind!r}")
+
+    def _done(self, fact: Fact, ids: Iterable[str], inverse: Op) -> None:
+        self.facts.add(fact)
+        self.ids.update(ids)
+        self.inverse.append(inverse)
+        self.dirty = True
+
+    def _mark(self, table: str, add: dict[str, float]) -> bool:
+        column = _MARK_TIME[table]
+        added: list[str] = []
+        for pid, when in add.items():
+            cur = self.conn.execute(
+                f"INSERT OR IGNORE INTO {table}(paper_id, {column}) VALUES (?, ?)", (pid, when)
+            )
+            if cur.rowcount:
+                added.append(pid)
+        if added:
+            self._done(_MARK_FACT[table], added, {"op": "unmark", "table": table, "ids": added})
+        return True
+
+    def _unmark(self, table: str, ids: list[str]) -> bool:
+        column = _MARK_TIME[table]
+        removed: dict[str, float] = {}
+        for pid in ids:
+            row = self.conn.execute(
+                f"SELECT {column} FROM {table} WHERE paper_id = ?", (pid,)
+            ).fetchone()
+            if row is not None:
+                self.conn.execute(f"DELETE FROM {table} WHERE paper_id = ?", (pid,))
+                removed[pid] = as_time(row[0])
+        if removed:
+            self._done(_MARK_FACT[table], removed, {"op": "mark", "table": table, "add": removed})
+        return True
+
+    def _tag_row(self, name: str) -> tuple[int, str] | None:
+        row = self.conn.execute("SELECT id, name FROM tags WHERE name = ?", (name,)).fetchone()
+        return None if row is None else (int(row[0]), as_text(row[1]))
+
+    def _tag(self, name: str, add: dict[str, float]) -> bool:
+        if not add:
+            return True
+        found = self._tag_row(name)
+        if found is None:
+            cur = self.conn.execute("INSERT INTO tags(name) VALUES (?)", (name,))
+            assert cur.lastrowid is not None
+            found = (cur.lastrowid, name)
+            self.dirty = True
+        tag_id, stored = found
+        added: list[str] = []
+        for pid, when in add.items():
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO paper_tags(paper_id, tag_id, added_at) VALUES (?, ?, ?)",
+                (pid, tag_id, when),
+            )
+            if cur.rowcount:
+                added.append(pid)
+        if added:
+            self._done("tags", added, {"op": "untag", "name": stored, "ids": added})
+        return True
+
+    def _untag(self, name: str, ids: list[str]) -> bool:
+        found = self._tag_row(name)
+        if found is None:
+            return True
+        tag_id, stored = found
+        removed: dict[str, float] = {}
+        for pid in ids:
+            row = self.conn.execute(
+                "SELECT added_at FROM paper_tags WHERE paper_id = ? AND tag_id = ?", (pid, tag_id)
+            ).fetchone()
+            if row is not None:
+                self.conn.execute(
+                    "DELETE FROM paper_tags WHERE paper_id = ? AND tag_id = ?", (pid, tag_id)
+                )
+                removed[pid] = as_time(row[0])
+        # A tag lives while a paper has it.
+        if not self.conn.execute("SELECT 1 FROM paper_tags WHERE tag_id = ?", (tag_id,)).fetchone():
+            self.conn.execute("DELETE FROM tags WHERE id = ?", (tag_id,))
+            self.dirty = True
+            self.facts.add("tags")
+        if removed:
+            self._done("tags", removed, {"op": "tag", "name": stored, "add": removed})
+        return True
+
+    def _retag(self, old: str, new: str) -> bool:
+        found = self._tag_row(old)
+        if found is None:
+            return False
+        tag_id, stored = found
+        other = self._tag_row(new)
+        if other is not None and other[0] != tag_id:  # someone made `new` meanwhile: merge
+            rows = dict(
+                self.conn.execute(
+                    "SELECT paper_id, added_at FROM paper_tags WHERE tag_id = ?", (tag_id,)
+                ).fetchall()
+            )
+            self._tag(other[1], rows)
+            self._untag(stored, list(rows))
+            return True
+        if stored == new:
+            return True
+        self.conn.execute("UPDATE tags SET name = ? WHERE id = ?", (new, tag_id))
+        ids = [
+            as_text(r[0])
+            for r in self.conn.execute(
+                "SELECT paper_id FROM paper_tags WHERE tag_id = ?", (tag_id,)
+            )
+        ]
+        self._done("tags", ids, {"op": "retag", "old": new, "new": stored})
+        return True
+
+    def _note(self, pid: str, body: str | None, expect: str | Unchecked | None) -> bool:
+        row = self.conn.execute("SELECT body FROM notes WHERE paper_id = ?", (pid,)).fetchone()
+        current = None if row is None else as_text(row[0])
+        if expect is not UNCHECKED and sanitise(current or "") != sanitise(expect or ""):
+            return False
+        if body is not None and not body.strip():
+            body = None
+        if body == current:
+            return True
+        if body is None:
+            self.conn.execute("DELETE FROM notes WHERE paper_id = ?", (pid,))
+        else:
+            self.conn.execute(
+                "INSERT INTO notes(paper_id, body, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(paper_id) DO UPDATE SET body = excluded.body,"
+                " updated_at = excluded.updated_at",
+                (pid, body, time.time()),
+            )
+        self._done("notes", [pid], {"op": "note", "id": pid, "body": current, "expect": body})
+        return True
+
+    def _meta(self, pid: str, row: list[Any] | None, expect: Any) -> bool:
+        found = self.conn.execute(
+            "SELECT title, authors, url, doi, year FROM metadata WHERE paper_id = ?", (pid,)
+        ).fetchone()
+        current = None if found is None else list(found)
+        if expect is not UNCHECKED and current != expect:
+            return False
+        if row == current:
+            return True
+        if row is None:
+            self.conn.execute("DELETE FROM metadata WHERE paper_id = ?", (pid,))
+        else:
+            self.conn.execute(
+                "INSERT INTO metadata(paper_id, title, authors, url, doi, year, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(paper_id) DO UPDATE SET"
+                " title = excluded.title, authors = excluded.authors, url = excluded.url,"
+                " doi = excluded.doi, year = excluded.year, updated_at = excluded.updated_at",
+                (pid, *row, time.time()),
+            )
+        self._done("meta", [pid], {"op": "meta", "id": pid, "row": current, "expect": row})
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Undoable:
+    what: str
+    inverse: list[Op]  # in the order to apply
+
+
+# ---------------------------------------------------------------------------------------
+# The library
+# ---------------------------------------------------------------------------------------
+
+
+class Library:
+    """One open library file. Reads come from ``snapshot``; writes are delta transactions.
+
+    Thread-safe: writes, ``refresh`` and ``undo`` take one lock, so the reader may write
+    from a worker thread while its UI thread polls ``refresh``."""
+
+    def __init__(self, path: Path | str | None, *, backups: bool = True) -> None:
+        self.path = Path(path) if path is not None else None
+        self.read_only = False
+        self.problem: str | None = None  #: why the library is read-only, one line
+        self._backups = backups
+        self._lock = threading.RLock()
+        self._origin = uuid.uuid4().hex
+        self._undo: list[_Undoable] = []
+        self._own_writes = 0
+        self._seen_writes = 0
+        self.snapshot = Snapshot()
+        opened = open_library(self.path, backups=backups)
+        self.conn = opened.conn
+        self.read_only = opened.read_only
+        self.problem = opened.problem
+        self._data_version = self._read_data_version()
+        self._seq = self._last_seq()
+        self.reload()
+
+    def _backup(self, conn: sqlite3.Connection, reason: str) -> None:
+        if self.path is not None:
+            backup(conn, self.path, reason)
+
+    # -- transactions ---------------------------------------------------------------------
+    def _shown_path(self) -> str:
+        return shown(self.path)
+
+    def _failed(self, exc: sqlite3.Error) -> LibraryError:
+        """One honest line for a write SQLite refused (the transaction is rolled back)."""
+        if is_busy(exc):
+            return busy_error(self.path)
+        code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+        where = self._shown_path()
+        if code == sqlite3.SQLITE_FULL:
+            return LibraryError(f"{where}: the disk is full; nothing was changed")
+        if code == sqlite3.SQLITE_READONLY:
+            return ReadOnlyLibrary(f"{where}: the library cannot be written; nothing was changed")
+        if code == sqlite3.SQLITE_IOERR:
+            return LibraryError(
+                f"{where}: cannot write (disk I/O error: is the disk full?); nothing was changed"
+            )
+        return LibraryError(f"{where}: cannot write ({exc}); nothing was changed")
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        if self.read_only:
+            raise ReadOnlyLibrary(self.problem or "the library is read-only")
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._failed(exc) from None
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            # SQLite may have rolled back already (a full disk does): never leave one open,
+            # never let "cannot rollback - no transaction is active" hide the real problem.
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise self._failed(exc) from None
+            raise
+
+    def _transact(
+        self, what: str, build: Callable[[_Change], None], *, undoable: bool = True
+    ) -> _Change:
+        """Run ``build`` (which applies deltas) in one transaction, log it, remember its
+        inverse for ``undo`` and reload the snapshot."""
+        with self._lock:
+            with self._write() as conn:
+                change = _Change(conn)
+                build(change)
+                if change.inverse:
+                    self._log(conn, what, change)
+            if change.inverse and undoable:
+                self._undo.append(_Undoable(what, list(reversed(change.inverse))))
+            if change.dirty:
+                self._own_writes += 1
+                self.reload()
+            return change
+
+    def _log(self, conn: sqlite3.Connection, what: str, change: _Change) -> None:
+        cur = conn.execute(
+            "INSERT INTO changes(at, facts, paper_ids, inverse, origin, what)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                time.time(),
+                ",".join(sorted(change.facts)),
+                json.dumps(sorted(change.ids)),
+                json.dumps(list(reversed(change.inverse))),
+                self._origin,
+                what,
+            ),
+        )
+        seq = cur.lastrowid or 0
+        if seq % 500 == 0:
+            conn.execute("DELETE FROM changes WHERE seq <= ?", (seq - CHANGES_KEPT,))
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading --------------------------------------------------------------------------
+    def _read_data_version(self) -> int:
+        try:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+    def _last_seq(self) -> int:
+        try:
+            row = self.conn.execute("SELECT max(seq) FROM changes").fetchone()
+        except sqlite3.Error:
+            return 0
+        return int(row[0] or 0)
+
+    def reload(self) -> Snapshot:
+        """Read the whole library into a new ``snapshot``.
+
+        Values are read defensively: another tool may have stored a BLOB note, a number as a
+        title or NULLs; they are decoded or coerced, never trusted to be text. A read-only
+        library (perhaps of another schema version) shows what each table still yields."""
+        with self._lock:
+            snap = Snapshot()
+            for read in (
+                _read_marks,
+                _read_tags,
+                _read_notes,
+                _read_metadata,
+                _read_settings,
+            ):
+                try:
+                    read(self.conn, snap)
+                except sqlite3.Error as exc:
+                    if not self.read_only:
+                        raise LibraryError(
+                            f"{self._shown_path()}: cannot read the library ({exc})"
+                        ) from exc
+            self.snapshot = snap
+            return snap
+
+    def refresh(self) -> frozenset[Fact]:
+        """Catch up with changes made since the last call, here or by other processes.
+
+        Returns the facts that changed (empty when nothing did). Cheap when nothing changed:
+        one ``PRAGMA data_version`` and a counter, no table reads — poll it about once a
+        second. When something changed, ``snapshot`` is replaced by a fresh one."""
+        with self._lock:
+            version = self._read_data_version()
+            if version == self._data_version and self._own_writes == self._seen_writes:
+                return frozenset()
+            facts: set[Fact] = set()
+            try:
+                rows = self.conn.execute(
+                    "SELECT seq, facts FROM changes WHERE seq > ? ORDER BY seq", (self._seq,)
+                ).fetchall()
+            except sqlite3.Error:
+                rows = []
+            for seq, names in rows:
+                self._seq = max(self._seq, int(seq))
+                facts |= as_facts(names)
+            if version != self._data_version:
+                old = self.snapshot
+                try:
+                    self.reload()
+                except LibraryError:
+                    return frozenset()
+                facts |= changed_facts(old, self.snapshot)  # writers that do not log
+            self._data_version = version
+            self._seen_writes = self._own_writes
+            return frozenset(facts)
+
+    # LibraryState for search
+    def ids_with_tag(self, tag: str) -> set[str]:
+        wanted = tag.casefold()
+        return {
+            pid
+            for pid, names in self.snapshot.tags.items()
+            if any(n.casefold() == wanted for n in names)
+        }
+
+    def ids_with_state(self, state: str) -> set[str]:
+        snap = self.snapshot
+        if state == "bookmarked":
+            return set(snap.bookmarks)
+        if state == "read":
+            return set(snap.read)
+        if state == "noted":
+            return set(snap.notes)
+        if state == "tagged":
+            return {pid for pid, names in snap.tags.items() if names}
+        return set()
+
+    def tag_counts(self) -> list[tuple[str, int]]:
+        counts = dict.fromkeys(self.snapshot.tag_names, 0)
+        for names in self.snapshot.tags.values():
+            for name in names:
+                counts[name] = counts.get(name, 0) + 1
+        return sorted(counts.items(), key=lambda item: item[0].casefold())
+
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        return self.snapshot.settings.get(key, default)
+
+    # -- writing: every write is a delta ----------------------------------------------------
+    def set_bookmark(self, paper_ids: Iterable[str], on: bool = True) -> None:
+        """Bookmark (``on``) or clear the bookmark of these papers."""
+        self._set_mark("bookmarks", paper_ids, on)
+
+    def set_read(self, paper_ids: Iterable[str], on: bool = True) -> None:
+        """Mark these papers read (``on``) or unread."""
+        self._set_mark("read_marks", paper_ids, on)
+
+    def _set_mark(self, table: str, paper_ids: Iterable[str], on: bool) -> None:
+        ids = list(dict.fromkeys(paper_ids))
+        now = time.time()
+        if table == "bookmarks":
+            what = f"bookmark {'on' if on else 'removal from'} {papers_phrase(len(ids))}"
+        elif len(ids) == 1:
+            what = "read mark" if on else "unread mark"
+        else:
+            what = f"{'read' if on else 'unread'} marks on {papers_phrase(len(ids))}"
+        op: Op = (
+            {"op": "mark", "table": table, "add": dict.fromkeys(ids, now)}
+            if on
+            else {"op": "unmark", "table": table, "ids": ids}
+        )
+
+        def build(change: _Change) -> None:
+            change.apply(op)
+
+        self._transact(what, build)
+
+    def add_tags(self, paper_ids: Iterable[str], tags: Iterable[str]) -> None:
+        ids = list(dict.fromkeys(paper_ids))
+        names = _unique_tags(tags)
+        now = time.time()
+        noun = "tag" if len(names) == 1 else "tags"
+        what = f"{noun} {_quoted(names)} added to {papers_phrase(len(ids))}"
+
+        def build(change: _Change) -> None:
+            for name in names:
+                change.apply({"op": "tag", "name": name, "add": dict.fromkeys(ids, now)})
+
+        self._transact(what, build)
+
+    def remove_tags(self, paper_ids: Iterable[str], tags: Iterable[str]) -> None:
+        ids = list(dict.fromkeys(paper_ids))
+        names = _unique_tags(tags)
+        noun = "tag" if len(names) == 1 else "tags"
+        what = f"{noun} {_quoted(names)} removed from {papers_phrase(len(ids))}"
+
+        def build(change: _Change) -> None:
+            for name in names:
+                change.apply({"op": "untag", "name": name, "ids": ids})
+
+        self._transact(what, build)
+
+    def set_tags(self, paper_id: str, tags: Iterable[str]) -> None:
+        """Make one paper's tags exactly ``tags``: the tags it has *now* that are not wanted
+        are removed, the missing ones added (deltas computed inside the transaction).
+
+        Deprecated: a caller that read the tags earlier should send ``add_tags`` /
+        ``remove_tags`` for what the user changed, so a tag added elsewhere meanwhile stays."""
+        wanted = _unique_tags(tags)
+        keys = {t.casefold() for t in wanted}
+        now = time.time()
+
+        def build(change: _Change) -> None:
+            have = [
+                as_text(r[0])
+                for r in change.conn.execute(
+                    "SELECT t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"
+                    " WHERE pt.paper_id = ?",
+                    (paper_id,),
+                )
+            ]
+            for name in have:
+                if name.casefold() not in keys:
+                    change.apply({"op": "untag", "name": name, "ids": [paper_id]})
+            for name in wanted:
+                change.apply({"op": "tag", "name": name, "add": {paper_id: now}})
+
+        self._transact("tags of 1 paper", build)
+
+    def rename_tag(self, old: str, new: str, *, merge: bool = False) -> None:
+        """Rename a tag on every paper. Renaming onto another existing tag raises
+        ``TagExists`` unless ``merge`` (then the papers of ``old`` get ``new``)."""
+        old_name, new_name = clean_tag(old), clean_tag(new)
+        what = f"rename of tag {old_name!r} to {new_name!r}"
+
+        def build(change: _Change) -> None:
+            found = change._tag_row(old_name)
+            if found is None:
+                raise LibraryError(f"no tag named {old_name!r}")
+            tag_id, stored = found
+            target = change._tag_row(new_name)
+            papers = dict(
+                change.conn.execute(
+                    "SELECT paper_id, added_at FROM paper_tags WHERE tag_id = ?", (tag_id,)
+                ).fetchall()
+            )
+            if target is not None and target[0] != tag_id:
+                if not merge:
+                    raise TagExists(stored, target[1])
+                change.apply({"op": "tag", "name": target[1], "add": papers})
+                change.apply({"op": "untag", "name": stored, "ids": list(papers)})
+            elif stored.casefold() == new_name.casefold():
+                change.apply({"op": "retag", "old": stored, "new": new_name})
+            else:  # as deltas, so undo touches only these papers
+                change.apply({"op": "untag", "name": stored, "ids": list(papers)})
+                change.apply({"op": "tag", "name": new_name, "add": papers})
+
+        self._transact(what, build)
+
+    def delete_tag(self, name: str) -> None:
+        """Remove a tag from every paper."""
+        tag = clean_tag(name)
+
+        def build(change: _Change) -> None:
+            found = change._tag_row(tag)
+            if found is None:
+                raise LibraryError(f"no tag named {tag!r}")
+            ids = [
+                as_text(r[0])
+                for r in change.conn.execute(
+                    "SELECT paper_id FROM paper_tags WHERE tag_id = ?", (found[0],)
+                )
+            ]
+            change.apply({"op": "untag", "name": found[1], "ids": ids})
+
+        self._transact(f"deletion of tag {tag!r}", build)
+
+    def set_note(
+        self, paper_id: str, body: str, *, expected: str | Unchecked | None = UNCHECKED
+    ) -> None:
+        """Set (or with a blank ``body``, clear) a paper's note.
+
+        With ``expected`` (the note the edit started from; None or "" for none): if the
+        stored note is another one, raise ``NoteConflict`` and write nothing."""
+        op: Op = {"op": "note", "id": paper_id, "body": body}
+        if expected is not UNCHECKED:
+            op["expect"] = expected
+
+        def build(change: _Change) -> None:
+            if not change.apply(op):
+                row = change.conn.execute(
+                    "SELECT body FROM notes WHERE paper_id = ?", (paper_id,)
+                ).fetchone()
+                theirs = "" if row is None else sanitise(as_text(row[0]))
+                raise NoteConflict(paper_id, body, theirs)
+
+        self._transact("note", build)
+
+    def set_metadata(self, paper_id: str, meta: Metadata) -> None:
+        if meta.year is not None and not 1000 <= meta.year <= 9999:
+            raise LibraryError(f"year must have four digits ({meta.year} given)")
+        clean = Metadata(
+            title=clean_field(meta.title),
+            authors=tuple(a for a in (clean_field(x) for x in meta.authors) if a),
+            url=clean_field(meta.url),
+            doi=clean_field(meta.doi),
+            year=meta.year,
+        )
+        row = None if clean.empty else _meta_row(clean)
+
+        def build(change: _Change) -> None:
+            change.apply({"op": "meta", "id": paper_id, "row": row})
+
+        self._transact("metadata", build)
+
+    def set_setting(self, key: str, value: str) -> None:
+        """Settings (theme, last filter, …) are not library facts: not logged, not undone."""
+        with self._lock:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO settings(key, value) VALUES (?, ?)"
+                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+            self.snapshot = _replace_settings(self.snapshot, key, value)
+
+    # -- undo -----------------------------------------------------------------------------
+    def undo(self) -> str | None:
+        """Reverse the latest change made through this object, as deltas in one transaction.
+
+        Returns what was undone ("bookmark on 3 papers", "note", …), or None when there is
+        nothing to undo. Changes other processes made are never undone: a delta whose target
+        was changed elsewhere since is skipped, and the description says so."""
+        with self._lock:
+            if not self._undo:
+                return None
+            entry = self._undo.pop()
+
+            def build(change: _Change) -> None:
+                for op in entry.inverse:
+                    if not change.apply(op):
+                        change.skipped = True
+
+            try:
+                change = self._transact(f"undo of {entry.what}", build, undoable=False)
+            except LibraryError:
+                self._undo.append(entry)  # not undone: the user may try again
+                raise
+            if not change.dirty:  # nothing left to undo here: show what is there instead
+                self.reload()
+            if change.skipped:
+                return f"{entry.what} (in part: the rest was changed elsewhere since)"
+            return entry.what
+
+    # -- export / import ------------------------------------------------------------------
+    def export_data(self) -> dict[str, Any]:
+        """The whole library as a JSON-ready document."""
+        from .interchange import export_document
+
+        return export_document(self)
+
+    def import_data(self, data: Any) -> int:
+        """Merge an export into this library (never drops anything). Returns papers touched."""
+        from .interchange import import_document
+
+        return import_document(self, data)
+
+
+def _unique_tags(tags: Iterable[str]) -> list[str]:
+    names: dict[str, str] = {}
+    for raw in tags:
+        name = clean_tag(raw)
+        names.setdefault(name.casefold(), name)
+    return list(names.values())
+
+
+def _meta_row(meta: Metadata) -> list[Any]:
+    return [meta.title, json.dumps(list(meta.authors)), meta.url, meta.doi, meta.year]
+
+
+def _replace_settings(snap: Snapshot, key: str, value: str) -> Snapshot:
+    return Snapshot(
+        bookmarks=snap.bookmarks,
+        read=snap.read,
+        tags=snap.tags,
+        notes=snap.notes,
+        metadata=snap.metadata,
+        settings={**snap.settings, key: value},
+        tag_names=snap.tag_names,
+    )
+
+
+def _read_marks(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.bookmarks = {
+        as_text(pid): as_time(at)
+        for pid, at in conn.execute("SELECT paper_id, created_at FROM bookmarks")
+        if pid is not None
+    }
+    snap.read = {
+        as_text(pid): as_time(at)
+        for pid, at in conn.execute("SELECT paper_id, read_at FROM read_marks")
+        if pid is not None
+    }
+
+
+def _read_tags(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    names: dict[object, str] = {}
+    for tag_id, name in conn.execute("SELECT id, name FROM tags"):
+        shown = sanitise(as_text(name))
+        if shown.strip():
+            names[tag_id] = shown
+    snap.tag_names = sorted(set(names.values()), key=lambda n: (n.casefold(), n))
+    tags: dict[str, list[str]] = {}
+    for paper_id, tag_id in conn.execute("SELECT paper_id, tag_id FROM paper_tags"):
+        if paper_id is not None and tag_id in names:
+            tags.setdefault(as_text(paper_id), []).append(names[tag_id])
+    snap.tags = {pid: sorted(set(v), key=lambda n: (n.casefold(), n)) for pid, v in tags.items()}
+
+
+def _read_notes(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.notes = {
+        as_text(pid): sanitise(as_text(body))
+        for pid, body in conn.execute("SELECT paper_id, body FROM notes")
+        if pid is not None and as_text(body).strip()
+    }
+
+
+def _read_metadata(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    for row in conn.execute("SELECT paper_id, title, authors, url, doi, year FROM metadata"):
+        if row[0] is None:
+            continue
+        meta = Metadata(  # sanitised again: the file may come from elsewhere
+            clean_field(row[1]),
+            tuple(a for a in map(clean_field, json_list(row[2])) if a),
+            clean_field(row[3]),
+            clean_field(row[4]),
+            as_year(row[5]),
+        )
+        if not meta.empty:
+            snap.metadata[as_text(row[0])] = meta
+
+
+def _read_settings(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.settings = {
+        as_text(k): as_text(v)
+        for k, v in conn.execute("SELECT key, value FROM settings")
+        if k is not None
+    }

@@ -1,0 +1,364 @@
+"""Is this record the same paper as that abstract? Normalise, then compare sentence by sentence.
+
+The same paper's abstract differs between sources: hard wraps and whitespace, Markdown
+emphasis (``**Resilience**``), curly vs straight quotes, LaTeX vs Unicode (``M\\"uller`` /
+``Müller``, ``$\\mu$`` / ``μ``), hyphenation, and sometimes a sentence added or dropped in the
+camera-ready version. A different paper can share its opening sentences (a shared
+motivation, a template). So the score is *coverage*: the share of each abstract's text (by
+characters) found as a near-identical sentence in the other, and the smaller of the two
+shares. One added sentence in nine costs ~11 points; two shared sentences out of eight give
+~25. A wrong match is far worse than a missed one:
+
+- ``MATCH_AT`` (70) and above, and every record that high is the same paper (their
+  abstracts match each other, e.g. its OpenReview and arXiv records): matched;
+- ``CONSIDER_AT`` (40) up to ``MATCH_AT``, or several different records above it: ambiguous
+  — listed with scores, never written;
+- below ``CONSIDER_AT``: unmatched.
+
+The thresholds were calibrated on ``tests/data/match/`` (see README: precision 100%).
+
+``Matcher`` indexes the papers to match (word 4-gram shingles, so that a 3M-record arXiv
+snapshot is streamed past it at the cost of tokenising each record once) and collects
+candidates; ``candidates(abstract, records)`` is the one-paper form the reader's editor uses.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rapidfuzz import fuzz, process
+
+from .metadata import PROVENANCE_PREFIX, Provenance, provenance, set_by_hand
+from .sources import MetaRecord
+from .text import fold_accents
+
+if TYPE_CHECKING:
+    from .corpus import Corpus, Paper
+    from .library import Library, Metadata, Snapshot
+
+MATCH_AT = 70.0
+CONSIDER_AT = 40.0
+SENTENCE_SAME = 85.0  #: rapidfuzz ratio at which two sentences count as the same sentence
+_SHINGLE = 4
+
+_MATH_RE = re.compile(r"(?<!\\)\$\$?([^$]+?)(?<!\\)\$\$?|\\\((.+?)\\\)", re.DOTALL)
+_LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.uvHckrb]\s*\{?\s*\\?([A-Za-z])\s*\}?")
+_LATEX_TEXT_CMD_RE = re.compile(
+    r"\\(?:emph|textbf|textit|textsc|texttt|textrm|mathrm|mathbf|mathit|mathcal|mathbb|"
+    r"text|operatorname|boldsymbol|hat|bar|tilde|widetilde|widehat|vec|dot|ddot|overline)\s*"
+)
+_LATEX_CMD_RE = re.compile(r"\\([A-Za-z]+)")
+_LATEX_SYMBOLS = {"ell": "l", "ss": "ss", "ae": "ae", "o": "o", "l": "l", "i": "i"}
+_QUOTES_RE = re.compile(r"[\"'`´‘’‚‛“”„‟«»‹›]")
+_DASHES_RE = re.compile(r"\s*(?:---|--|[‐‑‒–—―−])\s*")
+_WRAP_HYPHEN_RE = re.compile(r"(\w)-\s*\n\s*(\w)")
+_HYPHEN_RE = re.compile(r"(?<=\w)-(?=\w)")
+_EMPHASIS_RE = re.compile(r"[*_]+")
+_SPACE_PUNCT_RE = re.compile(r"\s+([.,;:!?)\]])")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def normalise(text: str) -> str:
+    """The form two versions of the same abstract share. Idempotent (the steps are applied
+    until nothing changes: folding an accent can make a new LaTeX-looking or hyphenated
+    sequence; real text settles on the second pass).
+
+    Hard wraps (and a hyphen at a wrap) joined, whitespace collapsed; LaTeX accents and
+    math turned to letters (``$\\mu$`` and ``μ`` both ``mu``); Markdown emphasis, quotes and
+    word-joining hyphens dropped; dashes unified; accents folded; case folded."""
+    for _ in range(8):
+        again = _normalise_once(text)
+        if again == text:
+            break
+        text = again
+    return text
+
+
+def _normalise_once(text: str) -> str:
+    text = _WRAP_HYPHEN_RE.sub(r"\1\2", text)
+    text = _MATH_RE.sub(lambda m: " " + (m.group(1) or m.group(2) or "") + " ", text)
+    text = _LATEX_ACCENT_RE.sub(r"\1", text)
+    text = _LATEX_TEXT_CMD_RE.sub("", text)
+    text = _LATEX_CMD_RE.sub(lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = text.replace("{", "").replace("}", "").replace("~", " ").replace("^", "")
+    text = unicodedata.normalize("NFKC", text)
+    text = _QUOTES_RE.sub("", text)
+    text = _DASHES_RE.sub(" - ", text)
+    text = _HYPHEN_RE.sub("", text)
+    text = _EMPHASIS_RE.sub("", text)
+    text = " ".join(w for w in (fold_accents(word) for word in text.split()) if w)
+    text = _SPACE_PUNCT_RE.sub(r"\1", text.replace("\\", "")).casefold()
+    return " ".join(text.split())
+
+
+def sentences(normalised: str) -> list[str]:
+    """Sentences of a normalised abstract; fragments under 25 characters join the previous
+    one (``e.g.``, ``Fig. 2``), so that one sentence is not counted as several."""
+    out: list[str] = []
+    for part in _SENTENCE_RE.split(normalised):
+        if out and (len(part) < 25 or len(out[-1]) < 25):
+            out[-1] += " " + part
+        else:
+            out.append(part)
+    return [s for s in out if s]
+
+
+def _coverage(mine: list[str], theirs: list[str]) -> float:
+    total = sum(len(s) for s in mine)
+    if not total or not theirs:
+        return 0.0
+    covered = 0
+    for sentence in mine:
+        best = process.extractOne(sentence, theirs, scorer=fuzz.ratio, score_cutoff=SENTENCE_SAME)
+        if best is not None:
+            covered += len(sentence)
+    return covered / total
+
+
+def score_normalised(a: str, b: str) -> float:
+    """0–100: the smaller of the two coverages (see the module doc)."""
+    if a == b:
+        return 100.0
+    sa, sb = sentences(a), sentences(b)
+    return round(100.0 * min(_coverage(sa, sb), _coverage(sb, sa)), 1)
+
+
+def score(a: str, b: str) -> float:
+    """How surely two abstracts are the same paper's, 0–100."""
+    return score_normalised(normalise(a), normalise(b))
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(fold_accents(text).lower())
+
+
+def _shingles(text: str) -> set[int]:
+    words = _words(text)
+    return {hash(tuple(words[i : i + _SHINGLE])) for i in range(max(0, len(words) - 3))}
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    record: MetaRecord
+    score: float
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What matching found for one paper."""
+
+    paper_id: str
+    status: str  #: "matched", "ambiguous", "unmatched"
+    candidates: list[Candidate] = field(default_factory=list)  #: best first
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+
+def decide(paper_id: str, found: Iterable[Candidate]) -> Verdict:
+    """Apply the thresholds: one distinct record at ``MATCH_AT`` or above is a match (the
+    same paper from two sources — records whose abstracts match each other — counts once); several, or only scores
+    between ``CONSIDER_AT`` and ``MATCH_AT``, are ambiguous."""
+    ranked = sorted(
+        (c for c in found if c.score >= CONSIDER_AT),
+        key=lambda c: (-c.score, c.record.source, c.record.record_id),
+    )
+    if not ranked:
+        return Verdict(paper_id, "unmatched")
+    strong = [c for c in ranked if c.score >= MATCH_AT]
+    if strong and all(
+        score(strong[0].record.abstract or "", c.record.abstract or "") >= MATCH_AT
+        for c in strong[1:]
+    ):
+        return Verdict(paper_id, "matched", ranked[:5])
+    return Verdict(paper_id, "ambiguous", ranked[:5])
+
+
+class Matcher:
+    """Candidates for many papers from a stream of records.
+
+    ``feed`` each record (any number, streamed); records without an abstract are skipped.
+    A record is scored in full only against papers sharing enough word 4-grams with it."""
+
+    def __init__(self, papers: Iterable[tuple[str, str]]) -> None:
+        self._ids: list[str] = []
+        self._norm: list[str] = []
+        self._sizes: list[int] = []
+        self._index: dict[int, list[int]] = {}
+        self.found: dict[str, list[Candidate]] = {}
+        for pid, abstract in papers:
+            n = len(self._ids)
+            self._ids.append(pid)
+            self._norm.append(normalise(abstract))
+            shingles = _shingles(abstract)
+            self._sizes.append(len(shingles))
+            for key in shingles:
+                self._index.setdefault(key, []).append(n)
+            self.found[pid] = []
+        self.scored = 0
+
+    def feed(self, record: MetaRecord) -> None:
+        if not record.abstract or not self._ids:
+            return
+        shingles = _shingles(record.abstract)
+        if not shingles:
+            return
+        hits: Counter[int] = Counter()
+        index = self._index
+        for key in shingles:
+            papers = index.get(key)
+            if papers is not None:
+                hits.update(papers)
+        if not hits:
+            return
+        norm: str | None = None
+        for n, count in hits.items():
+            # at least a quarter of the smaller side's 4-grams: far below any real match
+            # (a sentence added or dropped), far above chance
+            if count < max(3, 0.25 * min(len(shingles), self._sizes[n])):
+                continue
+            if norm is None:
+                norm = normalise(record.abstract)
+            self.scored += 1
+            value = score_normalised(self._norm[n], norm)
+            if value >= CONSIDER_AT:
+                self.found[self._ids[n]].append(Candidate(record, value))
+
+    def verdicts(self) -> list[Verdict]:
+        return [decide(pid, self.found[pid]) for pid in self._ids]
+
+
+def candidates(abstract: str, records: Iterable[MetaRecord]) -> Verdict:
+    """The one-paper form (the reader's editor): the verdict with its scored candidates."""
+    matcher = Matcher([("paper", abstract)])
+    for rec in records:
+        matcher.feed(rec)
+    return matcher.verdicts()[0]
+
+
+# ---------------------------------------------------------------------------------------
+# The `match` command's plan: what would be written, and writing it
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One paper's result: its verdict, and what (if anything) to write."""
+
+    paper: Paper
+    verdict: Verdict
+    status: str  #: "matched", "ambiguous", "unmatched", "kept" (set by hand)
+    changed: bool = False  #: a write is due (False: unchanged, or nothing to write)
+    meta: Metadata | None = None
+    prov: Provenance | None = None
+
+
+def metadata_of(record: MetaRecord) -> Metadata:
+    from .library import Metadata
+
+    return Metadata(
+        title=record.title,
+        authors=record.authors,
+        url=record.url,
+        doi=record.doi,
+        year=record.year,
+    )
+
+
+def targets(corpus: Corpus, snapshot: Snapshot, force: bool) -> tuple[list[Paper], list[Paper]]:
+    """(papers to match, papers kept because their metadata was set by hand). Only papers
+    whose own title is derived (a bare dump's) are matched."""
+    todo: list[Paper] = []
+    kept: list[Paper] = []
+    for paper in corpus.papers:
+        if not paper.title_derived:
+            continue
+        meta = snapshot.metadata.get(paper.id)
+        if not force and set_by_hand(meta, provenance(snapshot, paper.id)):
+            kept.append(paper)
+        else:
+            todo.append(paper)
+    return todo, kept
+
+
+def outcomes(
+    papers: list[Paper], verdicts: dict[str, Verdict], snapshot: Snapshot, kept: list[Paper]
+) -> list[Outcome]:
+    """What each paper's verdict means for the library (idempotent: what is already there
+    is not written again)."""
+    result: list[Outcome] = []
+    for paper in papers:
+        verdict = verdicts[paper.id]
+        best = verdict.best
+        if verdict.status != "matched" or best is None:
+            result.append(Outcome(paper, verdict, verdict.status))
+            continue
+        rec = best.record
+        meta = metadata_of(rec)
+        prov = Provenance(
+            source=rec.source,
+            record=rec.record_id,
+            location=rec.file,
+            score=best.score,
+            venue=rec.venue,
+            primary_class=rec.primary_class,
+        )
+        current = snapshot.metadata.get(paper.id)
+        old = provenance(snapshot, paper.id)
+        same = (
+            current is not None
+            and old is not None
+            and old.written == current.as_dict()
+            and (old.source, old.record) == (prov.source, prov.record)
+            and _same_fields(current, meta)
+        )
+        result.append(Outcome(paper, verdict, "matched", not same, meta, prov))
+    for paper in kept:
+        result.append(Outcome(paper, Verdict(paper.id, "kept"), "kept"))
+    return result
+
+
+def _same_fields(a: Metadata, b: Metadata) -> bool:
+    from .library import Metadata
+
+    def clean(m: Metadata) -> Metadata:
+        return Metadata(
+            m.title.strip() if m.title else None,
+            tuple(x.strip() for x in m.authors),
+            m.url.strip() if m.url else None,
+            m.doi.strip() if m.doi else None,
+            m.year,
+        )
+
+    return clean(a) == clean(b)
+
+
+def write(library: Library, planned: Iterable[Outcome]) -> int:
+    """Store the due matches (metadata, then its provenance with what was written)."""
+    count = 0
+    for outcome in planned:
+        if not outcome.changed or outcome.meta is None or outcome.prov is None:
+            continue
+        pid = outcome.paper.id
+        library.set_metadata(pid, outcome.meta)
+        stored = library.snapshot.metadata.get(pid)
+        prov = outcome.prov
+        full = Provenance(
+            prov.source,
+            prov.record,
+            prov.location,
+            prov.score,
+            prov.venue,
+            prov.primary_class,
+            written=stored.as_dict() if stored is not None else None,
+        )
+        library.set_setting(PROVENANCE_PREFIX + pid, full.to_json())
+        count += 1
+    return count

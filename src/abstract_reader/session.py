@@ -1,0 +1,286 @@
+"""The reader's state rules, outside any UI: what is loaded, what the user marked, what the
+current query shows, which papers an action is for, and when a result is stale.
+
+The reader (``tui/``) holds one ``Session`` and turns keys into calls on it; everything here is
+plain Python (no Textual), so each rule is unit-tested without a terminal.
+
+The staleness rule: a parsed query says which library facts it reads (``query_dependencies``);
+a write, from this process or another, reports which facts it changed (``Library.refresh``);
+the result is re-run when the two meet. Nothing looks at the raw query text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from .corpus import Corpus, Paper
+from .facts import Fact
+from .library import Library, Metadata
+
+if TYPE_CHECKING:
+    from .cite import Record
+    from .search import Query, SearchIndex, SearchResult, Term
+
+#: What a query can depend on: a library fact, or the marks of this session (``is:marked``).
+Dependency = Fact | Literal["marks"]
+
+#: `is:` values → the fact they read.
+_IS_FACT: dict[str, Dependency] = {
+    "bookmarked": "bookmarks",
+    "read": "read",
+    "unread": "read",
+    "noted": "notes",
+    "tagged": "tags",
+    "marked": "marks",
+}
+#: Term kinds that match words against titles, which the library's metadata may override.
+_TITLE_KINDS = frozenset({"words", "phrase", "phrase_loose", "title", "title_start"})
+
+
+def query_dependencies(query: Query) -> frozenset[Dependency]:
+    """The facts a parsed query reads: `#tag` and `is:tagged` → tags, `is:bookmarked` →
+    bookmarks, `is:read`/`is:unread` → read, `is:noted` → notes, words (which also match real
+    titles) and `title:` → meta, `is:marked` → marks. Case never matters: the parser has
+    already folded field names."""
+    found: set[Dependency] = set()
+
+    def visit(term: Term) -> None:
+        if term.kind == "or":
+            for alternative in term.alternatives:
+                visit(alternative)
+        elif term.kind == "tag":
+            found.add("tags")
+        elif term.kind == "is":
+            dependency = _IS_FACT.get(term.value)
+            if dependency is not None:
+                found.add(dependency)
+        elif term.kind in _TITLE_KINDS:
+            found.add("meta")
+
+    for term in query.terms:
+        visit(term)
+    return frozenset(found)
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryView:
+    """A frozen copy of the library's state filters (and the marks), for a search thread."""
+
+    tags: dict[str, frozenset[str]]
+    states: dict[str, frozenset[str]]
+
+    def ids_with_tag(self, tag: str) -> set[str]:
+        return set(self.tags.get(tag.casefold(), frozenset()))
+
+    def ids_with_state(self, state: str) -> set[str]:
+        return set(self.states.get(state, frozenset()))
+
+
+@dataclass(frozen=True, slots=True)
+class TagChange:
+    """What the tag editor's save means: tags to add and to remove, nothing else."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.added and not self.removed
+
+
+def tag_change(shown: Sequence[str], edited: Sequence[str]) -> TagChange:
+    """Compare the editor's tags with what it showed (case-insensitively, like the store)."""
+    before = {t.casefold() for t in shown}
+    after = {t.casefold() for t in edited}
+    added = tuple(t for t in edited if t.casefold() not in before)
+    removed = tuple(t for t in shown if t.casefold() not in after)
+    return TagChange(added, removed)
+
+
+def metadata_change(shown: Metadata, edited: Metadata, stored: Metadata) -> Metadata:
+    """The stored metadata with only the fields the user changed in the editor: a field that
+    another process set meanwhile, and the user did not touch, is kept."""
+    names = ("title", "authors", "url", "doi", "year")
+    values = {
+        name: getattr(edited if getattr(edited, name) != getattr(shown, name) else stored, name)
+        for name in names
+    }
+    return Metadata(**values)
+
+
+@dataclass(slots=True)
+class Session:
+    """The reader's state: corpus, library, index, marks, query and result."""
+
+    library: Library
+    corpus: Corpus = field(default_factory=Corpus)
+    index: SearchIndex | None = None
+    result: SearchResult | None = None
+    marks: set[str] = field(default_factory=set)
+    query_text: str = ""
+    _dependencies: frozenset[Dependency] | None = None
+
+    # -- the library ----------------------------------------------------------------------
+    def refresh(self) -> frozenset[Fact]:
+        """Catch up with every write since the last call (this process's and others'); the
+        facts that changed. The index's real titles follow the metadata."""
+        changed = self.library.refresh()
+        if "meta" in changed:
+            self.sync_titles()
+        return changed
+
+    def undo(self) -> str | None:
+        """Undo the latest change this reader made; what was undone, or None."""
+        return self.library.undo()
+
+    # -- the query ------------------------------------------------------------------------
+    def set_query(self, text: str) -> None:
+        self.query_text = text
+        self._dependencies = None
+
+    @property
+    def dependencies(self) -> frozenset[Dependency]:
+        """What the current query reads (parsed once per query text)."""
+        if self._dependencies is None:
+            if not self.query_text.strip():
+                self._dependencies = frozenset()
+            else:
+                from .search import parse_query
+
+                self._dependencies = query_dependencies(parse_query(self.query_text))
+        return self._dependencies
+
+    def is_stale(self, changed: Iterable[Dependency]) -> bool:
+        """Does a change of these facts (or of the marks) change what the query shows?"""
+        return bool(self.query_text.strip()) and not self.dependencies.isdisjoint(changed)
+
+    def library_view(self) -> LibraryView:
+        """A copy of the state filters for the search thread, in one pass over the library.
+        Always made: whether a query needs it is the parser's business, not a text test."""
+        snap = self.library.snapshot
+        tags: dict[str, set[str]] = {}
+        for paper_id, names in snap.tags.items():
+            for name in names:
+                tags.setdefault(name.casefold(), set()).add(paper_id)
+        return LibraryView(
+            tags={name: frozenset(ids) for name, ids in tags.items()},
+            states={
+                "bookmarked": frozenset(snap.bookmarks),
+                "read": frozenset(snap.read),
+                "noted": frozenset(snap.notes),
+                "tagged": frozenset(p for ids in tags.values() for p in ids),
+                "marked": frozenset(self.marks),
+            },
+        )
+
+    def sync_titles(self) -> None:
+        """Give the index the real titles set in the library (search matches them)."""
+        if self.index is not None:
+            self.index.set_title_overrides(
+                {pid: m.title for pid, m in self.library.snapshot.metadata.items() if m.title}
+            )
+
+    # -- rows -----------------------------------------------------------------------------
+    def row_count(self, loaded: int) -> int:
+        return len(self.result) if self.result is not None else loaded
+
+    def paper_at(self, index: int) -> Paper:
+        if self.result is not None:
+            return self.result.paper_at(index)
+        return self.corpus.papers[index]
+
+    def position_of(self, paper_id: str) -> int | None:
+        if self.result is not None:
+            return self.result.position_of(paper_id)
+        try:
+            return self.corpus.index_of(paper_id)
+        except KeyError:
+            return None
+
+    # -- a paper as shown -----------------------------------------------------------------
+    def record(self, paper: Paper) -> Record:
+        """The paper with the library's facts and its effective metadata (a real title,
+        authors, links set in the library win over what the dumps gave). The one place the
+        reader asks for a paper's title or metadata."""
+        from .cite import record
+
+        return record(paper, self.library.snapshot)
+
+    def title_of(self, paper: Paper) -> str:
+        meta = self.library.snapshot.metadata.get(paper.id)
+        return meta.title if meta is not None and meta.title else paper.title
+
+    def link_of(self, paper: Paper) -> str | None:
+        """Where the paper can be read: its URL, else its DOI as a doi.org link."""
+        rec = self.record(paper)
+        if rec.url:
+            return rec.url
+        if rec.doi:
+            return "https://doi.org/" + rec.doi
+        return None
+
+    # -- marks and targets ----------------------------------------------------------------
+    def toggle_mark(self, paper_id: str) -> bool:
+        """Mark or unmark a paper; True when it is marked now."""
+        if paper_id in self.marks:
+            self.marks.discard(paper_id)
+            return False
+        self.marks.add(paper_id)
+        return True
+
+    def targets(self, current: str | None) -> list[Paper]:
+        """The papers an action is for: the marked ones (in corpus order) when some are
+        marked, else the current one."""
+        if self.marks:
+            papers = [p for pid in self.marks if (p := self.corpus.get(pid)) is not None]
+            return sorted(papers, key=lambda p: self.corpus.index_of(p.id))
+        paper = self.corpus.get(current) if current else None
+        return [paper] if paper is not None else []
+
+    def describe(self, papers: Sequence[Paper]) -> str:
+        """A short name for the papers of an action, for titles of dialogs."""
+        if len(papers) == 1:
+            title = self.title_of(papers[0])
+            return f"“{title[:50]}{'…' if len(title) > 50 else ''}”"
+        return f"{len(papers)} marked papers"
+
+    # -- status ---------------------------------------------------------------------------
+    def status_parts(
+        self,
+        *,
+        shown: int,
+        loaded: int,
+        loading: bool,
+        load_progress: tuple[int, int] = (0, 0),
+    ) -> list[str]:
+        """The status bar's parts, in order."""
+        snap = self.library.snapshot
+        by_id = self.corpus.get
+        read = sum(1 for pid in snap.read if by_id(pid) is not None)
+        bookmarked = sum(1 for pid in snap.bookmarks if by_id(pid) is not None)
+        parts = [f"{shown:,} of {loaded:,}" if self.result is not None else f"{loaded:,} papers"]
+        parts.append(f"{max(0, loaded - read):,} unread")
+        parts.append(f"{bookmarked:,} bookmarked")
+        if self.marks:
+            parts.append(f"{len(self.marks)} marked")
+        if loading:
+            done, files = load_progress
+            parts.append(f"loading {done}/{files} files…")
+        elif self.index is None:
+            parts.append(
+                "indexing…" + (" (the filter applies when ready)" if self.query_text else "")
+            )
+        if self.result is not None and self.result.ignored:
+            parts.append("ignored: " + " ".join(self.result.ignored))
+        problems = self.corpus.fatal_errors
+        if problems:
+            parts.append(f"⚠ {len(problems)} load error{'s' if len(problems) != 1 else ''}")
+        if self.library.read_only:
+            parts.append("⚠ library read-only")
+        saved = snap.paper_ids()
+        orphans = len(saved) - sum(1 for pid in saved if by_id(pid))
+        if orphans and not loading:
+            parts.append(f"{orphans} saved paper{'s' if orphans != 1 else ''} not in these dumps")
+        return parts

@@ -1,0 +1,109 @@
+"""The arXiv metadata snapshot: JSON Lines, one record a line, ~3M lines / 4+ GB — streamed.
+
+A record (Kaggle "arxiv" dataset / arXiv's bulk metadata): ``id``, ``title``, ``authors``,
+``authors_parsed`` ([[last, first, suffix]]), ``abstract`` (hard-wrapped, leading spaces),
+``doi``, ``journal-ref``, ``categories`` (space-separated, primary first), ``versions``
+([{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}]), ``update_date``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from . import Item, MetaRecord, RecordProblem, SourceError, clean_doi, clean_text, year_in
+
+_AUTHOR_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+
+
+def authors_of(raw: dict[str, Any]) -> tuple[str, ...]:
+    parsed = raw.get("authors_parsed")
+    names: list[str] = []
+    if isinstance(parsed, list) and parsed:
+        for entry in parsed:
+            if not isinstance(entry, list) or not entry:
+                continue
+            last, first, suffix = [*map(str, entry), "", "", ""][:3]
+            name = clean_text(" ".join(p for p in (first, last, suffix) if p.strip()))
+            if name:
+                names.append(name)
+        return tuple(names)
+    text = clean_text(raw.get("authors"))
+    if text:
+        names = [n for n in (clean_text(p) for p in _AUTHOR_SPLIT.split(text)) if n]
+    return tuple(names)
+
+
+def record_from(raw: object, file: str, index: int) -> MetaRecord | RecordProblem:
+    where = f"line {index}"
+    if not isinstance(raw, dict):
+        return RecordProblem(file, where, "not a JSON object")
+    arxiv_id = clean_text(raw.get("id"))
+    if not arxiv_id:
+        return RecordProblem(file, where, "no arXiv id")
+    title = clean_text(raw.get("title"))
+    if not title:
+        return RecordProblem(file, f"{where} ({arxiv_id})", "no title")
+    year = None
+    versions = raw.get("versions")
+    if isinstance(versions, list) and versions and isinstance(versions[0], dict):
+        year = year_in(versions[0].get("created"))
+    if year is None:
+        year = year_in(raw.get("update_date"))
+    categories = clean_text(raw.get("categories"))
+    return MetaRecord(
+        source="arxiv",
+        record_id=arxiv_id,
+        file=file,
+        index=index,
+        title=title,
+        authors=authors_of(raw),
+        year=year,
+        venue=clean_text(raw.get("journal-ref")),
+        url=f"https://arxiv.org/abs/{arxiv_id}",
+        doi=clean_doi(raw.get("doi")),
+        abstract=clean_text(raw.get("abstract")),
+        eprint=arxiv_id,
+        primary_class=categories.split()[0] if categories else None,
+    )
+
+
+def read(path: Path) -> Iterator[Item]:
+    """Stream the records; the first non-blank line must be an arXiv-like JSON object."""
+    name = path.name
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the generator's finally
+    except OSError as exc:
+        raise SourceError((exc.strerror or str(exc)).lower()) from None
+    return _records(handle, name)
+
+
+def _records(handle: Any, name: str) -> Iterator[Item]:
+    checked = False
+    try:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except (ValueError, UnicodeDecodeError) as exc:
+                if not checked:
+                    raise SourceError(
+                        f"not JSON Lines (line {number}: {str(exc).split(':')[0]})"
+                    ) from None
+                yield RecordProblem(name, f"line {number}", "not valid JSON")
+                continue
+            if not checked:
+                if not isinstance(raw, dict) or not ({"id", "abstract", "title"} & raw.keys()):
+                    raise SourceError(
+                        "not arXiv metadata records (the first line has no id/title/abstract)"
+                    )
+                checked = True
+            yield record_from(raw, name, number)
+        if not checked:
+            raise SourceError("no records (empty file)")
+    finally:
+        handle.close()

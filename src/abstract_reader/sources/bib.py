@@ -1,0 +1,101 @@
+"""BibTeX (Zotero / Better BibTeX exports with ``abstract``), via bibtexparser v2: LaTeX in
+fields decoded to Unicode (math kept), braces removed for display, authors read as people."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from . import (
+    Item,
+    MetaRecord,
+    RecordProblem,
+    SourceError,
+    clean_doi,
+    clean_text,
+    clean_url,
+    read_text,
+    year_in,
+)
+
+_VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "eventtitle", "publisher", "howpublished")
+
+
+def _person(parts: object) -> str | None:
+    first = getattr(parts, "first", None)
+    if first is None:
+        return clean_text(parts)
+    words = [*parts.first, *parts.von, *parts.last]  # type: ignore[attr-defined]
+    name = clean_text(" ".join(words))
+    jr = clean_text(" ".join(parts.jr))  # type: ignore[attr-defined]
+    return f"{name}, {jr}" if name and jr else name
+
+
+def read(path: Path) -> Iterator[Item]:
+    from bibtexparser import middlewares as mw
+    from bibtexparser.entrypoint import parse_string
+
+    text = read_text(path)
+    logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # failures are reported here
+    library = parse_string(
+        text,
+        append_middleware=[
+            mw.LatexDecodingMiddleware(),
+            mw.SeparateCoAuthors(),
+            mw.SplitNameParts(),
+        ],
+    )
+    if not library.entries and not library.failed_blocks:
+        raise SourceError("no BibTeX entries")
+    name = path.name
+    items: list[Item] = []
+    blocks: list[tuple[int, Any, Any]] = [
+        (b.start_line or 0, None, b) for b in library.failed_blocks
+    ]
+    blocks += [(e.start_line or 0, e, None) for e in library.entries]
+    for index, (start, entry, bad) in enumerate(sorted(blocks, key=lambda t: t[0]), 1):
+        line = start + 1
+        if entry is None:
+            error = str(getattr(bad, "error", "") or "").strip()
+            why = error.splitlines()[0] if error else "cannot be parsed (unbalanced braces?)"
+            items.append(RecordProblem(name, f"entry {index} (line {line})", why))
+            continue
+        fields = entry.fields_dict
+        key = clean_text(entry.key) or f"entry{index}"
+
+        def field(name: str, fields: dict[str, Any] = fields) -> object:
+            found = fields.get(name)
+            return getattr(found, "value", None)
+
+        title = clean_text(field("title"))
+        if not title:
+            items.append(RecordProblem(name, f"entry {index} ({key}, line {line})", "no title"))
+            continue
+        authors = field("author")
+        venue = next((v for f in _VENUE_FIELDS if (v := clean_text(field(f)))), None)
+        eprint = clean_text(field("eprint"))
+        archive = (clean_text(field("archiveprefix")) or "").lower()
+        items.append(
+            MetaRecord(
+                source="bibtex",
+                record_id=key,
+                file=name,
+                index=index,
+                title=title,
+                authors=(
+                    tuple(n for n in (_person(a) for a in authors) if n)
+                    if isinstance(authors, list)
+                    else ()
+                ),
+                year=year_in(clean_text(field("year")) or clean_text(field("date"))),
+                venue=venue,
+                url=clean_url(field("url")),
+                doi=clean_doi(field("doi")),
+                abstract=clean_text(field("abstract")),
+                eprint=eprint if eprint and archive in ("arxiv", "") else None,
+                primary_class=clean_text(field("primaryclass")),
+            )
+        )
+    return iter(items)

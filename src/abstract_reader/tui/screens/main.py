@@ -1,0 +1,903 @@
+"""The main screen: the filter, the paper list, the paper view and the status bar.
+
+It holds the reader's state through one ``Session`` (plain Python, ``abstract_reader.session``)
+and turns keys into calls on it. Every library change — made here or by another process —
+arrives the same way: ``Library.refresh`` says which facts changed, the screen redraws what
+shows them and re-runs the filter when the query reads one of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState
+
+from ...corpus import CorpusBuilder, LoadError, Paper
+from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
+from ...session import Dependency, Session, metadata_change, tag_change
+from ...text import render, sanitise
+from ..commands import bindings
+from ..widgets.paper_list import PaperList, Row
+from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
+from .paper import PaperScreen
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ...clipboard import CopyResult
+    from ...search import SearchIndex, SearchResult
+    from .editors import NoteResult
+NARROW_WIDTH = 100
+SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
+POLL_S = 1.0  # how often the library is asked whether another process wrote
+BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
+
+#: What each worker group does, for the notification when one fails.
+_WORKER_WHAT = {
+    "load": "Loading the dumps",
+    "index": "Building the search index",
+    "search": "Searching",
+    "copy": "Copying",
+}
+
+
+class _Rows:
+    """The list's rows: the search result (or the corpus order) seen through the library."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+
+    def __len__(self) -> int:
+        return self.screen.session.row_count(self.screen.loaded)
+
+    def paper(self, index: int) -> Paper:
+        return self.screen.session.paper_at(index)
+
+    def row(self, index: int) -> Row:
+        session = self.screen.session
+        paper = session.paper_at(index)
+        snap = session.library.snapshot
+        title = session.title_of(paper)
+        spans: tuple[tuple[int, int], ...] = ()
+        if session.result is not None and not session.result.query.empty:
+            spans = tuple(session.result.matcher.spans(title))
+        return Row(
+            paper_id=paper.id,
+            title=title,
+            venue=paper.venue_year,
+            tags=tuple(snap.tags.get(paper.id, ())),
+            bookmarked=paper.id in snap.bookmarks,
+            read=paper.id in snap.read,
+            marked=paper.id in session.marks,
+            spans=spans,
+        )
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("main"))
+
+    def __init__(
+        self,
+        library: Library,
+        paths: list[str] | None,
+        *,
+        read_delay: float,
+        cache_dir: Path,
+    ) -> None:
+        super().__init__()
+        self.session = Session(library)
+        self.paths = paths
+        self.read_delay = read_delay
+        self.cache_dir = cache_dir
+        self.loaded = 0
+        self.loading_dumps = True
+        self.load_progress = (0, 0)
+        self._generation = 0
+        self._keep_position = False
+        self._read_timer: Timer | None = None
+        self._read_pending: str | None = None  #: the paper the read timer is for
+        self._restore_paper: str | None = None
+        self._index_after_first_frame = False
+        self._cleared_query = ""  #: the query Esc cleared, brought back by Esc again
+        self._library_problem: str | None = None
+        self._rows = _Rows(self)
+
+    @property
+    def library(self) -> Library:
+        return self.session.library
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        # select_on_focus=False: `/` continues the current query; nothing typed right after
+        # `/` is selected and then overwritten.
+        yield Input(
+            select_on_focus=False,
+            placeholder="/ to filter — words, 'exact, ^title, !not, a | b, #tag, "
+            "is:unread — ? for help",
+            id="filter",
+        )
+        with Horizontal(id="main"):
+            yield PaperList(id="paper-list")
+            yield PaperView(id="paper-view")
+        yield Static(id="status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        paper_list = self.query_one(PaperList)
+        paper_list.empty_message = Content("Loading dumps…")
+        paper_list.focus()
+        self.query_one(PaperView).show(None, "Loading…")
+        query = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
+        self.session.set_query(query)
+        self._restore_paper = self.library.setting("paper")
+        if query:
+            self._fill_filter(query, run=False)
+        if self.library.problem:
+            self.notify(
+                self.library.problem, title="Library", severity="warning", timeout=15, markup=False
+            )
+        self.refresh_library()  # the first call only takes note of the library's state
+        self._update_status()
+        self._load()
+        self.set_interval(POLL_S, self.refresh_library)
+
+    @property
+    def narrow(self) -> bool:
+        return self.app.size.width < NARROW_WIDTH
+
+    # -- loading --------------------------------------------------------------------------
+    def _load(self) -> None:
+        """Small dumps load before the first frame; large ones stream in from a thread."""
+        builder = CorpusBuilder(self.paths)
+        self.session.corpus = builder.corpus
+        total = 0
+        for path in builder.files:
+            try:
+                total += path.stat().st_size
+            except OSError:
+                continue
+        if total <= SYNC_LOAD_BYTES:
+            for path in builder.files:
+                builder.add_file(path)
+            builder.finish()
+            self._papers_arrived(len(builder.files), len(builder.files))
+            self._all_loaded()
+            self._index_after_first_frame = True
+        else:
+            self._load_in_thread(builder)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load_in_thread(self, builder: CorpusBuilder) -> None:
+        from ...corpus_cache import adopt, key_for, load, save
+
+        call = self.app.call_from_thread
+        total = len(builder.files)
+        key = key_for(builder.files)
+        cached = load(self.cache_dir.with_name("corpus"), key) if key else None
+        if cached is not None:  # the same dumps as last time: no parsing
+            adopt(builder.corpus, *cached)
+            call(self._papers_arrived, total, total)
+            call(self._all_loaded)
+            self._index_in_thread()
+            return
+        first_file_error = len(builder.corpus.errors)
+        call(self._papers_arrived, 0, total)
+        for n, path in enumerate(builder.files, start=1):
+            for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
+                call(self._papers_arrived, n - 1, total)
+            call(self._papers_arrived, n, total)
+        builder.finish()
+        call(self._all_loaded)
+        if key is not None:
+            save(
+                self.cache_dir.with_name("corpus"),
+                key,
+                builder.corpus,
+                builder.corpus.errors[first_file_error:],
+            )
+        self._index_in_thread()
+
+    def first_frame(self) -> None:
+        """The first frame is on screen: now build the index (numpy and rapidfuzz imports and
+        all), so that it never competes with the first paint."""
+        if self._index_after_first_frame:
+            self._index_after_first_frame = False
+            self._build_index()
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def _build_index(self) -> None:
+        self._index_in_thread()
+
+    def _index_in_thread(self) -> None:
+        from ...search import SearchIndex, cache_key_for
+
+        corpus = self.session.corpus
+        key = cache_key_for(corpus.files)
+        index = SearchIndex(corpus, cache_dir=self.cache_dir, cache_key=key)
+        self.app.call_from_thread(self._index_ready, index)
+
+    def _papers_arrived(self, files_done: int, files_total: int) -> None:
+        self.load_progress = (files_done, files_total)
+        count = len(self.session.corpus.papers)
+        if count != self.loaded:
+            first = self.loaded == 0
+            self.loaded = count
+            paper_list = self.query_one(PaperList)
+            if self.session.result is None:
+                paper_list.set_source(self._rows, paper_list.cursor)
+            if first:  # rows first; the paper (math rendering) right after they are drawn
+                self.call_after_refresh(self._show_current)
+        self._update_status()
+
+    def _all_loaded(self) -> None:
+        self.loading_dumps = False
+        self.loaded = len(self.session.corpus.papers)
+        errors = self.session.corpus.errors
+        if errors:
+            self._report_load_errors(errors)
+        paper_list = self.query_one(PaperList)
+        if self.loaded == 0:
+            paper_list.empty_message = Content(
+                "No dumps loaded.\n\nStart with: abstract-reader PATH…  (dump files or folders)"
+                "\nor with no argument for the bundled NeurIPS 2026 dumps."
+            )
+        if self.session.result is None:
+            paper_list.set_source(self._rows, paper_list.cursor)
+        if not self.session.query_text and self._restore_paper:
+            self._move_to(self._restore_paper)
+            self._restore_paper = None
+        self.call_after_refresh(self._show_current)  # list first; math rendering after
+        self._update_status()
+
+    def _report_load_errors(self, errors: list[LoadError]) -> None:
+        fatal = [e for e in errors if e.fatal]
+        lines = [str(e) if e.fatal else f"warning: {e}" for e in errors[:12]]
+        if len(errors) > 12:
+            lines.append(f"… and {len(errors) - 12} more")
+        title = self.session.corpus.load_summary()  # "2 files loaded, 1 with warnings, 1 failed"
+        self.notify(
+            "\n".join(lines),
+            title=title,
+            severity="error" if fatal else "warning",
+            timeout=20,
+            markup=False,
+        )
+
+    def _index_ready(self, index: SearchIndex) -> None:
+        self.session.index = index
+        self.session.sync_titles()
+        if self.session.query_text:
+            self._run_filter()
+        self._update_status()
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        """A failed worker is reported; the reader goes on with what it has."""
+        if event.state != WorkerState.ERROR:
+            return
+        worker = event.worker
+        what = _WORKER_WHAT.get(worker.group, worker.name or "A background task")
+        error = worker.error
+        detail = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
+        self.notify(f"{what} failed ({detail}).", title="Error", severity="error", markup=False)
+        if worker.group == "load":
+            self.loading_dumps = False
+            self._update_status()
+
+    # -- the library ----------------------------------------------------------------------
+    def refresh_library(self) -> None:
+        """Ask the library what changed since the last call (this process's writes and any
+        other's) and update what shows it: rows, the paper, the status, and the filter's
+        result when the query reads a changed fact. Called about once a second and after
+        each write; cheap when nothing changed."""
+        try:
+            changed = self.session.refresh()
+        except LibraryError as exc:
+            if str(exc) != self._library_problem:  # once, not every second
+                self._library_problem = str(exc)
+                self.notify(str(exc), title="Library", severity="error", markup=False)
+            return
+        self._library_problem = None
+        if changed:
+            self.library_changed(changed)
+
+    def library_changed(self, changed: frozenset[Dependency]) -> None:
+        if self.session.is_stale(changed):
+            self._run_filter(keep_position=True)
+        self._redraw()
+
+    def _write(
+        self,
+        change: Callable[[], object],
+        *,
+        retry: bool = True,
+        done: str | None = None,
+        on_conflict: Callable[[NoteConflict], None] | None = None,
+    ) -> bool:
+        """Make one change on the library and show it. A change the library could not take
+        is said so, never dropped silently; one it was too busy for is tried once more."""
+        try:
+            change()
+        except NoteConflict as conflict:
+            if on_conflict is None:
+                raise
+            on_conflict(conflict)
+            return False
+        except LibraryBusy as exc:
+            if retry:
+                self.notify(
+                    f"{exc} Trying again in {BUSY_RETRY_S:.0f} s.",
+                    title="Library busy",
+                    severity="warning",
+                    markup=False,
+                )
+                self.set_timer(
+                    BUSY_RETRY_S,
+                    lambda: self._write(change, retry=False, done=done, on_conflict=on_conflict),
+                )
+            else:
+                self.notify(
+                    f"{exc} The change was not saved.",
+                    title="Not saved",
+                    severity="error",
+                    markup=False,
+                )
+            return False
+        except LibraryError as exc:
+            self.notify(str(exc), title="Not saved", severity="error", markup=False)
+            return False
+        self.refresh_library()
+        if done:
+            self.notify(done, markup=False)
+        return True
+
+    # -- the filter -------------------------------------------------------------------------
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.session.set_query(event.value)
+        self._run_filter()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.set_focus(self.query_one(PaperList))  # at once: the next key is for the list
+
+    def _fill_filter(self, text: str, *, run: bool = True) -> None:
+        """Put a query in the filter bar as if typed: the cursor at its end."""
+        field = self.query_one("#filter", Input)
+        if run:
+            field.value = text
+        else:
+            with self.prevent(Input.Changed):
+                field.value = text
+        field.cursor_position = len(text)
+
+    def _run_filter(self, *, keep_position: bool = False) -> None:
+        """Run the query again. ``keep_position``: a write changed what it matches, so a
+        paper that left the result leaves the cursor where it was (on the next paper), not
+        at the top as for a new query."""
+        self._generation += 1
+        self._keep_position = keep_position
+        session = self.session
+        if not session.query_text.strip():
+            self._show_result(None, self._generation)
+            return
+        if session.index is None:
+            self._update_status()
+            return
+        self._search(session.index, session.query_text, session.library_view(), self._generation)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search(self, index: SearchIndex, query: str, state: object, generation: int) -> None:
+        from ...session import LibraryView
+
+        assert isinstance(state, LibraryView)
+        result = index.search(query, state)
+        self.app.call_from_thread(self._show_result, result, generation)
+
+    def _show_result(self, result: SearchResult | None, generation: int) -> None:
+        if generation != self._generation:
+            return  # an older query finished after a newer one started
+        paper_list = self.query_one(PaperList)
+        current = self._restore_paper or paper_list.current_id  # the saved paper, at start
+        old_cursor = paper_list.cursor
+        self._restore_paper = None
+        self.session.result = result
+        position: int | None
+        if result is None:
+            position = self.session.position_of(current) if current and self.loaded else 0
+        else:
+            position = result.position_of(current) if current else None
+            query = self.session.query_text.strip()
+            paper_list.empty_message = Content.assemble(
+                "No paper matches ",
+                (query, "bold"),
+                ".\n\nEsc clears the filter; ? shows the query language.",
+            )
+        if position is None:  # the paper left the result
+            position = old_cursor if current and self._keep_position else 0
+        paper_list.set_source(self._rows, position)
+        self._show_current()
+        self._update_status()
+
+    def _move_to(self, paper_id: str) -> bool:
+        position = self.session.position_of(paper_id)
+        if position is None or position >= len(self._rows):
+            return False
+        self.query_one(PaperList).cursor = position
+        return True
+
+    # -- the current paper -------------------------------------------------------------------
+    def current_paper(self) -> Paper | None:
+        paper_id = self.query_one(PaperList).current_id
+        return self.session.corpus.get(paper_id) if paper_id else None
+
+    def details(self, paper: Paper) -> PaperDetails:
+        session = self.session
+        rec = session.record(paper)
+        rendered = render(paper.abstract, DISPLAY_LIMIT)  # cut before rendering, not after
+        title_spans: tuple[tuple[int, int], ...] = ()
+        body_spans: tuple[tuple[int, int], ...] = ()
+        if session.result is not None and not session.result.query.empty:
+            title_spans = tuple(session.result.matcher.spans(rec.title))
+            # only what the view shows: an abstract of megabytes is cut at DISPLAY_LIMIT
+            body_spans = tuple(session.result.matcher.spans(rendered.text[:DISPLAY_LIMIT]))
+        return PaperDetails(
+            paper_id=paper.id,
+            title=rec.title,
+            title_derived=rec.title_derived,
+            venue=paper.venue_year,
+            sources=tuple(str(s) for s in paper.sources),
+            tags=rec.tags,
+            bookmarked=rec.bookmarked,
+            read=rec.read,
+            marked=paper.id in session.marks,
+            body=rendered,
+            authors=rec.authors,
+            url=rec.url,
+            doi=rec.doi,
+            note=rec.note,
+            title_spans=title_spans,
+            body_spans=body_spans,
+        )
+
+    @on(PaperList.CursorMoved)
+    def _cursor_moved(self, event: PaperList.CursorMoved) -> None:
+        self._show_current()
+        if event.by_user and event.paper_id is not None:
+            self._schedule_read(event.paper_id)
+        else:
+            self._cancel_read()
+
+    def _paper_screen(self) -> PaperScreen | None:
+        for screen in self.app.screen_stack:
+            if isinstance(screen, PaperScreen):
+                return screen
+        return None
+
+    def _show_current(self) -> None:
+        paper = self.current_paper()
+        view = self.query_one(PaperView)
+        if paper is None:
+            if self.loading_dumps:
+                message = "Loading…"
+            elif self.loaded == 0:
+                message = "No dumps loaded."
+            else:
+                message = "No paper matches the filter."
+            view.show(None, message)
+            return
+        details = self.details(paper)
+        view.show(details)
+        paper_screen = self._paper_screen()
+        if paper_screen is not None:
+            paper_screen.update(details)
+
+    # -- read means read --------------------------------------------------------------------
+    def _schedule_read(self, paper_id: str) -> None:
+        """A key or click of the user brought this paper into view: it becomes read if it is
+        still there after the delay. Never at start-up, never for a paper left before."""
+        self._cancel_read()
+        if self.library.setting("auto_read", "on") == "off" or self.library.read_only:
+            return
+        if paper_id in self.library.snapshot.read:
+            return
+        if self.narrow and self._paper_screen() is None:
+            return  # narrow: the paper is not on screen until it is opened
+
+        def mark() -> None:
+            self._read_timer = None
+            self._read_pending = None
+            if self.query_one(PaperList).current_id == paper_id:
+                self._write(lambda: self.library.set_read([paper_id], True))
+
+        self._read_pending = paper_id
+        self._read_timer = self.set_timer(self.read_delay, mark)
+
+    def _cancel_read(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.stop()
+        self._read_timer = None
+        self._read_pending = None
+
+    def _redraw(self) -> None:
+        self.query_one(PaperList).refresh_rows()
+        self._show_current()
+        self._update_status()
+
+    @on(PaperList.Opened)
+    def _opened(self, event: PaperList.Opened) -> None:
+        paper = self.session.corpus.get(event.paper_id)
+        if paper is None:
+            return
+        if self.narrow:
+            self.app.push_screen(PaperScreen(self.details(paper)))
+        else:
+            self.query_one(PaperView).focus()
+        self._schedule_read(paper.id)
+
+    def action_close_paper(self) -> None:
+        """Back from the full-screen paper: left before the delay, it stays unread."""
+        self._cancel_read()
+        if self._paper_screen() is not None and isinstance(self.app.screen, PaperScreen):
+            self.app.pop_screen()
+
+    # -- status -------------------------------------------------------------------------------
+    def _update_status(self) -> None:
+        parts = self.session.status_parts(
+            shown=len(self._rows),
+            loaded=self.loaded,
+            loading=self.loading_dumps,
+            load_progress=self.load_progress,
+        )
+        self.query_one("#status", Static).update(Content(" · ".join(parts)))
+
+    # -- actions: moving ----------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if getattr(self.app, "_exit", False):  # quitting: keys still queued (a paste) do nothing
+            return False
+        if action == "focus_filter":
+            # Where text is being typed (the filter, an editor, the palette), `/` is text.
+            from textual.widgets import TextArea
+
+            if isinstance(self.app.focused, Input | TextArea) or self.app.screen.is_modal:
+                return False
+        return True
+
+    def action_focus_filter(self) -> None:
+        filter_bar = self.query_one("#filter", Input)
+        if isinstance(self.app.screen, PaperScreen):  # the filter is on the list's screen
+            self.action_close_paper()
+            self.call_after_refresh(lambda: self.set_focus(filter_bar))
+            return
+        # Synchronously: keys typed right after `/` (fast typing, a paste) must reach the
+        # filter, not run as commands on the list.
+        self.set_focus(filter_bar)
+
+    def action_escape(self) -> None:
+        filter_bar = self.query_one("#filter", Input)
+        view = self.query_one(PaperView)
+        if filter_bar.has_focus or (view.has_focus and not self.narrow):
+            if view.has_focus:
+                self._cancel_read()  # left the opened paper before the delay
+            self.query_one(PaperList).focus()
+        elif self.session.marks:
+            self.session.marks.clear()
+            self._marks_changed()
+        elif filter_bar.value:
+            self._cleared_query = filter_bar.value
+            self._fill_filter("")
+            self.notify("Filter cleared; Esc again brings it back.", timeout=3)
+        elif self._cleared_query:
+            self._fill_filter(self._cleared_query)
+            self._cleared_query = ""
+
+    def _step_unread(self, step: int) -> None:
+        rows = self._rows
+        paper_list = self.query_one(PaperList)
+        read = self.library.snapshot.read
+        i = paper_list.cursor + step
+        while 0 <= i < len(rows):
+            if rows.paper(i).id not in read:
+                paper_list.move(i, by_user=True)
+                return
+            i += step
+        self.notify(
+            "No more unread papers " + ("below." if step > 0 else "above."),
+            severity="information",
+            timeout=3,
+        )
+
+    def action_next_unread(self) -> None:
+        self._step_unread(1)
+
+    def action_previous_unread(self) -> None:
+        self._step_unread(-1)
+
+    def action_set_filter(self, text: str) -> None:
+        self._fill_filter(text)
+
+    def action_toggle_auto_read(self) -> None:
+        on_ = self.library.setting("auto_read", "on") == "off"
+        if not on_:
+            self._cancel_read()
+        self._write(
+            lambda: self.library.set_setting("auto_read", "on" if on_ else "off"),
+            done=f"Auto-read {'on' if on_ else 'off'}",
+        )
+
+    # -- actions: the library -----------------------------------------------------------------
+    def _targets(self) -> list[Paper]:
+        return self.session.targets(self.query_one(PaperList).current_id)
+
+    def _marks_changed(self) -> None:
+        if self.session.is_stale({"marks"}):
+            self._run_filter(keep_position=True)
+        self._redraw()
+
+    def action_bookmark(self) -> None:
+        papers = self._targets()
+        if not papers:
+            return
+        on_ = not all(p.id in self.library.snapshot.bookmarks for p in papers)
+        done = f"{'Bookmarked' if on_ else 'Unbookmarked'} {len(papers)} papers"
+        self._write(
+            lambda: self.library.set_bookmark([p.id for p in papers], on_),
+            done=done if len(papers) > 1 else None,
+        )
+
+    def action_toggle_read(self) -> None:
+        papers = self._targets()
+        if not papers:
+            return
+        on_ = not all(p.id in self.library.snapshot.read for p in papers)
+        self._cancel_read()
+        done = f"Marked {len(papers)} papers {'read' if on_ else 'unread'}"
+        self._write(
+            lambda: self.library.set_read([p.id for p in papers], on_),
+            done=done if len(papers) > 1 else None,
+        )
+
+    def action_mark(self) -> None:
+        paper_list = self.query_one(PaperList)
+        paper_id = paper_list.current_id
+        if paper_id is None:
+            return
+        self.session.toggle_mark(paper_id)
+        paper_list.move(paper_list.cursor + 1, by_user=True)
+        self._marks_changed()
+
+    def action_undo(self) -> None:
+        try:
+            what = self.session.undo()
+        except LibraryError as exc:
+            self.notify(str(exc), title="Not undone", severity="error", markup=False)
+            return
+        if what is None:
+            self.notify("Nothing to undo.", timeout=3)
+            return
+        self._cancel_read()
+        self.refresh_library()
+        self.notify(f"Undone: {what}", markup=False)
+
+    def action_tags(self) -> None:
+        from .editors import TagEditor
+
+        papers = self._targets()
+        if not papers:
+            return
+        snap = self.library.snapshot
+        if len(papers) == 1:
+            shown = list(snap.tags.get(papers[0].id, []))
+        else:  # bulk: start from the tags all marked papers share
+            sets = [{t.casefold(): t for t in snap.tags.get(p.id, [])} for p in papers]
+            common = set.intersection(*(set(s) for s in sets))
+            shown = sorted((sets[0][t] for t in common), key=str.casefold)
+        ids = [p.id for p in papers]
+
+        def save(tags: list[str] | None) -> None:
+            if tags is None:
+                return
+            change = tag_change(shown, tags)  # only what the user changed: a tag another
+            if change.empty:  # process added meanwhile is kept
+                self.notify("No change to the tags.", timeout=3)
+                return
+
+            def write() -> None:
+                if change.removed:
+                    self.library.remove_tags(ids, change.removed)
+                if change.added:
+                    self.library.add_tags(ids, change.added)
+
+            self._write(write, done=f"Tags saved on {len(ids)} papers" if len(ids) > 1 else None)
+
+        self.app.push_screen(TagEditor(shown, snap.tag_names, self.session.describe(papers)), save)
+
+    def action_tag_list(self) -> None:
+        from .pickers import TagAction, TagList
+
+        def chosen(action: TagAction | None) -> None:
+            if action is None:
+                return
+            if action.kind == "filter":
+                tag = action.tag
+                query = f'#"{tag}"' if " " in tag else f"#{tag}"  # quoted: a tag with spaces
+                self._fill_filter(query)
+                self.query_one(PaperList).focus()
+            elif action.kind == "rename":
+                self._write(
+                    lambda: self.library.rename_tag(action.tag, action.new_name),
+                    done=f"Renamed #{action.tag} to #{action.new_name}",
+                )
+            elif action.kind == "delete":
+                self._write(
+                    lambda: self.library.delete_tag(action.tag), done=f"Deleted #{action.tag}"
+                )
+
+        self.app.push_screen(TagList(self.library.tag_counts()), chosen)
+
+    def action_edit_metadata(self) -> None:
+        from .editors import MetadataEditor
+
+        paper = self.current_paper()
+        if paper is None:
+            return
+        shown = self.library.snapshot.metadata.get(paper.id, Metadata())
+
+        def save(edited: Metadata | None) -> None:
+            if edited is None or edited == shown:
+                return
+            self.refresh_library()  # what is stored now, so untouched fields are kept
+            stored = self.library.snapshot.metadata.get(paper.id, Metadata())
+            merged = metadata_change(shown, edited, stored)
+            self._write(lambda: self.library.set_metadata(paper.id, merged))
+
+        self.app.push_screen(MetadataEditor(shown, paper.title), save)
+
+    def action_note(self, start: str | None = None) -> None:
+        from .editors import NoteEditor
+
+        paper = self.current_paper()
+        if paper is None:
+            return
+        stored = self.library.snapshot.notes.get(paper.id, "")
+        text = stored if start is None else start
+        self.app.push_screen(
+            NoteEditor(text, self.session.describe([paper])),
+            lambda result: self._save_note(paper, stored, result),
+        )
+
+    def _save_note(self, paper: Paper, started_from: str, result: NoteResult | None) -> None:
+        """Save a note only over the note it started from; if another process changed it
+        meanwhile, the user sees both and chooses."""
+        if result is None or result.text == started_from:
+            return
+        self._write(
+            lambda: self.library.set_note(paper.id, result.text, expected=started_from),
+            on_conflict=lambda c: self._note_conflict(paper, result.text, c.theirs),
+        )
+
+    def _note_conflict(self, paper: Paper, mine: str, theirs: str) -> None:
+        from .editors import NoteConflictDialog, NoteEditor, NoteResult
+
+        def chosen(choice: str | None) -> None:
+            if choice == "mine":
+                self._save_note(paper, theirs, NoteResult(mine))
+            elif choice == "merge":
+                merged = f"{theirs.rstrip()}\n\n──── your version ────\n\n{mine.strip()}\n"
+                self.app.push_screen(
+                    NoteEditor(
+                        merged,
+                        self.session.describe([paper]),
+                        hint="Both versions, the stored one first: edit, then ctrl+s saves.",
+                    ),
+                    lambda result: self._save_note(paper, theirs, result),
+                )
+            else:  # theirs: the stored note stays
+                self.refresh_library()
+
+        self.app.push_screen(NoteConflictDialog(mine, theirs), chosen)
+
+    # -- actions: citations -------------------------------------------------------------------
+    def default_format(self) -> str:
+        from ...cite import FORMATS
+
+        fmt = self.library.setting("cite_format", "bibtex") or "bibtex"
+        return fmt if fmt in FORMATS else "bibtex"
+
+    def action_copy(self, fmt: str | None = None) -> None:
+        from ...cite import FORMAT_NAMES, format_records
+
+        papers = self._targets()
+        if not papers:
+            return
+        chosen = fmt or self.default_format()
+        text = format_records([self.session.record(p) for p in papers], chosen)
+        count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+        self._copy(text, f"{FORMAT_NAMES[chosen]} for {count}")
+
+    def action_cite_picker(self) -> None:
+        from ...cite import format_records
+        from .pickers import CitePicker
+
+        papers = self._targets()
+        if not papers:
+            return
+        records = [self.session.record(p) for p in papers]
+
+        def done(choice: tuple[str, bool] | None) -> None:
+            if choice is None:
+                return
+            fmt, make_default = choice
+            if make_default:
+                self._write(lambda: self.library.set_setting("cite_format", fmt))
+            self.action_copy(fmt)
+
+        self.app.push_screen(
+            CitePicker(
+                lambda f: format_records(records, f),
+                self.default_format(),
+                self.session.describe(papers),
+            ),
+            done,
+        )
+
+    @work(thread=True, group="copy", exit_on_error=False)
+    def _copy(self, text: str, what: str) -> None:
+        from ...clipboard import copy_with_system_tool
+
+        result = copy_with_system_tool(text)
+        self.app.call_from_thread(self._copied, text, what, result)
+
+    def _copied(self, text: str, what: str, result: CopyResult) -> None:
+        from ...clipboard import OSC52_NOTE
+        from .pickers import CopyFallback
+
+        if result.ok:
+            self.notify(f"Copied {what} ({result.method})", markup=False)
+            return
+        if self._terminal_clipboard(text):
+            self.notify(f"Copied {what} ({OSC52_NOTE})", markup=False, timeout=6)
+            return
+        self.app.push_screen(
+            CopyFallback(
+                text, f"{result.detail}; and no terminal to send OSC 52 to. The text is below."
+            )
+        )
+
+    def _terminal_clipboard(self, text: str) -> bool:
+        """OSC 52 through the terminal (wrapped for tmux); False when there is none."""
+        import os
+
+        from ...clipboard import osc52_sequence
+
+        app = self.app
+        driver = app._driver
+        if app.is_headless or driver is None or os.environ.get("TERM") == "dumb":
+            return False
+        if os.environ.get("TMUX"):
+            driver.write(osc52_sequence(text, tmux=True))
+        else:
+            app.copy_to_clipboard(text)
+        return True
+
+    # -- leaving ----------------------------------------------------------------------------
+    def save_place(self) -> None:
+        """Keep the filter and the current paper for the next start."""
+        if self.library.read_only:
+            return
+        try:
+            self.library.set_setting("filter", self.session.query_text)
+            paper_id = self.query_one(PaperList).current_id if self.loaded else None
+            if paper_id:
+                self.library.set_setting("paper", paper_id)
+        except LibraryError:
+            pass

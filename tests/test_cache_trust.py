@@ -1,0 +1,241 @@
+"""The caches (parsed corpus, search index) can never change what the user sees: stale,
+damaged or crafted cache files give exactly what parsing and indexing the dumps give."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from abstract_reader.cachefile import write_atomically
+from abstract_reader.corpus import Corpus, Paper, load_corpus, paper_id
+from abstract_reader.corpus_cache import key_for, load_corpus_cached, save
+from abstract_reader.search import SearchIndex, cache_key_for
+
+from .conftest import cli, write_dump
+
+ABSTRACTS = [
+    "Robust estimation of the mean under heavy tails.",
+    "Graph neural networks for molecules, with an attention module.",
+    "A study of the effect of the learning rate on the loss of the model.",
+    "Diffusion models of images: sampling, guidance and safety.",
+]
+QUERIES = ["robust", "of the", '"of the"', "graph neural", "mod", "!robust", "Diffusion"]
+
+
+def _facts(corpus: Corpus) -> list[tuple[object, ...]]:
+    return [
+        (p.id, p.abstract, p.title, p.venue, p.year, [(s.file, s.index) for s in p.sources])
+        for p in corpus.papers
+    ]
+
+
+def _dump(tmp_path: Path) -> Path:
+    return write_dump(tmp_path / "d.txt", *ABSTRACTS)
+
+
+def test_a_dump_edited_with_size_and_mtime_kept_is_parsed_again(tmp_path: Path) -> None:
+    dump = _dump(tmp_path)
+    cache = tmp_path / "cache"
+    load_corpus_cached([dump], cache, min_bytes=0)
+    st_before = os.stat(dump)
+    text = dump.read_text().replace("Robust", "Sturdy")  # same length
+    dump.write_text(text)
+    os.utime(dump, ns=(st_before.st_atime_ns, st_before.st_mtime_ns))  # like cp -p, rsync
+    assert os.stat(dump).st_size == st_before.st_size
+    again = load_corpus_cached([dump], cache, min_bytes=0)
+    assert _facts(again) == _facts(load_corpus([dump]))
+    assert any(p.abstract.startswith("Sturdy") for p in again.papers)
+
+
+def _crafted(corpus: Corpus, change: str) -> Corpus:
+    papers = [
+        Paper(p.id, p.abstract, p.title, venue=p.venue, year=p.year, sources=list(p.sources))
+        for p in corpus.papers
+    ]
+    if change == "swap":  # another paper's text under an id
+        papers[0].abstract, papers[1].abstract = papers[1].abstract, papers[0].abstract
+    elif change == "escape":  # raw escape sequences for the terminal
+        papers[0].abstract = "\x1b]52;c;ZWNobyBwd25lZA==\x07 clipboard"
+    elif change == "title":
+        papers[0].title = "\x1b[2J\u202e wiped"
+    elif change == "year":
+        papers[0].year = 10**12
+    elif change == "foreign-file":
+        papers[0].sources[0] = type(papers[0].sources[0])("/etc/passwd", 1)
+    elif change == "duplicate":
+        papers[1] = papers[0]
+    return Corpus(papers=papers, files=list(corpus.files))
+
+
+@pytest.mark.parametrize("change", ["swap", "escape", "title", "year", "foreign-file", "duplicate"])
+def test_a_crafted_corpus_cache_is_not_believed(tmp_path: Path, change: str) -> None:
+    dump = _dump(tmp_path)
+    cache = tmp_path / "cache"
+    fresh = load_corpus([dump])
+    key = key_for([dump])
+    assert key is not None
+    save(cache, key, _crafted(fresh, change), [])  # a well-formed cache at the right key
+    loaded = load_corpus_cached([dump], cache, min_bytes=0)
+    for paper in loaded.papers:
+        assert paper.id == paper_id(paper.abstract)  # no text under another paper's id
+        assert "\x1b" not in paper.abstract + paper.title
+    if change == "swap":  # the same papers, only in another order: ids derived from texts
+        assert sorted(_facts(loaded)[i][:2] for i in range(4)) == sorted(
+            f[:2] for f in _facts(fresh)
+        )
+    else:
+        assert _facts(loaded) == _facts(fresh)
+
+
+def test_the_reader_cli_shows_no_crafted_text(tmp_path: Path) -> None:
+    dump = _dump(tmp_path)
+    home_cache = tmp_path / "home-cache"
+    fresh = load_corpus([dump])
+    key = key_for([dump])
+    assert key is not None
+    save(home_cache / "corpus", key, _crafted(fresh, "escape"), [])
+    env = {**os.environ, "ABSTRACT_READER_CACHE": str(home_cache)}
+    # the CLI caches from 4 MB on; the crafted file sits where it would look anyway
+    result = cli("show", fresh.papers[0].id, "-d", str(dump), env=env)
+    assert result.returncode == 0 and "\x1b" not in result.stdout
+    assert "Robust estimation" in result.stdout
+
+
+def test_cache_writes_follow_no_links(tmp_path: Path) -> None:
+    dump = _dump(tmp_path)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    key = key_for([dump])
+    assert key is not None
+    for name in (f".{key}.{os.getpid()}.tmp.npz", f"{key}.npz"):  # old and final names
+        (cache / name).symlink_to(victim)
+    load_corpus_cached([dump], cache, min_bytes=0)
+    assert victim.read_text() == "precious"
+    assert (cache / f"{key}.npz").is_file() and not (cache / f"{key}.npz").is_symlink()
+    index_cache = tmp_path / "index"
+    index_cache.mkdir()
+    corpus = load_corpus([dump])
+    ikey = cache_key_for(corpus.files)
+    assert ikey is not None
+    for name in (f".{ikey}.{os.getpid()}.tmp.npz", f"{ikey}.npz"):
+        (index_cache / name).symlink_to(victim)
+    SearchIndex(corpus, cache_dir=index_cache, cache_key=ikey)
+    assert victim.read_text() == "precious"
+    assert not (index_cache / f"{ikey}.npz").is_symlink()
+
+
+def test_a_fifo_or_link_as_cache_file_is_ignored(tmp_path: Path) -> None:
+    dump = _dump(tmp_path)
+    cache = tmp_path / "cache"
+    fresh = load_corpus([dump])
+    load_corpus_cached([dump], cache, min_bytes=0)
+    key = key_for([dump])
+    real = cache / f"{key}.npz"
+    real.rename(tmp_path / "elsewhere.npz")
+    real.symlink_to(tmp_path / "elsewhere.npz")  # a link: not read (someone else's file)
+    assert _facts(load_corpus_cached([dump], cache, min_bytes=0)) == _facts(fresh)
+    real.unlink()
+    os.mkfifo(real)  # would block a plain open() for ever
+    assert _facts(load_corpus_cached([dump], cache, min_bytes=0)) == _facts(fresh)
+
+
+def test_temporary_files_of_dead_processes_are_removed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    stale = tmp_path / f".tmp-{int(gone.stdout)}-abc.part"
+    stale.write_bytes(b"x" * 1000)
+    mine = tmp_path / f".tmp-{os.getppid()}-abc.part"  # a live process's: kept
+    mine.write_bytes(b"x")
+    assert write_atomically(tmp_path, "new.npz", lambda h: h.write(b"data"), keep=4)
+    assert not stale.exists() and mine.exists() and (tmp_path / "new.npz").read_bytes() == b"data"
+
+
+def _index_arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as npz:
+        return {name: npz[name] for name in npz.files}
+
+
+def _results(index: SearchIndex) -> list[list[str]]:
+    return [[h.paper.id for h in index.search(q)] for q in QUERIES]
+
+
+@pytest.mark.parametrize("attack", ["reversed", "offsets", "beyond", "dtype", "words"])
+def test_a_crafted_index_cache_is_not_believed(tmp_path: Path, attack: str) -> None:
+    corpus = load_corpus([_dump(tmp_path)])
+    cache = tmp_path / "index"
+    key = cache_key_for(corpus.files)
+    assert key is not None
+    fresh = SearchIndex(corpus, cache_dir=cache, cache_key=key)
+    path = cache / f"{key}.npz"
+    arrays = _index_arrays(path)
+    docs, offsets = arrays["text_folded_docs"], arrays["text_folded_offsets"]
+    if attack == "reversed":  # every postings list in the wrong order: the same sets…
+        arrays["text_folded_docs"] = docs[::-1].copy()
+    elif attack == "offsets":  # words pointing at other words' papers
+        shifted = offsets.copy()
+        shifted[1:-1] = np.minimum(shifted[1:-1] + 1, shifted[-1])
+        arrays["text_folded_offsets"] = shifted
+    elif attack == "beyond":
+        arrays["text_folded_docs"] = docs + np.uint32(len(corpus.papers))
+    elif attack == "dtype":
+        arrays["text_folded_offsets"] = offsets.astype(np.float64)
+    elif attack == "words":
+        arrays["text_folded_words"] = np.frombuffer(b"zz\naa", np.uint8)
+        arrays["text_folded_offsets"] = np.array([0, 1, docs.size], np.int64)
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)  # type: ignore[arg-type]
+    again = SearchIndex(corpus, cache_dir=cache, cache_key=key)
+    assert not again.loaded_from_cache
+    assert _results(again) == _results(fresh)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_fuzzed_cache_files_show_what_parsing_shows(tmp_path: Path, data: st.DataObject) -> None:
+    """Random damage to either cache file: no traceback; what is shown equals a fresh parse
+    (corpus) and a fresh index (search results)."""
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    dump = _dump(root)
+    fresh = load_corpus([dump])
+    fresh_results = _results(SearchIndex(fresh))
+    corpus_cache = root / "corpus"
+    index_cache = root / "index"
+    load_corpus_cached([dump], corpus_cache, min_bytes=0)
+    key = cache_key_for(fresh.files)
+    assert key is not None
+    SearchIndex(fresh, cache_dir=index_cache, cache_key=key)
+    target = data.draw(st.sampled_from([corpus_cache, index_cache]))
+    (path,) = list(target.glob("*.npz"))
+    blob = bytearray(path.read_bytes())
+    for _ in range(data.draw(st.integers(1, 8))):
+        kind = data.draw(st.sampled_from(["flip", "truncate", "splice"]))
+        if not blob:
+            break
+        at = data.draw(st.integers(0, len(blob) - 1))
+        if kind == "flip":
+            blob[at] ^= data.draw(st.integers(1, 255))
+        elif kind == "truncate":
+            del blob[at:]
+        else:
+            blob[at:at] = data.draw(st.binary(min_size=1, max_size=64))
+    path.write_bytes(bytes(blob))
+    loaded = load_corpus_cached([dump], corpus_cache, min_bytes=0)
+    assert _facts(loaded) == _facts(fresh)
+    index = SearchIndex(loaded, cache_dir=index_cache, cache_key=key)
+    assert _results(index) == fresh_results

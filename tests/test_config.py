@@ -1,0 +1,109 @@
+"""The config file: `config --path`, `config --show`, load_config's typed result and warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from abstract_reader.config import Config, config_path, load_config
+
+from .conftest import cli
+
+
+@pytest.fixture
+def conf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "conf" / "config.toml"
+    path.parent.mkdir()
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(path))
+    return path
+
+
+def test_path_and_defaults_without_a_file(conf: Path) -> None:
+    assert config_path() == conf
+    assert cli("config", "--path").stdout.strip() == str(conf)
+    shown = cli("config", "--show")
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert "not there: these are the defaults" in shown.stdout
+    assert "auto_read = true" in shown.stdout and "auto_read_delay = 1.5" in shown.stdout
+    assert load_config() == (Config(), [])
+
+
+def test_every_setting_is_read_and_typed(conf: Path) -> None:
+    conf.write_text(
+        "auto_read = false\n"
+        "auto_read_delay = 3\n"
+        'citation_format = "markdown"\n'
+        'theme = "nord"\n'
+        'list_width = "45%"\n'
+        "[keys]\n"
+        'bookmark = "B"\n'
+        'quit = ["q", "ctrl+q"]\n'
+        'copy = "y,ctrl+c"\n'
+    )
+    config, warnings = load_config()
+    assert warnings == []
+    assert config == Config(
+        auto_read=False,
+        auto_read_delay=3.0,
+        citation_format="markdown",
+        theme="nord",
+        list_width="45%",
+        keys={"bookmark": ("B",), "quit": ("q", "ctrl+q"), "copy": ("y", "ctrl+c")},
+    )
+    shown = cli("config", "--show").stdout
+    assert 'citation_format = "markdown"' in shown and 'quit = ["q", "ctrl+q"]' in shown
+    # what --show prints is itself a valid config giving the same settings
+    conf.write_text(shown)
+    assert load_config() == (config, [])
+
+
+def test_a_bad_value_is_one_line_with_its_line_and_the_rest_applies(conf: Path) -> None:
+    conf.write_text(
+        'theme = "nord"\nauto_read = "yes"\nlist_width = 5\ncolour = 1\n[keys]\nquit = 5\n'
+    )
+    config, warnings = load_config()
+    assert config.theme == "nord" and config.auto_read is True and config.list_width is None
+    assert config.keys == {}
+    assert len(warnings) == 4
+    assert warnings[0] == (
+        f"{conf}: line 2: auto_read: expected true or false, got 'yes'; the default (true) applies"
+    )
+    assert any("line 3: list_width" in w for w in warnings)
+    assert any("line 4: colour: unknown setting" in w for w in warnings)
+    assert any("line 6: keys.quit" in w for w in warnings)
+    result = cli("config", "--show")
+    assert result.returncode == 1
+    assert len(result.stderr.splitlines()) == 4 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"auto_read = \n", "line 1: not valid TOML"),
+        (b"[keys\n", "line 1: not valid TOML"),
+        (b"theme = 'a'\ntheme = 'b'\n", "line 2: not valid TOML"),
+        (b"\xff\xfe", "not UTF-8 text"),
+        (b"auto_read_delay = nan\n", "auto_read_delay: expected seconds"),
+        (b"auto_read_delay = 1e400\n", "auto_read_delay: expected seconds"),
+        (b"citation_format = 'apa'\n", "expected one of bibtex"),
+        (b"[keys]\nquit = '\\u001b'\n", "keys.quit: expected a key"),
+    ],
+)
+def test_broken_files_are_one_clear_line_and_the_defaults_apply(
+    conf: Path, content: bytes, expected: str
+) -> None:
+    conf.write_bytes(content)
+    config, warnings = load_config()
+    assert len(warnings) == 1 and expected in warnings[0], warnings
+    assert warnings[0].startswith(str(conf))
+    assert config.auto_read_delay == 1.5 and config.keys == {}
+    result = cli("config")
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+    assert "\x1b" not in result.stderr
+
+
+def test_unreadable_config_is_a_warning(conf: Path) -> None:
+    conf.mkdir()
+    config, warnings = load_config()
+    assert config == Config() and len(warnings) == 1 and "cannot read" in warnings[0]

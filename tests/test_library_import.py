@@ -1,0 +1,275 @@
+"""`library import` of hostile documents: validated as a whole first, nothing written on a
+rejected input, one line naming the file and the problem; what is accepted round-trips."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from abstract_reader.library import Library, LibraryError, Metadata
+from abstract_reader.library.interchange import parse_export
+
+from .conftest import cli
+
+IDS = [f"{n:016x}" for n in range(1, 9)]
+HEADER = {"format": "abstract-reader-library", "version": 1}
+
+
+def _doc(papers: dict[str, Any], settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {**HEADER, "papers": papers, "settings": settings or {}}
+
+
+def _seeded(db: Path) -> Library:
+    lib = Library(db, backups=False)
+    lib.set_bookmark([IDS[0]])
+    lib.add_tags([IDS[1]], ["mine"])
+    lib.set_note(IDS[2], "my note")
+    lib.set_metadata(IDS[3], Metadata(title="Mine", year=2020))
+    lib.set_setting("cite_format", "text")
+    return lib
+
+
+def _contents(lib: Library) -> str:
+    rows = lib.conn.execute("SELECT count(*) FROM changes").fetchone()[0]
+    return json.dumps([lib.export_data(), rows], sort_keys=True)
+
+
+def _safe_line(message: str) -> bool:
+    """One line, and nothing in it that a terminal would act on."""
+    return not any(
+        ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or unicodedata.category(ch) == "Cf"
+        for ch in message
+    )
+
+
+# -- the JSON itself ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        ('{"a": NaN}', "NaN is not a number JSON allows"),
+        ('{"a": -Infinity}', "-Infinity is not a number JSON allows"),
+        ('{"a": 1e400}', "too large"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"a": ' + "9" * 5000 + "}", "not valid JSON"),
+        ("{nope", "not valid JSON (line 1"),
+    ],
+    ids=["nan", "infinity", "1e400", "deep", "huge-int", "syntax"],
+)
+def test_json_that_is_not_valid_is_one_line(raw: str, problem: str) -> None:
+    with pytest.raises(LibraryError, match=problem.replace("(", r"\(")) as caught:
+        parse_export(raw)
+    assert "\n" not in str(caught.value)
+
+
+# -- the document -------------------------------------------------------------------------------
+
+REJECTED = [
+    ({IDS[0]: {"metadata": {"year": "nan"}}}, {}, "year must be a number"),
+    ({IDS[0]: {"metadata": {"year": 1e300}}}, {}, "four digits"),
+    ({IDS[0]: {"bookmarked_at": "nan"}}, {}, "bookmarked_at must be a number"),
+    ({IDS[0]: {"read_at": 1e300}}, {}, "read_at must be a time"),
+    ({IDS[0]: {"read_at": True}}, {}, "read_at must be a number"),
+    ({IDS[0]: {"note": 5}}, {}, "note must be text"),
+    ({IDS[0]: {"tags": [1]}}, {}, "a tag must be text"),
+    ({IDS[0]: {"tags": {"a": 1}}}, {}, "'tags' must be a list"),
+    ({IDS[0]: {"metadata": {"authors": "A B"}}}, {}, "'authors' must be a list"),
+    ({IDS[0]: {"metadata": {"title": ["x"]}}}, {}, "title must be text"),
+    ({IDS[0]: {"metadata": {"colour": "red"}}}, {}, "unknown metadata field 'colour'"),
+    ({IDS[0]: {"starred": True}}, {}, "unknown field 'starred'"),
+    ({IDS[0]: []}, {}, "its record must be an object"),
+    ({"not-an-id": {}}, {}, "'not-an-id' is not a paper id"),
+    ({}, {"cite_format": "latex"}, "setting 'cite_format' must be one of"),
+    ({}, {"auto_read": "sometimes"}, "setting 'auto_read' must be one of on, off"),
+    ({}, {"paper": "x"}, "setting 'paper' must be a paper id"),
+    ({}, {"theme": "dark\x1b[2J"}, "without control characters"),
+    ({}, {"colour": "red"}, "unknown setting 'colour'"),
+    ({}, {"theme": 3}, "its value must be text"),
+    ({}, {f"provenance:{IDS[0]}": "[1]"}, "must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("papers", "settings_", "message"), REJECTED)
+def test_a_bad_value_anywhere_rejects_the_whole_document(
+    tmp_path: Path, papers: dict[str, Any], settings_: dict[str, Any], message: str
+) -> None:
+    with _seeded(tmp_path / "lib.sqlite3") as lib:
+        before = _contents(lib)
+        good = {IDS[4]: {"bookmarked_at": 1.0, "tags": ["fine"], "note": "n"}}
+        with pytest.raises(LibraryError, match=message) as caught:
+            lib.import_data(_doc({**good, **papers}, settings_))
+        assert "\n" not in str(caught.value) and _safe_line(str(caught.value))
+        assert _contents(lib) == before  # all or nothing
+        assert lib.undo() == "metadata"  # the import left no change to undo
+
+
+def test_a_newer_export_version_is_refused(tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.sqlite3") as lib:
+        with pytest.raises(LibraryError, match="newer abstract-reader"):
+            lib.import_data({**_doc({}), "version": 2})
+
+
+def test_ids_and_settings_in_messages_are_sanitised(tmp_path: Path) -> None:
+    evil_id = "\x1b]52;c;ZXZpbA==\x07\u202e\x9b"
+    for doc in (
+        _doc({evil_id: {}}),
+        _doc({}, {"\u202etheme\x1b": "x"}),
+        _doc({}, {"theme": "\u202edark\x85"}),
+    ):
+        with Library(tmp_path / "lib.sqlite3") as lib, pytest.raises(LibraryError) as caught:
+            lib.import_data(doc)
+        assert _safe_line(str(caught.value)), repr(str(caught.value))
+
+
+def test_cli_import_of_hostile_json_names_the_file_and_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    ok = _write(tmp_path / "ok.json", _doc({IDS[0]: {"tags": ["a"]}}))
+    assert cli("library", "import", str(ok), db=db).returncode == 0
+    before = cli("library", "export", "-", db=db).stdout
+    deep = tmp_path / "deep\x1b[31m.json"
+    deep.write_text(
+        '{"format": "abstract-reader-library", "papers": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    )
+    head = '{"format": "abstract-reader-library", "papers": {"%s": ' % IDS[1]
+    cases = {
+        "nan.json": head + '{"read_at": NaN}}}',
+        "big.json": head + '{"read_at": 1e400}}}',
+        "year.json": json.dumps(_doc({IDS[1]: {"metadata": {"year": "nan"}}})),
+        "setting.json": json.dumps(_doc({IDS[1]: {"tags": ["b"]}}, {"cite_format": "nope"})),
+    }
+    files = [deep]
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        files.append(tmp_path / name)
+    for path in files:
+        result = cli("library", "import", str(path), db=db)
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+        assert "\x1b" not in result.stderr
+        assert path.name.split("\x1b")[0] in result.stderr
+    assert cli("library", "export", "-", db=db).stdout == before
+
+
+def _write(path: Path, doc: dict[str, Any]) -> Path:
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_export_is_valid_json_whatever_is_stored(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "lib.sqlite3"
+    Library(db).close()
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO bookmarks VALUES (?, ?)", (IDS[0], float("inf")))
+    conn.execute("INSERT INTO read_marks VALUES (?, ?)", (IDS[0], -float("inf")))
+    conn.execute("INSERT INTO metadata VALUES (?, 'T', '[]', NULL, NULL, 1e308, 0)", (IDS[1],))
+    conn.commit()
+    conn.close()
+    result = cli("library", "export", "-", db=db)
+    assert result.returncode == 0, result.stderr
+    assert "Infinity" not in result.stdout and "NaN" not in result.stdout
+    exported = json.loads(result.stdout, parse_constant=pytest.fail)
+    assert exported["papers"][IDS[0]]["bookmarked_at"] == 0.0
+    other = tmp_path / "other.sqlite3"
+    (tmp_path / "e.json").write_text(result.stdout)
+    assert cli("library", "import", str(tmp_path / "e.json"), db=other).returncode == 0
+
+
+# -- fuzz ---------------------------------------------------------------------------------------
+
+JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+    st.sampled_from(["nan", "2021", "", " ", "#tag", "\x1b[2J", "\u202e"]),
+)
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+TIMES = st.one_of(st.floats(min_value=0, max_value=2e9), JSON_VALUES)
+TAG_NAMES = st.one_of(
+    st.sampled_from(["a", "B", " c ", "x" * 64, "x" * 65, "", "#d"]), st.text(max_size=8)
+)
+META = st.fixed_dictionaries(
+    {},
+    optional={
+        "title": st.one_of(st.none(), st.text(max_size=10), JSON_VALUES),
+        "authors": st.one_of(st.none(), st.lists(st.text(max_size=8), max_size=3), JSON_VALUES),
+        "url": st.one_of(st.none(), st.text(max_size=10)),
+        "doi": st.one_of(st.none(), st.text(max_size=10)),
+        "year": st.one_of(st.none(), st.integers(990, 10_010), JSON_VALUES),
+    },
+)
+ENTRY = st.one_of(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "bookmarked_at": TIMES,
+            "read_at": TIMES,
+            "tags": st.one_of(st.lists(TAG_NAMES, max_size=3), JSON_VALUES),
+            "note": st.one_of(st.none(), st.text(max_size=20), JSON_VALUES),
+            "metadata": st.one_of(META, JSON_VALUES),
+        },
+    ),
+    JSON_VALUES,
+)
+PAPER_IDS = st.one_of(st.sampled_from(IDS), st.text(max_size=17))
+SETTINGS = st.dictionaries(
+    st.sampled_from(["theme", "filter", "paper", "auto_read", "cite_format", "other"]),
+    st.one_of(st.sampled_from(["on", "off", "bibtex", "text", IDS[0], "dark"]), JSON_VALUES),
+    max_size=3,
+)
+DOCS = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "format": st.just("abstract-reader-library"),
+            "papers": st.dictionaries(PAPER_IDS, ENTRY, max_size=4),
+        },
+        optional={"version": st.one_of(st.just(1), JSON_VALUES), "settings": SETTINGS},
+    ),
+    JSON_VALUES,
+)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(doc=DOCS)
+def test_fuzz_import_rejects_cleanly_or_round_trips(tmp_path: Path, doc: Any) -> None:
+    first, fresh = tmp_path / "fuzz.sqlite3", tmp_path / "fresh.sqlite3"
+    _remove(first)
+    _remove(fresh)
+    with Library(first, backups=False) as lib:
+        before = _contents(lib)
+        try:
+            lib.import_data(json.loads(json.dumps(doc)))
+        except LibraryError as exc:
+            assert "\n" not in str(exc) and _safe_line(str(exc)), repr(str(exc))
+            assert _contents(lib) == before
+            return
+        exported = lib.export_data()
+    text = json.dumps(exported, allow_nan=False)  # valid JSON: no NaN or Infinity
+    with Library(fresh, backups=False) as again:
+        again.import_data(parse_export(text))
+        assert again.export_data() == exported
+
+
+def _remove(db: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        db.with_name(db.name + suffix).unlink(missing_ok=True)

@@ -1,0 +1,261 @@
+"""Matching: the normalisation (hypothesis), the calibration fixture (precision 100%, recall
+≥ 95%, decoys never matched), and the `match` command's rules (dry run, idempotence, hand-set
+metadata kept, ambiguous never written, errors write nothing)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.match import (
+    CONSIDER_AT,
+    MATCH_AT,
+    Matcher,
+    candidates,
+    normalise,
+    score,
+)
+from abstract_reader.sources import MetaRecord
+
+from .conftest import SEEDS, cli
+from .match_fixture import Item, build, split_sentences
+
+# ---------------------------------------------------------------------------------------
+# Normalisation
+# ---------------------------------------------------------------------------------------
+
+words = st.text(alphabet=st.characters(categories=["L", "N"]), min_size=1, max_size=12)
+prose = st.lists(words, min_size=1, max_size=40).map(" ".join)
+
+
+@given(st.text(max_size=300))
+def test_normalise_is_idempotent(text: str) -> None:
+    once = normalise(text)
+    assert normalise(once) == once
+
+
+@given(prose, st.lists(st.sampled_from([" ", "\n", "\n  ", "  ", "\t"]), min_size=1))
+def test_hard_wraps_and_spaces_do_not_matter(text: str, gaps: list[str]) -> None:
+    tokens = text.split(" ")
+    wrapped = "".join(t + gaps[i % len(gaps)] for i, t in enumerate(tokens))
+    assert normalise(wrapped) == normalise(text)
+
+
+@given(prose)
+def test_quotes_and_emphasis_do_not_matter(text: str) -> None:
+    parts = text.split(" ")
+    straight = " ".join(f'"{w}"' if i % 3 == 0 else f"'{w}'" for i, w in enumerate(parts))
+    curly = " ".join(f"“{w}”" if i % 3 == 0 else f"‘{w}’" for i, w in enumerate(parts))
+    emphasis = " ".join(f"**{w}**" if i % 2 else f"*{w}*" for i, w in enumerate(parts))
+    assert normalise(straight) == normalise(curly) == normalise(text) == normalise(emphasis)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ('M\\"uller and Sch{\\"o}lkopf', "Müller and Schölkopf"),
+        ("an estimator $\\hat \\mu$ with $\\alpha$", "an estimator μ̂ with α"),
+        ("pre-\n  trained models", "pretrained models"),
+        ("state-of-the-art", "state of the art".replace(" ", "")),
+        ("robust---and fast", "robust — and fast"),
+        ("the \\emph{key} idea", "the *key* idea"),
+    ],
+)
+def test_latex_unicode_and_hyphenation(a: str, b: str) -> None:
+    assert normalise(a) == normalise(b)
+
+
+@settings(max_examples=50)
+@given(st.data())
+def test_a_dropped_sentence_still_matches_and_two_shared_do_not(
+    seeds: Corpus, data: st.DataObject
+) -> None:
+    long = [p for p in seeds.papers if len(split_sentences(p.abstract)) >= 7]
+    paper = data.draw(st.sampled_from(long))
+    sentences = split_sentences(paper.abstract)
+    drop = data.draw(st.integers(1, len(sentences) - 1))
+    assert score(paper.abstract, " ".join(sentences[:drop] + sentences[drop + 1 :])) >= MATCH_AT
+    other = data.draw(st.sampled_from([p for p in seeds.papers if p.id != paper.id]))
+    decoy = " ".join(sentences[:2] + split_sentences(other.abstract)[2:])
+    assert score(paper.abstract, decoy) < MATCH_AT
+
+
+# ---------------------------------------------------------------------------------------
+# Calibration on the fixture built from the bundled dumps
+# ---------------------------------------------------------------------------------------
+
+
+def _records(items: list[Item]) -> list[MetaRecord]:
+    return [
+        MetaRecord("csl-json", i.record_id, "fixture", n, title=i.record_id, abstract=i.abstract)
+        for n, i in enumerate(items, start=1)
+    ]
+
+
+def test_calibration_precision_and_recall(seeds: Corpus) -> None:
+    items = build(seeds)
+    truth = {i.record_id: i.truth for i in items}
+    assert sum(1 for i in items if i.truth is None) >= 50  # hard decoys
+    matcher = Matcher((p.id, p.abstract) for p in seeds.papers)
+    for rec in _records(items):
+        matcher.feed(rec)
+    verdicts = matcher.verdicts()
+    matched = [v for v in verdicts if v.status == "matched"]
+    right = [
+        v for v in matched if v.best is not None and truth[v.best.record.record_id] == v.paper_id
+    ]
+    assert len(right) == len(matched)  # precision 100%
+    assert len(right) / len(seeds.papers) >= 0.95  # recall
+
+
+def test_decoys_alone_are_never_matched(seeds: Corpus) -> None:
+    decoys = [i for i in build(seeds) if i.truth is None]
+    matcher = Matcher((p.id, p.abstract) for p in seeds.papers)
+    for rec in _records(decoys):
+        matcher.feed(rec)
+    verdicts = matcher.verdicts()
+    assert not [v for v in verdicts if v.status == "matched"]
+    for v in verdicts:
+        assert all(c.score < MATCH_AT for c in v.candidates)
+
+
+def test_one_paper_candidates_for_the_reader(seeds: Corpus) -> None:
+    paper = seeds.papers[3]
+    items = [i for i in build(seeds) if i.truth == paper.id]
+    verdict = candidates(paper.abstract, _records(items))
+    assert verdict.status == "matched" and verdict.best is not None
+    assert verdict.best.score >= MATCH_AT
+
+
+# ---------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------
+
+
+def _csl(path: Path, items: list[Item]) -> Path:
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "id": i.record_id,
+                    "type": "paper-conference",
+                    "title": f"Real Title {i.record_id}",
+                    "author": [{"given": "Ada", "family": "Lovelace"}],
+                    "issued": {"date-parts": [[2026]]},
+                    "DOI": f"10.5555/{i.record_id}",
+                    "abstract": i.abstract,
+                }
+                for i in items
+            ]
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _metadata_rows(db: Path) -> list[tuple[str, str]]:
+    if not db.exists():
+        return []
+    with sqlite3.connect(db) as conn:
+        return list(conn.execute("SELECT paper_id, title FROM metadata ORDER BY paper_id"))
+
+
+@pytest.fixture
+def fixture_file(seeds: Corpus, tmp_path: Path) -> Path:
+    return _csl(tmp_path / "fixture.json", build(seeds))
+
+
+def test_match_dry_run_then_write_then_idempotent(fixture_file: Path, tmp_path: Path) -> None:
+    db = tmp_path / "lib.db"
+    dry = cli("match", str(fixture_file), "--dry-run", db=db)
+    assert dry.returncode == 0, dry.stderr
+    assert "would write" in dry.stdout and "dry run: nothing written" in dry.stdout
+    assert _metadata_rows(db) == []
+    first = cli("match", str(fixture_file), db=db)
+    assert first.returncode == 0, first.stderr
+    summary = first.stdout.strip().splitlines()[-1]
+    found = re.search(r"55 papers with derived titles: (\d+) matched \((\d+) written", summary)
+    assert found and int(found.group(1)) >= 53 and found.group(1) == found.group(2)
+    rows = _metadata_rows(db)
+    assert len(rows) == int(found.group(1))
+    assert all(title.startswith("Real Title real") for _, title in rows)  # never a decoy
+    again = cli("match", str(fixture_file), db=db)
+    assert f"({0} written, {len(rows)} already there)" in again.stdout
+    shown = cli("show", rows[0][0], db=db)
+    assert "metadata:  csl-json record real" in shown.stdout and "(matched, score" in shown.stdout
+    listed = [json.loads(x) for x in cli("list", "--json", db=db).stdout.splitlines()]
+    mine = next(p for p in listed if p["id"] == rows[0][0])
+    assert mine["title_derived"] is False and mine["authors"] == ["Ada Lovelace"]
+    assert mine["provenance"]["source"] == "csl-json"
+
+
+def test_hand_set_metadata_is_kept_unless_force(fixture_file: Path, tmp_path: Path) -> None:
+    db = tmp_path / "lib.db"
+    pid = next(iter(_paper_ids()))
+    assert cli("meta", pid, "--title", "My Own Title", db=db).returncode == 0
+    run = cli("match", str(fixture_file), db=db)
+    assert "1 kept (set by hand" in run.stdout
+    assert dict(_metadata_rows(db))[pid] == "My Own Title"
+    # editing a matched paper by hand makes it hand-set too
+    other = sorted(set(dict(_metadata_rows(db))) - {pid})[0]
+    assert cli("meta", other, "--year", "2024", db=db).returncode == 0
+    run = cli("match", str(fixture_file), db=db)
+    assert "2 kept (set by hand" in run.stdout
+    forced = cli("match", str(fixture_file), "--force", db=db)
+    assert "0 kept" in forced.stdout
+    assert dict(_metadata_rows(db))[pid].startswith("Real Title real")
+
+
+def _paper_ids() -> list[str]:
+    from abstract_reader.corpus import load_corpus
+
+    return [p.id for p in load_corpus([SEEDS]).papers]
+
+
+def test_json_lines_and_ambiguous_never_written(seeds: Corpus, tmp_path: Path) -> None:
+    paper = seeds.papers[0]
+    sentences = split_sentences(paper.abstract)
+    half = " ".join(
+        [
+            *sentences[: len(sentences) // 2],
+            "We instead study a contrastive objective on graph data.",
+            "Experiments on molecular benchmarks confirm the gains of this approach.",
+        ]
+    )
+    items = [Item("near", half, None, "half shared")]
+    path = _csl(tmp_path / "near.json", items)
+    db = tmp_path / "lib.db"
+    run = cli("match", str(path), "--json", db=db)
+    assert run.returncode == 0, run.stderr
+    lines = [json.loads(x) for x in run.stdout.splitlines()]
+    assert len(lines) == 55
+    mine = next(x for x in lines if x["id"] == paper.id)
+    assert mine["status"] == "ambiguous" and mine["written"] is False
+    assert CONSIDER_AT <= mine["candidates"][0]["score"] < MATCH_AT
+    assert "1 ambiguous" in run.stderr
+    assert _metadata_rows(db) == []
+    plain = cli("match", str(path), db=db)
+    assert f"ambiguous   {paper.short_id}" in plain.stdout and "source:" not in plain.stdout
+    assert re.search(r"\n\s+\d+\.\d  csl-json:near  Real Title near", plain.stdout)
+
+
+def test_a_bad_file_writes_nothing(fixture_file: Path, tmp_path: Path) -> None:
+    db = tmp_path / "lib.db"
+    bad = tmp_path / "broken.json"
+    bad.write_text("{oops", encoding="utf-8")
+    run = cli("match", str(fixture_file), str(bad), db=db)
+    assert run.returncode == 1
+    assert "broken.json: not valid JSON" in run.stderr
+    assert _metadata_rows(db) == []
+
+
+def test_match_needs_a_source(tmp_path: Path) -> None:
+    run = cli("match", db=tmp_path / "lib.db")
+    assert run.returncode == 2 and "give metadata FILEs" in run.stderr

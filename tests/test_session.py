@@ -1,0 +1,174 @@
+"""The session's rules, without a terminal: which facts a query reads, when a result is stale,
+what an editor's save sends, which papers an action is for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.facts import ALL_FACTS, Fact
+from abstract_reader.library import Library, Metadata
+from abstract_reader.search import SearchIndex, parse_query
+from abstract_reader.session import (
+    Dependency,
+    Session,
+    metadata_change,
+    query_dependencies,
+    tag_change,
+)
+
+
+def _cases(word: str) -> list[str]:
+    """lower, UPPER and Mixed case of a field name."""
+    return [word.lower(), word.upper(), word[:1].upper() + word[1:].lower()]
+
+
+FIELDS: list[tuple[str, str, Dependency]] = [
+    ("is", "bookmarked", "bookmarks"),
+    ("is", "bookmark", "bookmarks"),
+    ("is", "read", "read"),
+    ("is", "unread", "read"),
+    ("is", "noted", "notes"),
+    ("is", "tagged", "tags"),
+    ("is", "marked", "marks"),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "dependency"), FIELDS)
+@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("negated", [False, True])
+def test_every_is_field_in_every_case(
+    field: str, value: str, dependency: Dependency, case: int, negated: bool
+) -> None:
+    text = ("!" if negated else "") + _cases(field)[case] + ":" + _cases(value)[case]
+    assert query_dependencies(parse_query(text)) == {dependency}, text
+
+
+@pytest.mark.parametrize("text", ["#theory", '#"reading list"', "!#Theory", "#THEORY"])
+def test_tags(text: str) -> None:
+    assert query_dependencies(parse_query(text)) == {"tags"}
+
+
+@pytest.mark.parametrize(
+    "text", ["robust", "title:robust", "TITLE:robust", "Title:Robust", "^rob", "'robust", "a-b"]
+)
+def test_words_read_titles_which_metadata_may_override(text: str) -> None:
+    assert query_dependencies(parse_query(text)) == {"meta"}
+
+
+@pytest.mark.parametrize("text", ["venue:neurips", "YEAR:2026", "", "is:nonsense"])
+def test_no_library_fact(text: str) -> None:
+    assert query_dependencies(parse_query(text)) == frozenset()
+
+
+def test_alternatives_and_combinations() -> None:
+    query = parse_query("is:read | #x  IS:Bookmarked  venue:neurips")
+    assert query_dependencies(query) == {"read", "tags", "bookmarks"}
+
+
+WRITES: dict[str, Fact] = {
+    "tag": "tags",
+    "bookmark": "bookmarks",
+    "read": "read",
+    "note": "notes",
+    "meta": "meta",
+}
+
+
+@pytest.mark.parametrize(("field", "value", "dependency"), FIELDS)
+@pytest.mark.parametrize("case", [0, 1, 2])
+def test_a_write_of_a_fact_makes_exactly_its_queries_stale(
+    tmp_path: Path, field: str, value: str, dependency: Dependency, case: int
+) -> None:
+    session = Session(Library(None))
+    session.set_query(_cases(field)[case] + ":" + _cases(value)[case])
+    for fact in ALL_FACTS:
+        assert session.is_stale({fact}) == (fact == dependency)
+    assert session.is_stale({"marks"}) == (dependency == "marks")
+
+
+def _seeded_session(seeds: Corpus, db: Path) -> Session:
+    session = Session(Library(db), corpus=seeds)
+    session.index = SearchIndex(seeds)
+    session.refresh()
+    return session
+
+
+@pytest.mark.parametrize(
+    ("query", "write", "kind"),
+    [
+        ("IS:unread", lambda lib, ids: lib.set_read(ids), "read"),
+        ("Is:bookmarked", lambda lib, ids: lib.set_bookmark(ids), "bookmarks"),
+        ("!is:TAGGED", lambda lib, ids: lib.add_tags(ids, ["x"]), "tags"),
+        ("#X", lambda lib, ids: lib.add_tags(ids, ["x"]), "tags"),
+        ("is:Noted", lambda lib, ids: lib.set_note(ids[0], "a note"), "notes"),
+    ],
+)
+def test_another_writer_changes_the_result_of_a_query_in_any_case(
+    seeds: Corpus, tmp_path: Path, query: str, write: object, kind: str
+) -> None:
+    """The whole loop without a UI: another process writes, refresh says which facts changed,
+    the query reads one of them, re-running it gives the new answer."""
+    db = tmp_path / "lib.sqlite3"
+    session = _seeded_session(seeds, db)
+    session.set_query(query)
+    assert session.index is not None
+    before = len(session.index.search(query, session.library_view()))
+    ids = [seeds.papers[0].id]
+    with Library(db) as other:
+        write(other, ids)  # type: ignore[operator]
+    changed = session.refresh()
+    assert kind in changed
+    assert session.is_stale(changed)
+    after = len(session.index.search(query, session.library_view()))
+    assert after != before
+
+
+def test_tag_change_sends_only_what_the_user_changed() -> None:
+    change = tag_change(["theory", "Robust"], ["robust", "new"])
+    assert change.added == ("new",)
+    assert change.removed == ("theory",)
+    assert tag_change(["a"], ["A"]).empty
+
+
+def test_metadata_change_keeps_fields_set_elsewhere() -> None:
+    shown = Metadata(title="Old")
+    edited = Metadata(title="Mine")
+    stored = Metadata(title="Old", url="https://elsewhere.example")
+    assert metadata_change(shown, edited, stored) == Metadata(
+        title="Mine", url="https://elsewhere.example"
+    )
+
+
+def test_targets_are_the_marked_papers_else_the_current_one(seeds: Corpus) -> None:
+    session = Session(Library(None), corpus=seeds)
+    third = seeds.papers[3].id
+    assert [p.id for p in session.targets(third)] == [third]
+    assert session.targets(None) == []
+    session.toggle_mark(seeds.papers[5].id)
+    session.toggle_mark(seeds.papers[1].id)
+    assert [p.id for p in session.targets(third)] == [seeds.papers[1].id, seeds.papers[5].id]
+    assert session.describe(session.targets(third)) == "2 marked papers"
+
+
+def test_the_real_title_wins_everywhere_the_session_answers(seeds: Corpus) -> None:
+    library = Library(None)
+    session = Session(library, corpus=seeds)
+    paper = seeds.papers[0]
+    library.set_metadata(paper.id, Metadata(title="A Real Title", doi="10.1/x"))
+    assert session.title_of(paper) == "A Real Title"
+    assert session.record(paper).title == "A Real Title"
+    assert not session.record(paper).title_derived
+    assert session.link_of(paper) == "https://doi.org/10.1/x"
+
+
+def test_status_counts_only_loaded_papers(seeds: Corpus) -> None:
+    library = Library(None)
+    library.set_read([seeds.papers[0].id, "not-loaded"])
+    library.set_bookmark([seeds.papers[1].id])
+    session = Session(library, corpus=seeds)
+    parts = session.status_parts(shown=55, loaded=55, loading=False)
+    assert parts[:3] == ["55 papers", "54 unread", "1 bookmarked"]
+    assert "1 saved paper not in these dumps" in parts

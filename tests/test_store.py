@@ -1,0 +1,441 @@
+"""The store's API for many views of one library: deltas, the change log, refresh, undo,
+note conflicts, a busy lock, renames onto existing tags.
+
+Two ``Library`` objects on one file are two processes' views (each has its own connection);
+the tests at the end use real second processes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.library import (
+    UNCHECKED,
+    Library,
+    LibraryBusy,
+    LibraryError,
+    Metadata,
+    NoteConflict,
+    TagExists,
+)
+
+from .conftest import cli
+
+IDS = [f"{n:016x}" for n in range(1, 9)]
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> Iterator[tuple[Library, Library]]:
+    """Two views of one library file, as two processes would have."""
+    path = tmp_path / "lib.sqlite3"
+    a, b = Library(path, backups=False), Library(path, backups=False)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def _log(lib: Library) -> list[tuple[str, list[str], str]]:
+    rows = lib.conn.execute("SELECT facts, paper_ids, what FROM changes ORDER BY seq").fetchall()
+    return [(facts, json.loads(ids), what) for facts, ids, what in rows]
+
+
+# -- refresh ----------------------------------------------------------------------------------
+
+
+def test_refresh_sees_each_kind_of_write_by_another_view(two: tuple[Library, Library]) -> None:
+    a, b = two
+    assert a.refresh() == frozenset()
+    writes = [
+        (lambda: b.add_tags([IDS[0]], ["x"]), {"tags"}),
+        (lambda: b.set_bookmark([IDS[0]]), {"bookmarks"}),
+        (lambda: b.set_read([IDS[1]]), {"read"}),
+        (lambda: b.set_note(IDS[2], "theirs"), {"notes"}),
+        (lambda: b.set_metadata(IDS[3], Metadata(title="T")), {"meta"}),
+        (lambda: b.rename_tag("x", "y"), {"tags"}),
+    ]
+    for write, facts in writes:
+        write()
+        assert a.refresh() == facts
+        assert a.refresh() == frozenset()  # reported once
+    snap = a.snapshot
+    assert snap.tags == {IDS[0]: ["y"]} and set(snap.bookmarks) == {IDS[0]}
+    assert set(snap.read) == {IDS[1]} and snap.notes == {IDS[2]: "theirs"}
+    assert snap.metadata[IDS[3]].title == "T"
+
+
+def test_refresh_reports_own_writes_and_several_facts_at_once(
+    two: tuple[Library, Library],
+) -> None:
+    a, b = two
+    a.set_bookmark([IDS[0]])
+    b.add_tags([IDS[1]], ["t"])
+    b.set_read([IDS[1]])
+    assert a.refresh() == {"bookmarks", "tags", "read"}
+    # An own write that reloads the snapshot must not hide another view's write from refresh.
+    b.set_note(IDS[4], "n")
+    a.set_bookmark([IDS[5]])
+    assert a.snapshot.notes == {IDS[4]: "n"}
+    assert a.refresh() == {"bookmarks", "notes"}
+
+
+def test_refresh_without_changes_reads_no_table(two: tuple[Library, Library]) -> None:
+    a, b = two
+    b.add_tags(IDS, ["x"])
+    a.refresh()
+    statements: list[str] = []
+    a.conn.set_trace_callback(statements.append)
+    for _ in range(5):
+        assert a.refresh() == frozenset()
+    a.conn.set_trace_callback(None)
+    assert statements and all(s.strip().upper() == "PRAGMA DATA_VERSION" for s in statements)
+
+
+def test_a_write_that_changes_nothing_is_not_a_change(two: tuple[Library, Library]) -> None:
+    a, _ = two
+    a.set_bookmark([IDS[0]])
+    a.refresh()
+    a.set_bookmark([IDS[0]])  # already bookmarked
+    a.remove_tags([IDS[0]], ["never-there"])
+    assert a.refresh() == frozenset()
+    assert [what for _, _, what in _log(a)] == ["bookmark on 1 paper"]
+    assert a.undo() == "bookmark on 1 paper"
+    assert a.undo() is None
+
+
+def test_snapshots_are_replaced_not_changed(two: tuple[Library, Library]) -> None:
+    a, b = two
+    before = a.snapshot
+    a.set_bookmark([IDS[0]])
+    b.add_tags([IDS[0]], ["x"])
+    a.refresh()
+    assert before.bookmarks == {} and before.tags == {}
+    assert a.snapshot is not before
+
+
+# -- the change log -----------------------------------------------------------------------------
+
+
+def test_every_write_is_logged_with_its_facts_papers_and_inverse(tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.sqlite3", backups=False) as lib:
+        lib.set_bookmark(IDS[:3])
+        lib.add_tags(IDS[:2], ["x", "y"])
+        lib.set_note(IDS[0], "n")
+        lib.rename_tag("x", "z")
+        lib.delete_tag("y")
+        assert _log(lib) == [
+            ("bookmarks", IDS[:3], "bookmark on 3 papers"),
+            ("tags", IDS[:2], "tags 'x', 'y' added to 2 papers"),
+            ("notes", [IDS[0]], "note"),
+            ("tags", IDS[:2], "rename of tag 'x' to 'z'"),
+            ("tags", IDS[:2], "deletion of tag 'y'"),
+        ]
+        inverse = json.loads(
+            lib.conn.execute("SELECT inverse FROM changes WHERE what = 'note'").fetchone()[0]
+        )
+        assert inverse == [{"op": "note", "id": IDS[0], "body": None, "expect": "n"}]
+
+
+def test_a_failed_write_logs_nothing_and_leaves_no_transaction(tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.sqlite3", backups=False) as lib:
+        lib.add_tags([IDS[0]], ["a"])
+        with pytest.raises(LibraryError):
+            lib.rename_tag("nope", "b")
+        with pytest.raises(LibraryError):
+            lib.add_tags([IDS[0]], ["ok", ""])  # the second tag is invalid: nothing is written
+        assert not lib.conn.in_transaction
+        assert len(_log(lib)) == 1 and lib.snapshot.tags == {IDS[0]: ["a"]}
+
+
+# -- undo ---------------------------------------------------------------------------------------
+
+
+def _state(lib: Library) -> tuple[object, ...]:
+    snap = lib.reload()
+    return (
+        set(snap.bookmarks),
+        set(snap.read),
+        snap.tags,
+        snap.notes,
+        snap.metadata,
+        snap.tag_names,
+    )
+
+
+UNDOABLE = [
+    ("bookmark on 3 papers", lambda lib: lib.set_bookmark(IDS[:3])),
+    ("bookmark removal from 2 papers", lambda lib: lib.set_bookmark(IDS[1:3], False)),
+    ("read mark", lambda lib: lib.set_read([IDS[4]])),
+    ("unread mark", lambda lib: lib.set_read([IDS[5]], False)),
+    ("read marks on 2 papers", lambda lib: lib.set_read(IDS[6:8])),
+    ("tag 'x' added to 2 papers", lambda lib: lib.add_tags(IDS[2:4], ["x"])),
+    ("tag 'old' removed from 1 paper", lambda lib: lib.remove_tags([IDS[0]], ["old"])),
+    ("rename of tag 'old' to 'new'", lambda lib: lib.rename_tag("old", "new")),
+    ("rename of tag 'old' to 'OLD'", lambda lib: lib.rename_tag("old", "OLD")),
+    ("rename of tag 'old' to 'other'", lambda lib: lib.rename_tag("old", "other", merge=True)),
+    ("deletion of tag 'old'", lambda lib: lib.delete_tag("old")),
+    ("note", lambda lib: lib.set_note(IDS[0], "new note")),
+    ("note", lambda lib: lib.set_note(IDS[0], "")),
+    ("metadata", lambda lib: lib.set_metadata(IDS[0], Metadata(title="New", year=2020))),
+    ("metadata", lambda lib: lib.set_metadata(IDS[0], Metadata())),
+    ("tags of 1 paper", lambda lib: lib.set_tags(IDS[0], ["fresh", "Other"])),
+]
+
+
+@pytest.mark.parametrize(("what", "write"), UNDOABLE, ids=[u[0] for u in UNDOABLE])
+def test_undo_restores_the_state_before_each_kind_of_write(
+    tmp_path: Path, what: str, write: object
+) -> None:
+    with Library(tmp_path / "lib.sqlite3", backups=False) as lib:
+        lib.set_bookmark([IDS[1], IDS[5]])
+        lib.set_read([IDS[5]])
+        lib.add_tags(IDS[:3], ["old"])
+        lib.add_tags([IDS[0], IDS[4]], ["other"])
+        lib.set_note(IDS[0], "first note")
+        lib.set_metadata(IDS[0], Metadata(title="Old", authors=("A B",)))
+        before = _state(lib)
+        write(lib)  # type: ignore[operator]
+        assert _state(lib) != before
+        lib.refresh()
+        assert lib.undo() == what
+        assert _state(lib) == before
+        assert lib.refresh()  # the undo is a change like any other
+
+
+def test_undo_walks_back_through_several_changes_then_says_none(tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.sqlite3", backups=False) as lib:
+        lib.set_bookmark([IDS[0]])
+        lib.add_tags([IDS[0]], ["t"])
+        lib.set_note(IDS[0], "n")
+        assert [lib.undo(), lib.undo(), lib.undo(), lib.undo()] == [
+            "note",
+            "tag 't' added to 1 paper",
+            "bookmark on 1 paper",
+            None,
+        ]
+        assert lib.snapshot.paper_ids() == set()
+        assert [w for _, _, w in _log(lib)][-1] == "undo of bookmark on 1 paper"
+
+
+def test_undo_never_undoes_another_views_write(two: tuple[Library, Library]) -> None:
+    a, b = two
+    b.set_bookmark([IDS[0]])
+    assert a.undo() is None
+    a.set_read([IDS[1]])
+    b.add_tags([IDS[1]], ["theirs"])
+    assert a.undo() == "read mark"
+    a.refresh()
+    assert a.snapshot.tags == {IDS[1]: ["theirs"]} and IDS[0] in a.snapshot.bookmarks
+
+
+def test_undo_after_a_change_elsewhere_keeps_the_other_change(
+    two: tuple[Library, Library],
+) -> None:
+    a, b = two
+    a.add_tags(IDS[:2], ["x"])
+    b.add_tags([IDS[2]], ["x"])  # another process tags a third paper
+    assert a.undo() == "tag 'x' added to 2 papers"
+    assert a.snapshot.tags == {IDS[2]: ["x"]}
+
+    a.set_note(IDS[0], "mine")
+    b.set_note(IDS[0], "theirs, written after mine")
+    assert "changed elsewhere" in (a.undo() or "")
+    assert a.snapshot.notes[IDS[0]] == "theirs, written after mine"
+
+    a.add_tags([IDS[3]], ["old"])
+    a.rename_tag("old", "new")
+    b.add_tags([IDS[4]], ["new"])  # someone uses the new name on another paper
+    assert a.undo() == "rename of tag 'old' to 'new'"
+    assert a.snapshot.tags[IDS[3]] == ["old"] and a.snapshot.tags[IDS[4]] == ["new"]
+
+    a.set_bookmark([IDS[5]])
+    b.set_bookmark([IDS[5]], False)  # already undone elsewhere
+    assert a.undo() == "bookmark on 1 paper"
+    assert IDS[5] not in a.snapshot.bookmarks
+
+    a.add_tags([IDS[6]], ["gone"])
+    b.delete_tag("gone")
+    assert a.undo() == "tag 'gone' added to 1 paper"
+    assert "gone" not in a.snapshot.tag_names
+
+
+def test_undo_of_an_import(tmp_path: Path) -> None:
+    with Library(tmp_path / "a.sqlite3", backups=False) as a:
+        a.set_bookmark([IDS[0]])
+        a.add_tags([IDS[1]], ["x"])
+        a.set_note(IDS[2], "from a")
+        exported = a.export_data()
+    with Library(tmp_path / "b.sqlite3", backups=False) as b:
+        b.set_note(IDS[2], "from b")
+        before = _state(b)
+        b.import_data(exported)
+        assert "from a" in b.snapshot.notes[IDS[2]]
+        assert b.undo() == "import of 3 papers"
+        assert _state(b) == before
+
+
+def test_undo_when_busy_keeps_the_change_to_undo_later(tmp_path: Path) -> None:
+    path = tmp_path / "lib.sqlite3"
+    with Library(path, backups=False) as lib:
+        lib.set_bookmark([IDS[0]])
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(LibraryBusy):
+            lib.undo()
+        holder.execute("ROLLBACK")
+        holder.close()
+        assert lib.undo() == "bookmark on 1 paper"
+
+
+# -- note conflicts -----------------------------------------------------------------------------
+
+
+def test_a_note_edit_from_an_older_note_raises_and_writes_nothing(
+    two: tuple[Library, Library],
+) -> None:
+    a, b = two
+    started_from = a.snapshot.notes.get(IDS[0], "")
+    b.set_note(IDS[0], "cli note")
+    with pytest.raises(NoteConflict) as caught:
+        a.set_note(IDS[0], "reader note", expected=started_from)
+    assert caught.value.paper_id == IDS[0]
+    assert caught.value.mine == "reader note" and caught.value.theirs == "cli note"
+    assert isinstance(caught.value, LibraryError) and "\n" not in str(caught.value)
+    a.refresh()
+    assert a.snapshot.notes[IDS[0]] == "cli note"
+    assert a.undo() is None  # nothing was written, nothing to undo
+    # Starting from the stored note (or not checking at all) writes.
+    a.set_note(IDS[0], "merged", expected="cli note")
+    assert a.snapshot.notes[IDS[0]] == "merged"
+    a.set_note(IDS[0], "unconditional", expected=UNCHECKED)
+    a.set_note(IDS[0], "again")
+    assert a.snapshot.notes[IDS[0]] == "again"
+
+
+def test_note_conflict_when_the_note_was_deleted_or_created(two: tuple[Library, Library]) -> None:
+    a, b = two
+    with pytest.raises(NoteConflict) as caught:
+        a.set_note(IDS[1], "mine", expected="a note nobody stored")
+    assert caught.value.theirs == ""
+    a.set_note(IDS[1], "mine", expected=None)  # None and "" both mean "no note"
+    b.set_note(IDS[1], "")
+    with pytest.raises(NoteConflict):
+        a.set_note(IDS[1], "mine again", expected="mine")
+
+
+# -- busy ---------------------------------------------------------------------------------------
+
+
+def test_a_held_write_lock_gives_library_busy_and_nothing_half_written(tmp_path: Path) -> None:
+    path = tmp_path / "lib.sqlite3"
+    with Library(path, backups=False) as lib:
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        for write in (
+            lambda: lib.set_bookmark(IDS),
+            lambda: lib.add_tags(IDS, ["x"]),
+            lambda: lib.set_note(IDS[0], "n"),
+        ):
+            with pytest.raises(LibraryBusy) as caught:
+                write()
+            message = str(caught.value)
+            assert message.startswith("library busy: ") and "\n" not in message
+            assert "2.5 s" in message
+            assert not lib.conn.in_transaction
+        holder.execute("ROLLBACK")
+        holder.close()
+        assert lib.reload().paper_ids() == set()
+        lib.set_bookmark(IDS)  # and once the lock is free, writes go through
+        assert set(lib.snapshot.bookmarks) == set(IDS)
+
+
+# -- renames onto an existing tag ----------------------------------------------------------------
+
+
+def test_rename_onto_an_existing_tag_needs_merge(tmp_path: Path) -> None:
+    with Library(tmp_path / "lib.sqlite3", backups=False) as lib:
+        lib.add_tags(IDS[:2], ["a"])
+        lib.add_tags(IDS[1:3], ["b"])
+        with pytest.raises(TagExists) as caught:
+            lib.rename_tag("a", "B")
+        assert (caught.value.old, caught.value.new) == ("a", "b")
+        assert lib.tag_counts() == [("a", 2), ("b", 2)]
+        lib.rename_tag("a", "A")  # the same tag in another case is a rename, not a merge
+        assert lib.tag_counts() == [("A", 2), ("b", 2)]
+        lib.rename_tag("A", "b", merge=True)
+        assert lib.tag_counts() == [("b", 3)]
+        assert lib.undo() == "rename of tag 'A' to 'b'"
+        assert lib.tag_counts() == [("A", 2), ("b", 2)]
+
+
+# -- real second processes ----------------------------------------------------------------------
+
+
+def test_refresh_sees_the_cli_writing_beside_it(seeds: Corpus, tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    pid = seeds.papers[0].id
+    with Library(db, backups=False) as lib:
+        lib.set_bookmark([pid])
+        lib.refresh()
+        assert cli("tag", pid, "fromcli", db=db).returncode == 0
+        assert cli("note", pid, "cli note", db=db).returncode == 0
+        assert lib.refresh() == {"tags", "notes"}
+        assert lib.snapshot.tags[pid] == ["fromcli"] and lib.snapshot.notes[pid] == "cli note"
+        assert lib.refresh() == frozenset()
+        with pytest.raises(NoteConflict):
+            lib.set_note(pid, "reader note", expected="")
+        assert lib.undo() == "bookmark on 1 paper"  # its own change, not the CLI's
+        assert lib.undo() is None
+        assert "fromcli" in cli("show", pid, db=db).stdout
+
+
+HOLD_LOCK = r"""
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.read()
+conn.execute("ROLLBACK")
+"""
+
+
+def test_cli_says_library_busy_when_another_process_holds_the_lock(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    db = tmp_path / "lib.sqlite3"
+    Library(db, backups=False).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        result = cli("bookmark", seeds.papers[0].id, db=db)
+        assert result.returncode == 1
+        assert result.stderr.count("\n") == 1
+        assert result.stderr.startswith("abstract-reader: library busy: ")
+        assert "Traceback" not in result.stderr
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert cli("bookmark", seeds.papers[0].id, db=db).returncode == 0
+
+
+def test_cli_rename_onto_an_existing_tag_says_merge(seeds: Corpus, tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    cli("tag", seeds.papers[0].id, "a", db=db)
+    cli("tag", seeds.papers[1].id, "b", db=db)
+    result = cli("tags", "--rename", "a", "b", db=db)
+    assert result.returncode == 1 and "--merge" in result.stderr
+    assert result.stderr.count("\n") == 1
+    merged = cli("tags", "--rename", "a", "b", "--merge", db=db)
+    assert merged.returncode == 0 and merged.stdout.strip() == "2  b"
