@@ -429,7 +429,6 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
         from .metadata import title_overrides
 
         index.set_title_overrides(title_overrides(snapshot))
-        result = index.search(args.query, library, phrase_limit=None)  # exact for export
         from .saved import SavedSearchError, expand
         from .seen import WithNew
 
@@ -437,7 +436,8 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
             query = expand(library, args.query)  # -q @name: a saved search
         except SavedSearchError as exc:
             raise Failure(str(exc)) from None
-        result = index.search(query, WithNew(library, corpus))
+        # exact for export (no phrase limit); WithNew answers is:new
+        result = index.search(query, WithNew(library, corpus), phrase_limit=None)
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:

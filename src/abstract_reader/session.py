@@ -78,6 +78,12 @@ def query_dependencies(query: Query) -> frozenset[Dependency]:
             dependency = _IS_FACT.get(term.value)
             if dependency is not None:
                 found.add(dependency)
+        elif term.kind == "like" and term.value.startswith("#"):  # like:#tag
+            found.add("tags")
+        elif term.kind == "like" and term.value.startswith("is:"):  # like:is:bookmarked
+            dependency = _IS_FACT.get(term.value[3:])
+            if dependency is not None:
+                found.add(dependency)
         elif term.kind in _TITLE_KINDS:
             found.add("meta")
         elif term.kind == "like":  # ranks by likeness to seed papers: which ones may change
@@ -381,6 +387,9 @@ class Session:
             parts.append(
                 "indexing…" + (" (the filter applies when ready)" if self.query_text else "")
             )
+        if self.result is not None and self.result.ranked_like:  # like: (with its words)
+            words = self.result.like_words
+            parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
         if self.result is not None and self.result.ignored:
             parts.append("ignored: " + " ".join(self.result.ignored))
         problems = self.corpus.fatal_errors

@@ -91,6 +91,8 @@ COMMANDS: tuple[Command, ...] = (
     C("show_unread", "Show unread", "Filter to unread papers", "Filtering",
       action="set_filter('is:unread')"),
     C("clear_filter", "Clear filter", "Show every paper", "Filtering", action="set_filter('')"),
+    C("more_like", "More like this", "every paper ranked by likeness to this one (like:ID)",
+      "Filtering", "m", "m", on_paper=True),
     # -- library -----------------------------------------------------------------------------
     C("bookmark", "Bookmark", "bookmark on/off (all marked papers when some are marked)",
       "Library", "b", "b", footer="Bookmark", on_paper=True),

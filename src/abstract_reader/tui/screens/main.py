@@ -703,6 +703,15 @@ class MainScreen(Screen[None]):
     def action_set_filter(self, text: str) -> None:
         self._fill_filter(text)
 
+    def action_more_like(self) -> None:
+        """Filter to ``like:ID``: every paper ranked by likeness to the current one."""
+        paper = self.current_paper()
+        if paper is None:
+            return
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+        self._fill_filter(f"like:{paper.id[:12]}")
+
     def action_toggle_auto_read(self) -> None:
         on_ = self.library.setting("auto_read", "on") == "off"
         if not on_:
