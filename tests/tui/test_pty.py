@@ -187,3 +187,29 @@ def test_a_note_edited_in_editor_is_saved_and_the_temp_file_removed(tmp_path: Pa
         assert fresh.snapshot.notes[paper_id] == "mine written in the editor"
     temp = Path(seen.read_text(encoding="utf-8"))
     assert temp.name.startswith("abstract-reader-note-") and not temp.exists()
+
+
+def test_an_editor_that_cannot_start_leaves_the_reader_running(tmp_path: Path) -> None:
+    """$EDITOR naming no program: one notice, and the reader is back and answers keys (it
+    used to stay suspended for good: only kill ended it)."""
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+        "VISUAL": "",
+        "EDITOR": str(tmp_path / "no-such-editor") + " --flag",
+        "COLUMNS": "140",
+        "LINES": "40",
+    }
+    term = Terminal(installed_script(), env)
+    term.read_until(b"55 papers")
+    term.send("o")
+    term.read_until(b"Note on")
+    term.send("\x0f")  # ctrl+o
+    term.read_until(b"Could not run")
+    term.output = b""
+    term.send("\x1b")  # Esc: the unchanged note editor closes; the main footer is back
+    term.read_until(b"Quit")
+    term.send("q")
+    assert term.wait() == 0

@@ -358,14 +358,22 @@ class NoteEditor(_Editor[NoteResult]):
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(area.text)
+            failure: OSError | None = None
             try:
+                # Nothing may escape the suspended block: Textual's suspend() resumes the
+                # app only when the block ends normally, so an editor that cannot start
+                # (no such program) must be caught inside it, or the reader never comes back.
                 with self.app.suspend():
-                    code = subprocess.call([*shlex.split(editor), name])
+                    try:
+                        code = subprocess.call([*shlex.split(editor), name])
+                    except (OSError, ValueError) as exc:  # ValueError: shlex, bad quoting
+                        failure = exc if isinstance(exc, OSError) else OSError(str(exc))
+                        code = -1
             except SuspendNotSupported:
                 self.warn("This terminal cannot be suspended for an editor.")
                 return
-            except OSError as exc:
-                self.warn(f"Could not run {editor}: {exc.strerror or exc}")
+            if failure is not None:
+                self.warn(f"Could not run {editor}: {failure.strerror or failure}")
                 return
             if code != 0:
                 self.warn(f"{editor} exited with code {code}; the note is unchanged.")
