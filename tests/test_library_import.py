@@ -273,3 +273,23 @@ def test_fuzz_import_rejects_cleanly_or_round_trips(tmp_path: Path, doc: Any) ->
 def _remove(db: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         db.with_name(db.name + suffix).unlink(missing_ok=True)
+
+
+def test_every_setting_the_program_writes_travels_with_an_export(tmp_path: Path) -> None:
+    from abstract_reader.saved import save
+    from abstract_reader.seen import begin_session
+
+    dump = tmp_path / "dump.txt"
+    dump.write_text("A header\n\nAn abstract.\n")
+    with Library(tmp_path / "a.sqlite3", backups=False) as a:
+        save(a, "robust-ones", "robust !graph")
+        begin_session(a, [str(dump)])
+        a.set_setting("sort", "year")
+        a.set_setting("cite_format", "markdown")
+        a.set_setting("cite_abstract", "on")
+        a.set_setting("auto_read", "off")
+        exported = a.export_data()
+        settings_a = dict(a.snapshot.settings)
+    with Library(tmp_path / "b.sqlite3", backups=False) as b:
+        b.import_data(parse_export(json.dumps(exported)))
+        assert b.snapshot.settings == settings_a

@@ -83,18 +83,31 @@ def _json_object(value: str) -> str | None:
     return None if isinstance(parsed, dict) else "must be a JSON object"
 
 
+def _sort(value: str) -> str | None:
+    from ..session import SORTS  # late: the session imports the library
+
+    return _one_of(*SORTS)(value)
+
+
 #: Setting key → check of its value (None: fine, else what is wrong). A new setting that
-#: should travel with exports is added here; the import refuses keys it does not know.
+#: should travel with exports is added here; the import refuses keys it does not know (and
+#: the export leaves them out).
 KNOWN_SETTINGS: dict[str, Callable[[str], str | None]] = {
     "theme": _line(100),
     "filter": _line(10_000),
     "paper": _paper_id,
     "auto_read": _one_of("on", "off"),
     "cite_format": _cite_format,
+    "cite_abstract": _line(10),
+    "sort": _sort,
+    "reader.session": _line(40),
+    "reader.previous_session": _line(40),
 }
-#: Key prefix (followed by a paper id) → check of its value.
-KNOWN_SETTING_PREFIXES: dict[str, Callable[[str], str | None]] = {
-    "provenance:": _json_object,
+#: Key prefix → (what must follow it, check of the value).
+KNOWN_SETTING_PREFIXES: dict[str, tuple[re.Pattern[str], Callable[[str], str | None]]] = {
+    "provenance:": (re.compile(r"[0-9a-f]{16}"), _json_object),  # metadata.py
+    "search:": (re.compile(r"[\w-]{1,64}"), _line(10_000)),  # saved.py: saved searches
+    "seen:": (re.compile(r"[0-9a-f]{24}"), _line(40)),  # seen.py: when a dump was first seen
 }
 
 
@@ -106,8 +119,8 @@ def setting_problem(key: object, value: object) -> str | None:
         return f"setting {_shown(key)}: too long"
     check = KNOWN_SETTINGS.get(key)
     if check is None:
-        for prefix, prefixed in KNOWN_SETTING_PREFIXES.items():
-            if key.startswith(prefix) and _PAPER_ID.fullmatch(key[len(prefix) :]):
+        for prefix, (rest, prefixed) in KNOWN_SETTING_PREFIXES.items():
+            if key.startswith(prefix) and rest.fullmatch(key[len(prefix) :]):
                 check = prefixed
                 break
     if check is None:
