@@ -43,6 +43,7 @@ SUBCOMMANDS = (
     "match",
     "config",
     "completion",
+    "digest",
 )
 
 
@@ -138,6 +139,7 @@ environment:
   ABSTRACT_READER_CONFIG          the config file (default: config.toml in the user config dir)
   ABSTRACT_READER_OPENREVIEW_URL  the OpenReview API to ask for metadata (for tests, mirrors)
   ABSTRACT_READER_ARXIV_URL       the arXiv API to ask for metadata
+  ABSTRACT_READER_ARXIV_INTERVAL  seconds between arXiv requests (default 3, as arXiv asks)
   ABSTRACT_READER_DEBUG=1         print the traceback of an unexpected error
   VISUAL, EDITOR                  the editor for notes
   BROWSER                         the browser that opens a paper's link
@@ -271,6 +273,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="write nothing; say what would change")
     p.add_argument("--force", action="store_true", help="replace metadata set by hand")
     p.add_argument("--json", action="store_true", help="one JSON line per paper")
+
+    from .digest import FORMATS as DIGEST_FORMATS
+
+    p = sub.add_parser("digest", help="a reading digest of the matching papers, grouped by tag")
+    _common(p)
+    _filters(p)
+    p.add_argument(
+        "--since",
+        metavar="DATE",
+        help="only papers whose dumps were first seen on or after DATE (YYYY-MM-DD)",
+    )
+    p.add_argument("--format", "-f", choices=DIGEST_FORMATS, default="markdown")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here ('-': standard output)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
 
     p = sub.add_parser("library", help="export or import the whole library as JSON")
     lib_sub = p.add_subparsers(dest="library_command", metavar="ACTION", parser_class=_Parser)
@@ -413,9 +429,19 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
         from .metadata import title_overrides
 
         index.set_title_overrides(title_overrides(snapshot))
-        result = index.search(args.query, library, phrase_limit=None)  # exact for export
+        from .saved import SavedSearchError, expand
+        from .seen import WithNew
+
+        try:
+            query = expand(library, args.query)  # -q @name: a saved search
+        except SavedSearchError as exc:
+            raise Failure(str(exc)) from None
+        # one search (a merge had left two), exact phrases for export
+        result = index.search(query, WithNew(library, corpus), phrase_limit=None)
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")
+        if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
+            _note(f"{len(result):,} papers, {result.ranked_like}")
         papers = [result.paper_at(i) for i in range(len(result))]
     else:
         papers = list(corpus.papers)
@@ -904,6 +930,37 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 1 if warnings else 0
 
 
+def cmd_digest(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from .digest import digest
+    from .seen import ids_seen_since, record_seen
+
+    since = None
+    if args.since:
+        try:
+            since = datetime.fromisoformat(args.since)
+        except ValueError:
+            raise Failure(f"--since {args.since!r}: not a date (YYYY-MM-DD)") from None
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+    corpus = _load(args)
+    library = _open_library(args)
+    record_seen(library, corpus.files)  # dumps never seen before are new as of now
+    records = _records(corpus, library, args)
+    subtitle = [f"query: {args.query}"] if args.query else []
+    if since is not None:
+        fresh = ids_seen_since(library, corpus, since)
+        records = [r for r in records if r.id in fresh]
+        subtitle.append(f"dumps first seen since {args.since}")
+    text = digest(records, args.format, subtitle=" · ".join(subtitle))
+    if args.output and args.output != "-":
+        _write_file(args.output, text, force=args.force)
+        _note(f"Wrote a digest of {len(records)} papers to {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 1 if corpus.fatal_errors else 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "config": cmd_config,
     "completion": cmd_completion,
@@ -920,6 +977,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": cmd_export,
     "library": cmd_library,
     "match": cmd_match,
+    "digest": cmd_digest,
 }
 
 

@@ -61,7 +61,7 @@ class Query:
         return not self.terms
 
 
-_IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged"}
+_IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged", "new"}
 _LEXER = re.compile(r'!?(?:like:)?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
 
 

@@ -1,0 +1,202 @@
+"""What's new: the digest (read back as Markdown), is:new across sessions, saved searches."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from abstract_reader.cite import record
+from abstract_reader.corpus import load_corpus
+from abstract_reader.digest import digest, first_sentences
+from abstract_reader.library import Library
+from abstract_reader.saved import SavedSearchError, delete, expand, save, saved
+from abstract_reader.search import SearchIndex
+from abstract_reader.seen import WithNew, begin_session, ids_seen_since, new_ids
+
+from .conftest import cli, write_dump
+
+HOSTILE = "Robust *bold* [link](http://x) <b>tag</b> #heading | pipe $x$ & co_var"
+
+
+def _rendered_text(text: str) -> str:
+    """The visible text of the Markdown once rendered to HTML."""
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.parts: list[str] = []
+
+        def handle_data(self, data: str) -> None:
+            self.parts.append(data)
+
+    html = MarkdownIt("commonmark").render(text)
+    parser = Text()
+    parser.feed(html)
+    return "".join(parser.parts)
+
+
+def test_markdown_digest_reads_back_grouped_by_tag(tmp_path: Path) -> None:
+    dump = write_dump(
+        tmp_path / "d.txt",
+        f"{HOSTILE}. Second sentence here. Third one is not shown.",
+        "Graph networks pass messages. They are neat.",
+        "Nobody tagged this one. It stays untagged.",
+    )
+    corpus = load_corpus([dump])
+    library = Library(tmp_path / "lib.sqlite3")
+    a, b, c = (p.id for p in corpus.papers)
+    library.add_tags([a], ["robust"])
+    library.add_tags([a, b], ["reading list"])
+    library.set_note(a, "Check *this*\n1. against the baseline")
+    library.set_bookmark([b])
+    records = [record(p, library.snapshot) for p in corpus.papers]
+    text = digest(records, "markdown", subtitle="query: is:tagged")
+
+    md = MarkdownIt("commonmark")
+    tokens = md.parse(text)
+    headings = [
+        (tokens[i].tag, tokens[i + 1].content)
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open"
+    ]
+    h2 = [content for tag, content in headings if tag == "h2"]
+    assert h2 == ["\\#reading list (2)", "\\#robust (1)", "Untagged (1)"]
+    h3 = [content for tag, content in headings if tag == "h3"]
+    assert len(h3) == 4  # the robust paper is under both of its tags
+    # untrusted text stays text: no emphasis, link, HTML or heading made from it
+    kinds = {t.type for t in tokens} | {c.type for t in tokens for c in t.children or []}
+    assert not kinds & {"link_open", "html_inline", "html_block", "ordered_list_open"}
+    emphasised = set(re.findall(r"<em>(.*?)</em>", md.render(text)))
+    assert emphasised == {"query: is:tagged", "derived title"}  # the digest's own, only
+    shown = _rendered_text(text)
+    # rendered as the reader shows it: emphasis markers dropped, the math span becomes x
+    assert HOSTILE.replace("$x$", "x").replace("*bold*", "bold") in shown
+    assert "Third one" not in shown  # two sentences only
+    assert "Check *this* 1. against the baseline" in " ".join(shown.split())
+    assert "cite as " in shown and "★ bookmarked" in shown
+    assert "query: is:tagged" in shown
+    assert sum(t.type == "blockquote_open" for t in tokens) == 4
+
+
+def test_text_and_html_digests(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "d.txt", f"{HOSTILE}. More.")
+    corpus = load_corpus([dump])
+    library = Library(tmp_path / "lib.sqlite3")
+    library.add_tags([corpus.papers[0].id], ["<script>"])
+    records = [record(p, library.snapshot) for p in corpus.papers]
+    text = digest(records, "text")
+    assert text.startswith("Reading digest: 1 paper\n") and "#<script> (1)" in text
+    page = digest(records, "html")
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<b>tag</b>" not in page
+
+
+def test_first_sentences_render_math_and_cap() -> None:
+    assert first_sentences(r"We bound $\hat \mu$ well. Then more. Not this.") == (
+        "We bound μ̂ well. Then more."
+    )
+    assert len(first_sentences("word " * 500)) <= 400
+
+
+# -- is:new ---------------------------------------------------------------------------------
+
+
+def test_is_new_across_two_sessions(tmp_path: Path) -> None:
+    first = write_dump(tmp_path / "icml.txt", "Old paper about graphs.", "Shared paper.")
+    library = Library(tmp_path / "lib.sqlite3")
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    corpus = load_corpus([first])
+    begin_session(library, corpus.files, t0)
+    assert new_ids(library, corpus) == set()  # no previous session: nothing is new
+
+    second = write_dump(tmp_path / "neurips.txt", "Brand new paper.", "Shared paper.")
+    corpus = load_corpus([first, second])
+    begin_session(library, corpus.files, t0 + timedelta(days=1))
+    fresh = new_ids(library, corpus)
+    assert {corpus.get(i).abstract for i in fresh if corpus.get(i)} == {"Brand new paper."}
+
+    index = SearchIndex(corpus)
+    result = index.search("is:new", WithNew(library, corpus))
+    assert [h.paper.abstract for h in result] == ["Brand new paper."]
+
+    begin_session(library, corpus.files, t0 + timedelta(days=2))
+    assert new_ids(library, corpus) == set()  # seen in the previous session: not new now
+
+    since = ids_seen_since(library, corpus, t0 + timedelta(hours=12))
+    assert {corpus.get(i).abstract for i in since if corpus.get(i)} == {"Brand new paper."}
+
+
+def test_is_new_in_the_cli_and_digest_since(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    old = write_dump(tmp_path / "old.txt", "An old abstract about graphs.")
+    new = write_dump(tmp_path / "new.txt", "A new abstract about bandits.")
+    library = Library(db)
+    begin_session(library, [str(old)], datetime(2026, 1, 1, tzinfo=UTC))
+    begin_session(library, [str(old), str(new)], datetime(2026, 2, 1, tzinfo=UTC))
+    library.close()
+    done = cli("list", "-d", str(old), "-d", str(new), "-q", "is:new", db=db)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 1 and "bandits" in done.stdout.lower()
+
+    done = cli("digest", "-d", str(old), "-d", str(new), "--since", "2026-01-15", db=db)
+    assert done.returncode == 0, done.stderr
+    assert "bandits" in done.stdout and "graphs" not in done.stdout
+    bad = cli("digest", "-d", str(old), "--since", "last week", db=db)
+    assert bad.returncode == 1
+    assert bad.stderr.strip().endswith("not a date (YYYY-MM-DD)")
+
+
+# -- saved searches --------------------------------------------------------------------------
+
+
+def test_saved_searches_save_list_expand_delete(tmp_path: Path) -> None:
+    library = Library(tmp_path / "lib.sqlite3")
+    save(library, "reading", "like:#robust is:unread")
+    save(library, "Graphs", "graph | gnn")
+    assert saved(library) == {"Graphs": "graph | gnn", "reading": "like:#robust is:unread"}
+    assert expand(library, "@reading venue:icml") == "like:#robust is:unread venue:icml"
+    assert expand(library, "mail@reading") == "mail@reading"  # not a reference
+    with pytest.raises(SavedSearchError, match="no saved search named 'nope'"):
+        expand(library, "@nope")
+    with pytest.raises(SavedSearchError):
+        save(library, "two words", "x")
+    delete(library, "Graphs")
+    assert saved(library) == {"reading": "like:#robust is:unread"}
+    with pytest.raises(SavedSearchError):
+        delete(library, "Graphs")
+    # another process sees them
+    assert saved(Library(tmp_path / "lib.sqlite3")) == {"reading": "like:#robust is:unread"}
+
+
+def test_cli_query_at_name(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    library = Library(db)
+    save(library, "snn", "spiking")
+    library.close()
+    done = cli("list", "-q", "@snn", db=db)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 2  # the two spiking-network papers
+    done = cli("list", "-q", "@missing", db=db)
+    assert done.returncode == 1 and "no saved search named 'missing'" in done.stderr
+
+
+# -- the digest command ----------------------------------------------------------------------
+
+
+def test_cli_digest_writes_a_file_only_with_force(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    assert cli("tag", "91429572", "snn", db=db).returncode == 0
+    out = tmp_path / "digest.md"
+    done = cli("digest", "-q", "#snn", "-o", str(out), db=db)
+    assert done.returncode == 0, done.stderr
+    assert "Spike-SFT" in out.read_text("utf-8")
+    out.write_text("keep me", encoding="utf-8")
+    again = cli("digest", "-q", "#snn", "-o", str(out), db=db)
+    assert again.returncode == 1 and out.read_text("utf-8") == "keep me"
+    forced = cli("digest", "-q", "#snn", "-o", str(out), "--force", "--format", "html", db=db)
+    assert forced.returncode == 0 and out.read_text("utf-8").startswith("<!DOCTYPE html>")
