@@ -63,6 +63,19 @@ def test_no_library_fact(text: str) -> None:
     assert query_dependencies(parse_query(text)) == frozenset()
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("LIKE:#theory", {"tags"}),
+        ("like:IS:Bookmarked", {"bookmarks"}),
+        ("Like:is:unread", {"read"}),
+        ("like:d059a4d9", set()),
+    ],
+)
+def test_like_reads_what_chooses_its_seeds(text: str, expected: set[str]) -> None:
+    assert query_dependencies(parse_query(text)) == expected
+
+
 def test_alternatives_and_combinations() -> None:
     query = parse_query("is:read | #x  IS:Bookmarked  venue:neurips")
     assert query_dependencies(query) == {"read", "tags", "bookmarks"}

@@ -514,3 +514,38 @@ def test_a_refreshed_view_equals_a_fresh_load(tmp_path: Path, ops: list[Any]) ->
     finally:
         for view in views.values():
             view.close()
+
+
+def test_an_upgrade_blocked_by_another_writer_opens_read_only_not_a_crash(tmp_path: Path) -> None:
+    from abstract_reader.library import MIGRATIONS
+
+    db = tmp_path / "lib.sqlite3"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    for statement in ";".join(MIGRATIONS[:2]).split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version = 2")
+    conn.execute("INSERT INTO bookmarks VALUES (?, 1.0)", (IDS[0],))
+    conn.execute("BEGIN IMMEDIATE")  # another program is writing
+    lib = Library(db, backups=False)
+    assert lib.read_only and lib.problem is not None
+    assert "library busy" in lib.problem and "\n" not in lib.problem
+    assert set(lib.snapshot.bookmarks) == {IDS[0]}  # what it holds is still shown
+    lib.close()
+    conn.execute("ROLLBACK")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    conn.close()
+    with Library(db, backups=False) as upgraded:  # once free, the upgrade goes through
+        assert not upgraded.read_only and set(upgraded.snapshot.bookmarks) == {IDS[0]}
+
+
+def test_the_change_log_is_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from abstract_reader.library import store
+
+    monkeypatch.setattr(store, "CHANGES_KEPT", 50)
+    with Library(tmp_path / "lib.sqlite3", backups=False) as lib:
+        for n in range(1200):
+            lib.set_read([IDS[n % 2]], on=bool(n % 4 < 2))
+        kept = lib.conn.execute("SELECT count(*), min(seq) FROM changes").fetchone()
+    assert kept[0] <= 50 + 500 and kept[1] > 1

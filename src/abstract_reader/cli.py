@@ -436,7 +436,7 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
             query = expand(library, args.query)  # -q @name: a saved search
         except SavedSearchError as exc:
             raise Failure(str(exc)) from None
-        # one search (a merge had left two), exact phrases for export
+        # exact for export (no phrase limit); WithNew answers is:new
         result = index.search(query, WithNew(library, corpus), phrase_limit=None)
         for part in result.ignored:
             _error(f"warning: ignored {part!r} in the query")

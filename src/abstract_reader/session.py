@@ -63,8 +63,9 @@ _TITLE_KINDS = frozenset({"words", "phrase", "phrase_loose", "title", "title_sta
 def query_dependencies(query: Query) -> frozenset[Dependency]:
     """The facts a parsed query reads: `#tag` and `is:tagged` → tags, `is:bookmarked` →
     bookmarks, `is:read`/`is:unread` → read, `is:noted` → notes, words (which also match real
-    titles) and `title:` → meta, `is:marked` → marks. Case never matters: the parser has
-    already folded field names."""
+    titles) and `title:` → meta, `is:marked` → marks; `like:#tag` / `like:is:…` read what
+    their seeds are chosen by. Case never matters: the parser has already folded field
+    names."""
     found: set[Dependency] = set()
 
     def visit(term: Term) -> None:
@@ -77,8 +78,21 @@ def query_dependencies(query: Query) -> frozenset[Dependency]:
             dependency = _IS_FACT.get(term.value)
             if dependency is not None:
                 found.add(dependency)
+        elif term.kind == "like" and term.value.startswith("#"):  # like:#tag
+            found.add("tags")
+        elif term.kind == "like" and term.value.startswith("is:"):  # like:is:bookmarked
+            dependency = _IS_FACT.get(term.value[3:])
+            if dependency is not None:
+                found.add(dependency)
         elif term.kind in _TITLE_KINDS:
             found.add("meta")
+        elif term.kind == "like":  # ranks by likeness to seed papers: which ones may change
+            if term.value.startswith("#"):
+                found.add("tags")
+            elif term.value.startswith("is:"):
+                dependency = _IS_FACT.get(term.value[3:])
+                if dependency is not None:
+                    found.add(dependency)
 
     for term in query.terms:
         visit(term)
@@ -373,6 +387,9 @@ class Session:
             parts.append(
                 "indexing…" + (" (the filter applies when ready)" if self.query_text else "")
             )
+        if self.result is not None and self.result.ranked_like:  # like: (with its words)
+            words = self.result.like_words
+            parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
         if self.result is not None and self.result.ignored:
             parts.append("ignored: " + " ".join(self.result.ignored))
         problems = self.corpus.fatal_errors

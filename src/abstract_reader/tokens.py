@@ -48,9 +48,9 @@ def worker() -> None:
     EOF on stdin means the parent is gone (killed, even with SIGKILL) — then the helper
     removes its temporary folder (the parent cannot any more) and exits at once."""
     source, answer = sys.argv[1], sys.argv[2]
-    threading.Thread(
-        target=_exit_when_orphaned, args=(os.path.dirname(source),), daemon=True
-    ).start()
+    parent = os.getppid()
+    folder = os.path.dirname(source)
+    threading.Thread(target=_exit_when_orphaned, args=(folder,), daemon=True).start()
     with open(source, "rb") as handle:
         data = handle.read().decode("utf-8")
     pieces, ids, lengths = tokenise_chunk(data.split("\0"))
@@ -59,6 +59,9 @@ def worker() -> None:
         out.write(struct.pack("<3q", len(names), len(ids), len(lengths)))
         for blob in (names, ids, lengths):
             out.write(blob)
+    if os.getppid() != parent:  # the parent died while we finished: nobody will read it
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(1)
     os._exit(0)  # done; no interpreter shutdown racing the watching thread
 
 

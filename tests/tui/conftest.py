@@ -10,6 +10,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from abstract_reader.config import Config
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.widgets.paper_list import PaperList
 from abstract_reader.tui.widgets.paper_view import PaperView
@@ -17,6 +18,7 @@ from abstract_reader.tui.widgets.paper_view import PaperView
 
 def make_app(tmp_path: Path, paths: list[Any] | None = None, **kwargs: Any) -> ReaderApp:
     kwargs.setdefault("read_delay", 3600.0)  # no auto-read unless a test asks for it
+    kwargs.setdefault("config", Config())  # the defaults, whatever the user's config file says
     return ReaderApp(paths, tmp_path / "lib.sqlite3", cache_dir=tmp_path / "cache", **kwargs)
 
 

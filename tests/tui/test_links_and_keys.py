@@ -204,3 +204,38 @@ async def test_footer_hints_follow_focus(tmp_path: Path) -> None:
         await pilot.pause()
         keys = footer_keys()
         assert {"Save", "Cancel"} <= keys and not {"Bookmark", "Quit"} & keys
+
+
+async def test_a_tag_with_spaces_reads_as_one_tag(tmp_path: Path) -> None:
+    from .conftest import list_lines, view_text
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        app.library.add_tags([paper_id], ["reading list", "theory"])
+        await until(pilot, lambda: '#"reading list" #theory' in view_text(app))
+        assert any('#"reading list"' in line for line in list_lines(app))
+
+
+async def test_the_config_file_remaps_keys_and_sets_auto_read_and_width(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'auto_read = false\nlist_width = 30\n\n[keys]\nbookmark = "B"\nnosuchthing = "x"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
+    app = make_app(tmp_path, config=None, read_delay=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b")
+        assert not app.library.snapshot.bookmarks  # b is no longer bookmark …
+        await pilot.press("B")
+        assert len(app.library.snapshot.bookmarks) == 1  # … B is
+        assert app.query_one(PaperList).outer_size.width == 30
+        await pilot.press("j")
+        assert app.main._read_timer is None  # auto-read off
+        messages = [n.message for n in app._notifications]
+        assert any("nosuchthing: no such binding id" in m for m in messages)

@@ -808,3 +808,40 @@ async def test_tab_cycles_through_every_completion_and_keeps_the_focus(tmp_path:
         assert field.has_focus and field.value == "zz"  # nothing to complete: focus stays
         await pilot.press("x")
         assert field.value == "zzx"
+
+
+async def test_bulk_tag_editor_shows_counts_and_removes_from_all(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        ids = [p.id for p in app.session.corpus.papers[:3]]
+        app.library.add_tags(ids[:2], ["theory"])
+        app.library.add_tags(ids, ["keep"])
+        await pilot.press("space", "space", "space", "t")
+        assert isinstance(app.screen, TagEditor)
+        options = app.screen.query_one("#tag-current")
+        labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert labels == ["#keep", "#theory  on 2 of 3"]
+        await pilot.press("shift+tab", "end", "delete", "ctrl+s")  # remove #theory
+        await settle(app, pilot)
+        assert all(app.library.snapshot.tags.get(i) == ["keep"] for i in ids)
+        await pilot.press("t", "ctrl+s")  # no change: says so
+        await settle(app, pilot)
+        assert "No change to the tags." in [n.message for n in app._notifications]
+
+
+async def test_metadata_fields_never_merge_in_a_burst(tmp_path: Path) -> None:
+    """ "Zz⇥Ada" typed faster than the app handles it: the authors go to the authors field."""
+    from textual import events
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        assert isinstance(app.screen, MetadataEditor)
+        for key, char in [("Z", "Z"), ("z", "z"), ("tab", None), ("A", "A"), ("d", "d")]:
+            app.post_message(events.Key(key, char))
+        app.post_message(events.Key("a", "a"))
+        await settle(app, pilot)
+        assert app.screen.query_one("#meta-title", Input).value == "Zz"
+        assert app.screen.query_one("#meta-authors", Input).value == "Ada"

@@ -124,8 +124,6 @@ def open_library(path: Path | None, *, backups: bool = True) -> Opened:
     try:
         probe, check, version = _probe(path)
     except sqlite3.Error as exc:
-        if is_busy(exc):
-            raise busy_error(path) from None
         return _open_read_only(path, _reason(exc))
     if check is None or check[0] != "ok":
         detail = escape_for_terminal(str(check[0]) if check else "no answer")[:120]
@@ -146,14 +144,16 @@ def open_library(path: Path | None, *, backups: bool = True) -> Opened:
             probe,
         )
     probe.close()
+    conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         migrate(conn, path, daily=backups)
     except sqlite3.Error as exc:
-        if is_busy(exc):
-            raise busy_error(path) from None
+        if conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
         return _open_read_only(path, _reason(exc))
     return Opened(conn)
 
@@ -196,8 +196,6 @@ def _create(path: Path, *, backups: bool) -> Opened:
         conn.execute("PRAGMA synchronous = FULL")
         migrate(conn, path, daily=backups)
     except sqlite3.Error as exc:
-        if is_busy(exc):
-            raise busy_error(path) from None
         return _fallback(path, f"cannot create it ({_reason(exc)})")
     return Opened(conn)
 
@@ -221,6 +219,11 @@ def _reason(exc: sqlite3.Error) -> str:
     """What an SQLite error says about the file, in a few words."""
     code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
     detail = escape_for_terminal(str(exc))
+    if is_busy(exc):
+        return (
+            f"library busy: another program held its lock for more than "
+            f"{BUSY_TIMEOUT_MS / 1000:g} s"
+        )
     if code == sqlite3.SQLITE_FULL:
         return "the disk is full"
     if code == sqlite3.SQLITE_IOERR:

@@ -13,14 +13,13 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
+from ..config import Config, load_config
 from ..library import Library, LibraryError
 from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
-from .commands import bindings, palette_commands
+from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
 from .screens.main import NARROW_WIDTH, MainScreen
-
-READ_DELAY_S = 1.5
 
 
 class ReaderApp(App[int]):
@@ -38,10 +37,18 @@ class ReaderApp(App[int]):
         paths: Sequence[str | os.PathLike[str]] | None = None,
         db: str | os.PathLike[str] | None = None,
         *,
-        read_delay: float = READ_DELAY_S,
+        read_delay: float | None = None,
         cache_dir: Path | None = None,
+        config: Config | None = None,
     ) -> None:
         super().__init__()
+        if config is None:
+            config, self.config_warnings = load_config()
+        else:
+            self.config_warnings = []
+        self.config = config
+        if read_delay is None:
+            read_delay = config.auto_read_delay if config.auto_read else None
         self.library = Library(Path(db) if db is not None else default_db_path())
         self._screen_args = (
             [str(p) for p in paths] if paths is not None else None,
@@ -49,9 +56,29 @@ class ReaderApp(App[int]):
             cache_dir if cache_dir is not None else default_cache_root() / "index",
         )
         self._main: MainScreen | None = None
-        saved_theme = self.library.setting("theme")
-        if saved_theme and saved_theme in self.available_themes:
-            self.theme = saved_theme
+        theme = config.theme or self.library.setting("theme")
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        self._apply_keys(config)
+
+    def _apply_keys(self, config: Config) -> None:
+        """Keys remapped in the config file, by binding id (the first column of the command
+        table); an id the reader does not know is one warning."""
+        known = {c.id for c in COMMANDS} | EXTRA_BINDING_IDS
+        keymap: dict[str, str] = {}
+        for binding_id, keys in config.keys.items():
+            if binding_id not in known:
+                self.config_warnings.append(
+                    f"config: [keys] {binding_id}: no such binding id (see docs/keys.md); ignored"
+                )
+                continue
+            keymap[binding_id] = ",".join(keys)
+        if keymap:
+            self.set_keymap(keymap)
+
+    def on_mount(self) -> None:
+        for warning in self.config_warnings:
+            self.notify(warning, title="Config", severity="warning", timeout=15, markup=False)
 
     @property
     def session(self) -> Session:
@@ -62,7 +89,14 @@ class ReaderApp(App[int]):
         """The main screen (made when the App starts, in its context)."""
         if self._main is None:
             paths, read_delay, cache_dir = self._screen_args
-            self._main = MainScreen(self.library, paths, read_delay=read_delay, cache_dir=cache_dir)
+            self._main = MainScreen(
+                self.library,
+                paths,
+                read_delay=read_delay,
+                cache_dir=cache_dir,
+                list_width=self.config.list_width,
+                citation_format=self.config.citation_format,
+            )
         return self._main
 
     def get_default_screen(self) -> Screen[None]:

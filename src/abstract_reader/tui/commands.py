@@ -91,6 +91,8 @@ COMMANDS: tuple[Command, ...] = (
     C("show_unread", "Show unread", "Filter to unread papers", "Filtering",
       action="set_filter('is:unread')"),
     C("clear_filter", "Clear filter", "Show every paper", "Filtering", action="set_filter('')"),
+    C("more_like", "More like this", "every paper ranked by likeness to this one (like:ID)",
+      "Filtering", "m", "m", on_paper=True),
     # -- library -----------------------------------------------------------------------------
     C("bookmark", "Bookmark", "bookmark on/off (all marked papers when some are marked)",
       "Library", "b", "b", footer="Bookmark", on_paper=True),
@@ -137,6 +139,21 @@ COMMANDS: tuple[Command, ...] = (
 del C
 
 BY_ID: dict[str, Command] = {c.id: c for c in COMMANDS}
+
+#: Binding ids of the dialogs' own keys (remappable too).
+EXTRA_BINDING_IDS = frozenset(
+    {
+        "editor_cancel",
+        "editor_save",
+        "meta_next",
+        "meta_previous",
+        "note_external_editor",
+        "conflict_mine",
+        "conflict_theirs",
+        "conflict_merge",
+        "conflict_cancel",
+    }
+)
 
 
 def _binding(command: Command, action: str | None = None) -> Binding:

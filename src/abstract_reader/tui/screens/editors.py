@@ -17,6 +17,7 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
+from ..widgets.paper_list import tag_label
 
 _T = TypeVar("_T")
 
@@ -56,8 +57,20 @@ class TagEditor(_Editor[list[str]]):
         Binding("delete,backspace", "remove", "Remove tag", show=False),
     ]
 
-    def __init__(self, tags: list[str], known: list[str], what: str) -> None:
+    def __init__(
+        self,
+        tags: list[str],
+        known: list[str],
+        what: str,
+        *,
+        counts: dict[str, int] | None = None,
+        total: int = 1,
+    ) -> None:
+        """``counts`` (bulk): on how many of the ``total`` papers each tag is; a tag removed
+        here is removed from all of them."""
         super().__init__()
+        self.counts = counts or {}
+        self.total = total
         self.shown = list(tags)
         self.tags = list(tags)
         self._cycle: tuple[list[str], int] | None = None  #: Tab's completions, where it is
@@ -91,9 +104,21 @@ class TagEditor(_Editor[list[str]]):
         options = self.query_one("#tag-current", OptionList)
         options.clear_options()
         if self.tags:
-            options.add_options([Option(Content("#" + t), id=t) for t in self.tags])
+            options.add_options(
+                [
+                    Option(
+                        Content.assemble(tag_label(t), (self._count_note(t), "$text-muted")),
+                        id=t,
+                    )
+                    for t in self.tags
+                ]
+            )
         else:
             options.add_option(Option(Content("(no tags yet)"), disabled=True))
+
+    def _count_note(self, tag: str) -> str:
+        count = self.counts.get(tag)
+        return f"  on {count} of {self.total}" if count is not None and count < self.total else ""
 
     def _error(self, text: str) -> None:
         self.query_one("#tag-error", Static).update(Content(text).stylize("$text-error"))
@@ -190,6 +215,20 @@ class TagEditor(_Editor[list[str]]):
 
 
 class MetadataEditor(_Editor[Metadata]):
+    # priority: Tab moves the focus when it arrives, before the keys typed after it are
+    # forwarded; otherwise a fast "title⇥authors" put the authors into the title.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="meta_next"),
+        Binding(
+            "shift+tab",
+            "app.focus_previous",
+            "Previous field",
+            show=False,
+            priority=True,
+            id="meta_previous",
+        ),
+    ]
+
     def __init__(self, meta: Metadata, derived_title: str) -> None:
         super().__init__()
         self.meta = meta

@@ -100,13 +100,17 @@ class MainScreen(Screen[None]):
         library: Library,
         paths: list[str] | None,
         *,
-        read_delay: float,
+        read_delay: float | None,
         cache_dir: Path,
+        list_width: int | str | None = None,
+        citation_format: str | None = None,
     ) -> None:
         super().__init__()
         self.session = Session(library)
         self.paths = paths
-        self.read_delay = read_delay
+        self.read_delay = read_delay  #: None: auto-read is off (config file)
+        self.list_width = list_width
+        self.citation_format = citation_format
         self.cache_dir = cache_dir
         self.loaded = 0
         self.loading_dumps = True
@@ -148,6 +152,9 @@ class MainScreen(Screen[None]):
         paper_list = self.query_one(PaperList)
         paper_list.empty_message = Content("Loading dumps…")
         paper_list.focus()
+        if self.list_width is not None:  # from the config file
+            paper_list.styles.width = self.list_width
+            paper_list.styles.min_width = 0  # the stylesheet's minimum gives way
         self.query_one(PaperView).show(None, "Loading…")
         query = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
         self.session.set_query(query)
@@ -560,7 +567,9 @@ class MainScreen(Screen[None]):
         """A key or click of the user brought this paper into view: it becomes read if it is
         still there after the delay. Never at start-up, never for a paper left before."""
         self._cancel_read()
-        if self.library.setting("auto_read", "on") == "off" or self.library.read_only:
+        if self.read_delay is None or self.library.read_only:
+            return
+        if self.library.setting("auto_read", "on") == "off":
             return
         if paper_id in self.library.snapshot.read:
             return
@@ -694,6 +703,15 @@ class MainScreen(Screen[None]):
     def action_set_filter(self, text: str) -> None:
         self._fill_filter(text)
 
+    def action_more_like(self) -> None:
+        """Filter to ``like:ID``: every paper ranked by likeness to the current one."""
+        paper = self.current_paper()
+        if paper is None:
+            return
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+        self._fill_filter(f"like:{paper.id[:12]}")
+
     def action_toggle_auto_read(self) -> None:
         on_ = self.library.setting("auto_read", "on") == "off"
         if not on_:
@@ -764,12 +782,11 @@ class MainScreen(Screen[None]):
         if not papers:
             return
         snap = self.library.snapshot
-        if len(papers) == 1:
-            shown = list(snap.tags.get(papers[0].id, []))
-        else:  # bulk: start from the tags all marked papers share
-            sets = [{t.casefold(): t for t in snap.tags.get(p.id, [])} for p in papers]
-            common = set.intersection(*(set(s) for s in sets))
-            shown = sorted((sets[0][t] for t in common), key=str.casefold)
+        counts: dict[str, int] = {}  # bulk: every tag of the marked papers, with counts
+        for paper in papers:
+            for tag in snap.tags.get(paper.id, []):
+                counts[tag] = counts.get(tag, 0) + 1
+        shown = sorted(counts, key=str.casefold)
         ids = [p.id for p in papers]
 
         def save(tags: list[str] | None) -> None:
@@ -788,7 +805,10 @@ class MainScreen(Screen[None]):
 
             self._write(write, done=f"Tags saved on {len(ids)} papers" if len(ids) > 1 else None)
 
-        self.app.push_screen(TagEditor(shown, snap.tag_names, self.session.describe(papers)), save)
+        editor = TagEditor(
+            shown, snap.tag_names, self.session.describe(papers), counts=counts, total=len(ids)
+        )
+        self.app.push_screen(editor, save)
 
     def action_tag_list(self) -> None:
         from .pickers import TagAction, TagList
@@ -879,8 +899,11 @@ class MainScreen(Screen[None]):
     def default_format(self) -> str:
         from ...cite import FORMATS
 
-        fmt = self.library.setting("cite_format", "bibtex") or "bibtex"
-        return fmt if fmt in FORMATS else "bibtex"
+        # chosen in the reader (C, then d) > the config file > BibTeX
+        for fmt in (self.library.setting("cite_format"), self.citation_format):
+            if fmt in FORMATS:
+                return fmt
+        return "bibtex"
 
     def action_copy(self, fmt: str | None = None) -> None:
         from ...cite import FORMAT_NAMES, format_records

@@ -35,6 +35,12 @@ class Row:
     spans: tuple[tuple[int, int], ...] = ()
 
 
+def tag_label(tag: str) -> str:
+    """How a tag is shown: `#theory`, and `#"reading list"` (quoted, as the filter takes it)
+    when it has a space, so it reads as one tag."""
+    return f'#"{tag}"' if " " in tag else f"#{tag}"
+
+
 class RowSource(Protocol):
     def __len__(self) -> int: ...
     def row(self, index: int) -> Row: ...
@@ -204,7 +210,7 @@ class PaperList(ScrollView, can_focus=True):
         )
         right_parts: list[Content] = []
         if row.tags:
-            tag_text = " ".join("#" + t for t in row.tags)
+            tag_text = " ".join(tag_label(t) for t in row.tags)
             right_parts.append(Content(tag_text).stylize(self.get_visual_style("paper-list--tag")))
         right_parts.append(Content(row.venue).stylize(meta_style))
         right = Content(" ").join(right_parts)

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from ...text import Rendered, cap, sanitise
 from ..commands import bindings
+from .paper_list import tag_label
 
 #: Characters of an abstract the view shows; the rest is announced, so nothing freezes.
 DISPLAY_LIMIT = 20_000
@@ -100,7 +101,7 @@ class PaperView(VerticalScroll, can_focus=True):
         noun = "source" if len(d.sources) == 1 else "sources"
         lines.append(Content(f"{noun}: " + ", ".join(d.sources)).stylize("$text-muted"))
         if d.tags:
-            lines.append(Content(" ".join("#" + t for t in d.tags)).stylize("$text-success"))
+            lines.append(Content(" ".join(tag_label(t) for t in d.tags)).stylize("$text-success"))
         if d.url:
             lines.append(Content(f"url: {d.url}").stylize("$text-muted"))
         if d.doi:

@@ -1,0 +1,41 @@
+"""The reader's discovery keys: `m` = more like this."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.tui.widgets.paper_list import PaperList
+
+from .conftest import listed, make_app, settle, until
+
+WIDE = (140, 40)
+
+
+async def test_m_ranks_every_paper_like_the_current_one(tmp_path: Path, seeds: Corpus) -> None:
+    spike = seeds.resolve("91429572")  # Spike-SFT; its judged neighbour is ±I-LIF (SNNs)
+    neighbour = seeds.resolve("fa348708")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        paper_list.move(seeds.papers.index(spike), by_user=True)
+        await pilot.pause()
+        await pilot.press("m")
+        await settle(app, pilot)
+        await until(pilot, lambda: len(listed(app)) == 54)
+        assert app.query_one("#filter", Input).value == f"like:{spike.id[:12]}"
+        titles = listed(app)
+        assert spike.title not in titles  # the paper itself is left out
+        assert titles[0] == neighbour.title
+        status = str(app.query_one("#status").render())
+        assert "54 of 55" in status and f"ranked like {spike.title[:20]}" in status
+        assert "spiking" in status  # the words that drove the ranking
+        # and again from the neighbour: the filter follows
+        paper_list.move(0, by_user=True)
+        await pilot.pause()
+        await pilot.press("m")
+        await settle(app, pilot)
+        await until(pilot, lambda: spike.title in listed(app)[:1])
