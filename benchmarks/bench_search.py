@@ -1,15 +1,26 @@
-"""Search speed and memory on synthetic corpora, typed key by key. Prints a table.
+"""Search speed and memory on synthetic corpora, typed key by key. Prints tables.
 
-    python benchmarks/bench_search.py 10000 100000 [1000000] [--no-fzf]
+    python benchmarks/bench_search.py 10000 100000 [--no-fzf] [--no-phases]
 
-For each size: corpus load time, index build (cold) and load from the cache (warm), index
-memory against the corpus text, and per-keystroke latency (p50/p95/max) while typing each
-query one character at a time. When `fzf` is installed, times `fzf --filter` on the same
-corpus (one abstract per line) for each whole query, side by side.
+For each size:
+- memory and time per phase, each phase in a fresh process (so peaks do not mix): parse the
+  dumps; parse + save the corpus cache; load the corpus cache (content hash, checks);
+  index build (cold); index from its cache (warm). RSS from /proc/self/status (current)
+  and getrusage (peak), in MB.
+- the corpus cache's content key (SHA-256 of the dumps) against parsing;
+- per-keystroke latency (p50/p95/max) while typing each query one character at a time,
+  through the public API (search + the 50 rows a screen draws);
+- a phrase of common words ("of the"), cold and warm, bounded (the default) and exact;
+  a huge query (capped); when `fzf` is installed, `fzf --filter` on the same corpus.
+
+Numbers on a shared machine are noisy: compare runs made side by side. 1M needs ~10 GB and
+is not run by default (pass 1000000 explicitly).
 """
 
 from __future__ import annotations
 
+import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,6 +45,7 @@ QUERIES = [
     "!robust graph",
     "'exact phrase",
 ]
+PHASES = ["parse", "corpus-cache-save", "corpus-cache-load", "index-build", "index-load"]
 
 
 def corpus_dir(n: int) -> Path:
@@ -50,28 +62,97 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def bench(n: int, use_fzf: bool = True) -> None:
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_phase(phase: str, n: int, cache: Path) -> None:
+    """One phase in this (fresh) process; prints one JSON line."""
+    from abstract_reader.corpus_cache import load_corpus_cached
+
+    path = corpus_dir(n)
+    import numpy  # noqa: F401  (imports are not the phase)
+    import rapidfuzz  # noqa: F401
+
+    base = rss_mb()
+    t = time.perf_counter()
+    extra = ""
+    if phase == "parse":
+        corpus = load_corpus([path])
+    elif phase in ("corpus-cache-save", "corpus-cache-load"):  # the first run saves it
+        corpus = load_corpus_cached([path], cache / "corpus", min_bytes=0)
+    else:
+        corpus = load_corpus_cached([path], cache / "corpus", min_bytes=0)
+        t = time.perf_counter()  # the index only
+        base = rss_mb()
+        index = SearchIndex(
+            corpus, cache_dir=cache / "index", cache_key=cache_key_for(corpus.files)
+        )
+        assert index.loaded_from_cache == (phase == "index-load")
+        extra = f"index arrays {index.nbytes() / 1e6:.0f} MB"
+    seconds = time.perf_counter() - t
+    print(
+        json.dumps(
+            {
+                "phase": phase,
+                "s": seconds,
+                "rss": rss_mb(),
+                "delta": rss_mb() - base,
+                "peak": peak_mb(),
+                "papers": len(corpus),
+                "extra": extra,
+            }
+        )
+    )
+
+
+def phases(n: int) -> None:
+    cache = Path(tempfile.mkdtemp(prefix="bench-search-"))
+    print(f"{'phase':20} {'seconds':>8} {'RSS MB':>8} {'+MB':>8} {'peak MB':>8}")
+    try:
+        for phase in PHASES:
+            out = subprocess.run(
+                [sys.executable, __file__, "--phase", phase, str(n), str(cache)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            print(
+                f"{phase:20} {row['s']:8.2f} {row['rss']:8.0f} {row['delta']:8.0f}"
+                f" {row['peak']:8.0f}  {row['extra']}"
+            )
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def bench(n: int, use_fzf: bool = True, with_phases: bool = True) -> None:
     path = corpus_dir(n)
     text_bytes = sum(p.stat().st_size for p in path.glob("*.txt"))
+    print(f"\n## {n:,} abstracts ({text_bytes / 1e6:.0f} MB)")
+    if with_phases:
+        phases(n)
+    from abstract_reader.corpus_cache import key_for
+
     t = time.perf_counter()
     corpus = load_corpus([path])
     load_s = time.perf_counter() - t
-    cache = Path(tempfile.mkdtemp())
-    key = cache_key_for(corpus.files)
     t = time.perf_counter()
-    index = SearchIndex(corpus, cache_dir=cache, cache_key=key)
-    build_s = time.perf_counter() - t
-    t = time.perf_counter()
-    warm = SearchIndex(corpus, cache_dir=cache, cache_key=key)
-    warm_s = time.perf_counter() - t
-    assert warm.loaded_from_cache
-    shutil.rmtree(cache, ignore_errors=True)
-
-    print(f"\n## {n:,} abstracts ({text_bytes / 1e6:.0f} MB, {len(corpus):,} unique papers)")
+    key_for(sorted(path.glob("*.txt")))
+    key_s = time.perf_counter() - t
     print(
-        f"load dumps {load_s:6.2f} s | index build {build_s:6.2f} s | from cache {warm_s:5.2f} s"
-        f" | index memory {index.nbytes() / 1e6:6.1f} MB = {index.nbytes() / text_bytes:.2f}× text"
+        f"parse {load_s:.2f} s | corpus cache content key (SHA-256 of the dumps) {key_s:.3f} s"
+        f" = {key_s / load_s:.1%} of parsing"
     )
+    index = SearchIndex(corpus)
 
     fzf = shutil.which("fzf") if use_fzf else None
     lines_file = None
@@ -119,13 +200,38 @@ def bench(n: int, use_fzf: bool = True) -> None:
     if lines_file:
         lines_file.unlink()
 
+    print(f"{'bounded work':40} {'cold ms':>9} {'warm ms':>9} {'hits':>8}")
+    for label, query, limit in (
+        ('"of the" (default: 2,000 checked)', '"of the"', "default"),
+        ('"of the" exact (phrase_limit=None)', '"of the"', None),
+        ("of-the (adjacency bonus)", "of-the", "default"),
+        ("robust x 150,000 (capped)", "robust " * 150_000, "default"),
+    ):
+        cold_warm = []
+        for _ in range(2):
+            if not cold_warm:
+                index._phrase_cache.clear()
+                index._word_cache.clear()
+            t = time.perf_counter()
+            if limit == "default":
+                result = index.search(query)
+            else:
+                result = index.search(query, phrase_limit=None)
+            cold_warm.append((time.perf_counter() - t) * 1000)
+        print(f"{label:40} {cold_warm[0]:9.1f} {cold_warm[1]:9.1f} {len(result):>8,}")
+
 
 def main() -> None:
+    if "--phase" in sys.argv:
+        at = sys.argv.index("--phase")
+        run_phase(sys.argv[at + 1], int(sys.argv[at + 2]), Path(sys.argv[at + 3]))
+        return
     use_fzf = "--no-fzf" not in sys.argv
+    with_phases = "--no-phases" not in sys.argv
     sizes = [int(a) for a in sys.argv[1:] if a.isdigit()] or [10_000, 100_000]
     print(f"Python {sys.version.split()[0]}, {sys.platform}")
     for n in sizes:
-        bench(n, use_fzf)
+        bench(n, use_fzf, with_phases)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ DATA = Path(__file__).resolve().parent / "data"
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("ABSTRACT_READER_DB", str(tmp_path / "home" / "library.sqlite3"))
     monkeypatch.setenv("ABSTRACT_READER_CACHE", str(tmp_path / "cache"))
+    # never the user's own config.toml (tests that want one write their own)
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(tmp_path / "config" / "config.toml"))
     yield
 
 

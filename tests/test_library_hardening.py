@@ -409,3 +409,25 @@ def test_values_that_are_not_text_never_break_a_command(seeds: Corpus, tmp_path:
         result = cli(*args, db=db)
         assert result.returncode == 0, (args, result.stderr)
         assert "Traceback" not in result.stderr and "\x1b" not in result.stdout
+
+
+# -- where the library lives ---------------------------------------------------------------------
+
+
+def test_folders_made_for_the_library_are_private_and_existing_ones_kept(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    db = tmp_path / "data" / "abstract-reader" / "lib.sqlite3"
+    with Library(db, backups=False) as lib:
+        lib.set_note(IDS[0], "private thoughts")
+    assert (tmp_path / "data").stat().st_mode & 0o777 == 0o700
+    assert db.parent.stat().st_mode & 0o777 == 0o700
+    assert tmp_path.stat().st_mode & 0o777 == 0o755
+
+
+def test_a_blank_environment_override_means_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    from abstract_reader.paths import cache_dir, default_db_path
+
+    monkeypatch.setenv("ABSTRACT_READER_DB", "  ")
+    monkeypatch.setenv("ABSTRACT_READER_CACHE", "")
+    assert default_db_path().name == "library.sqlite3" and default_db_path().is_absolute()
+    assert cache_dir().is_absolute() and str(cache_dir()).strip() == str(cache_dir())

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from abstract_reader.corpus import Corpus
 from abstract_reader.text import render
@@ -244,3 +246,27 @@ def test_show_of_a_hostile_abstract_is_capped_and_quiet(tmp_path: Path) -> None:
     full = cli("show", paper_id, "--full", "-d", str(dump))
     assert full.returncode == 0 and full.stderr == ""
     assert "more characters" not in full.stdout and full.stdout.count("**x") > 10_000
+
+
+_MARKUP = st.text(alphabet="$\\*`'~{}-_^()[]% abcXY12\n", max_size=300)
+
+
+@given(_MARKUP, st.integers(min_value=0, max_value=120))
+def test_render_with_a_limit_never_raises_and_stays_near_it(source: str, limit: int) -> None:
+    whole = render(source)
+    shown = render(source, limit)
+    for rendered in (whole, shown):
+        assert all(0 <= s.start < s.end <= len(rendered.text) for s in rendered.spans)
+    first_is_math = (
+        bool(shown.spans) and shown.spans[0].start == 0 and shown.spans[0].style == "math"
+    )
+    assert len(shown.text) <= limit + 32 or first_is_math
+    assert whole.cut == 0
+    if shown.cut == 0:  # nothing left out: exactly the whole rendering
+        assert shown == whole
+
+
+def test_a_flood_of_emphasis_keeps_its_text_and_a_bounded_number_of_spans() -> None:
+    rendered = render("**x** " * 30_000)
+    assert rendered.text == "x " * 30_000
+    assert 0 < len(rendered.spans) <= 1_000

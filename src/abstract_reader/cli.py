@@ -139,6 +139,7 @@ environment:
   ABSTRACT_READER_CONFIG          the config file (default: config.toml in the user config dir)
   ABSTRACT_READER_OPENREVIEW_URL  the OpenReview API to ask for metadata (for tests, mirrors)
   ABSTRACT_READER_ARXIV_URL       the arXiv API to ask for metadata
+  ABSTRACT_READER_ARXIV_INTERVAL  seconds between arXiv requests (default 3, as arXiv asks)
   ABSTRACT_READER_DEBUG=1         print the traceback of an unexpected error
   VISUAL, EDITOR                  the editor for notes
   BROWSER                         the browser that opens a paper's link

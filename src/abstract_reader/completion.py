@@ -16,7 +16,7 @@ from pathlib import Path
 SHELLS = ("bash", "zsh", "fish")
 
 # How the value of an option, or a positional argument, is completed, by its dest.
-_FILE_DESTS = {"dumps", "db", "output", "file", "paths", "path"}
+_FILE_DESTS = {"dumps", "db", "output", "file", "files", "paths", "path"}
 _TAG_DESTS = {"tag", "tags", "delete", "rename"}
 
 
@@ -41,7 +41,7 @@ def _kind(action: argparse.Action) -> str:
         return ""
     if action.choices:
         return "choice:" + " ".join(str(c) for c in action.choices)
-    if action.dest in _FILE_DESTS:
+    if action.dest in _FILE_DESTS or action.metavar in ("FILE", "PATH"):
         return "file"
     if action.dest in _TAG_DESTS or action.metavar == "TAG":
         return "tag"

@@ -80,16 +80,31 @@ def _blob(texts: Iterable[str]) -> np.ndarray:
 
 
 def _texts(blob: np.ndarray, count: int) -> list[str]:
-    """The texts of a blob, checked in one pass: all must be sanitised (as parsing leaves
-    them), so no control or bidi character can reach the terminal from a cache."""
+    """The texts of a blob, checked: all must be sanitised (as parsing leaves them), so no
+    control or bidi character can reach the terminal from a cache. Decoded a few MB at a
+    time (cut at separators), so that no second copy of the whole blob is ever made."""
     import numpy as np
 
     if blob.dtype != np.uint8 or blob.ndim != 1:
         raise ValueError("not a text blob")
-    joined = blob.tobytes().decode("utf-8")
-    if _UNSAFE_RE.search(joined) is not None:
-        raise ValueError("text that was not sanitised")
-    texts = joined.split("\0") if count else []
+    if not count:
+        if blob.size:
+            raise ValueError("count mismatch")
+        return []
+    ends = np.flatnonzero(blob == 0)
+    if ends.size != count - 1:
+        raise ValueError("count mismatch")
+    texts: list[str] = []
+    start = 0
+    step = max(1, (count * (4 << 20)) // max(1, blob.size))  # texts per ~4 MB
+    for first in range(0, count, step):
+        last = min(count, first + step)
+        stop = int(ends[last - 1]) if last < count else blob.size
+        chunk = str(blob[start:stop].data, "utf-8")
+        if _UNSAFE_RE.search(chunk) is not None:
+            raise ValueError("text that was not sanitised")
+        texts.extend(chunk.split("\0"))
+        start = stop + 1
     if len(texts) != count:
         raise ValueError("count mismatch")
     return texts

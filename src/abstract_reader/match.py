@@ -45,6 +45,7 @@ MATCH_AT = 70.0
 CONSIDER_AT = 40.0
 SENTENCE_SAME = 85.0  #: rapidfuzz ratio at which two sentences count as the same sentence
 _SHINGLE = 4
+_STEP = 4  #: a streamed record's 4-grams are sampled every _STEP words
 
 _MATH_RE = re.compile(r"(?<!\\)\$\$?([^$]+?)(?<!\\)\$\$?|\\\((.+?)\\\)", re.DOTALL)
 _LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.uvHckrb]\s*\{?\s*\\?([A-Za-z])\s*\}?")
@@ -55,13 +56,13 @@ _LATEX_TEXT_CMD_RE = re.compile(
 _LATEX_CMD_RE = re.compile(r"\\([A-Za-z]+)")
 _LATEX_SYMBOLS = {"ell": "l", "ss": "ss", "ae": "ae", "o": "o", "l": "l", "i": "i"}
 _QUOTES_RE = re.compile(r"[\"'`´‘’‚‛“”„‟«»‹›]")
-_DASHES_RE = re.compile(r"\s*(?:---|--|[‐‑‒–—―−])\s*")
-_WRAP_HYPHEN_RE = re.compile(r"(\w)-\s*\n\s*(\w)")
+_DASHES_RE = re.compile(r"---|--|[‐‑‒–—―−]")
+_WRAP_HYPHEN_RE = re.compile(r"(?<=\w)-[ \t]*\n\s*(?=\w)")
 _HYPHEN_RE = re.compile(r"(?<=\w)-(?=\w)")
 _EMPHASIS_RE = re.compile(r"[*_]+")
 _SPACE_PUNCT_RE = re.compile(r"\s+([.,;:!?)\]])")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_WORD_RE = re.compile(r"[a-z0-9]+")
+_WORD_RE = re.compile(r"[^\W_]+")
 
 
 def normalise(text: str) -> str:
@@ -81,7 +82,7 @@ def normalise(text: str) -> str:
 
 
 def _normalise_once(text: str) -> str:
-    text = _WRAP_HYPHEN_RE.sub(r"\1\2", text)
+    text = _WRAP_HYPHEN_RE.sub("", text) if "\n" in text else text
     text = _MATH_RE.sub(lambda m: " " + (m.group(1) or m.group(2) or "") + " ", text)
     text = _LATEX_ACCENT_RE.sub(r"\1", text)
     text = _LATEX_TEXT_CMD_RE.sub("", text)
@@ -135,12 +136,19 @@ def score(a: str, b: str) -> float:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD_RE.findall(fold_accents(text).lower())
+    """Lowercase words, accents folded word by word (``fold_accents`` memoises words; a
+    whole abstract would fill its cache)."""
+    lowered = text.lower()
+    words: list[str] = _WORD_RE.findall(lowered)
+    if lowered.isascii():
+        return words
+    return [w if w.isascii() else fold_accents(w).lower() for w in words]
 
 
-def _shingles(text: str) -> set[int]:
+def _shingles(text: str, step: int = 1) -> set[int]:
+    """Hashes of the word 4-grams starting every ``step`` words."""
     words = _words(text)
-    return {hash(tuple(words[i : i + _SHINGLE])) for i in range(max(0, len(words) - 3))}
+    return {hash(tuple(words[i : i + _SHINGLE])) for i in range(0, len(words) - 3, step)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +215,9 @@ class Matcher:
     def feed(self, record: MetaRecord) -> None:
         if not record.abstract or not self._ids:
             return
-        shingles = _shingles(record.abstract)
+        # a record's 4-grams every 4 words (the papers' index has them all): a quarter of
+        # the work per record, and a real match still shares most of them
+        shingles = _shingles(record.abstract, _STEP)
         if not shingles:
             return
         hits: Counter[int] = Counter()
@@ -222,7 +232,7 @@ class Matcher:
         for n, count in hits.items():
             # at least a quarter of the smaller side's 4-grams: far below any real match
             # (a sentence added or dropped), far above chance
-            if count < max(3, 0.25 * min(len(shingles), self._sizes[n])):
+            if count < max(2, 0.25 * min(len(shingles), self._sizes[n] / _STEP)):
                 continue
             if norm is None:
                 norm = normalise(record.abstract)

@@ -12,20 +12,44 @@ import platformdirs
 APP_NAME = "abstract-reader"
 
 
+#: Folders made for the user's data (library, caches): theirs alone, as ~/.ssh or ~/.gnupg —
+#: notes and reading habits are private. Existing folders are never changed.
+PRIVATE_DIR_MODE = 0o700
+
+
+def _override(name: str) -> Path | None:
+    """A path from the environment; unset, empty or blank means "use the default"."""
+    value = os.environ.get(name, "")
+    return Path(value).expanduser() if value.strip() else None
+
+
 def default_db_path() -> Path:
     """``$ABSTRACT_READER_DB``, else the user data dir's ``library.sqlite3``."""
-    override = os.environ.get("ABSTRACT_READER_DB")
-    if override:
-        return Path(override).expanduser()
-    return platformdirs.user_data_path(APP_NAME) / "library.sqlite3"
+    return _override("ABSTRACT_READER_DB") or (
+        platformdirs.user_data_path(APP_NAME) / "library.sqlite3"
+    )
 
 
 def cache_dir() -> Path:
     """``$ABSTRACT_READER_CACHE``, else the user cache dir."""
-    override = os.environ.get("ABSTRACT_READER_CACHE")
-    if override:
-        return Path(override).expanduser()
-    return platformdirs.user_cache_path(APP_NAME)
+    return _override("ABSTRACT_READER_CACHE") or platformdirs.user_cache_path(APP_NAME)
+
+
+def make_private_dir(path: Path) -> None:
+    """Create ``path`` and any missing parents with ``PRIVATE_DIR_MODE`` (``mkdir -p -m
+    700`` for every folder it makes; ``Path.mkdir(parents=True, mode=…)`` applies the mode
+    to the last one only). Existing folders, and links to folders, are left as they are."""
+    missing: list[Path] = []
+    current = path
+    while not current.exists() and not current.is_symlink() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
 
 
 def files_key(salt: str, files: Iterable[str | os.PathLike[str]]) -> str | None:

@@ -18,10 +18,31 @@ from typing import TYPE_CHECKING, Literal
 from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
+from .metadata import EffectiveMetadata, effective, title_overrides, venue_year
 
 if TYPE_CHECKING:
     from .cite import Record
     from .search import Query, SearchIndex, SearchResult, Term
+
+#: The orders of the list, in the order ``s`` cycles through them, with their names.
+SORTS: dict[str, str] = {
+    "relevance": "relevance",
+    "dump": "dump order",
+    "title": "title",
+    "year": "year, newest first",
+    "bookmarked": "recently bookmarked",
+    "unread": "unread first",
+}
+#: The facts an order reads (a write of one of them sorts again).
+_SORT_FACTS: dict[str, frozenset[Dependency]] = {
+    "title": frozenset({"meta"}),
+    "year": frozenset({"meta"}),
+    "bookmarked": frozenset({"bookmarks"}),
+    "unread": frozenset({"read"}),
+}
+
+HISTORY_KEY = "filter_history"
+HISTORY_MAX = 100
 
 #: What a query can depend on: a library fact, or the marks of this session (``is:marked``).
 Dependency = Fact | Literal["marks"]
@@ -126,7 +147,10 @@ class Session:
     result: SearchResult | None = None
     marks: set[str] = field(default_factory=set)
     query_text: str = ""
+    sort: str = "relevance"
     _dependencies: frozenset[Dependency] | None = None
+    _order: list[int] | None = None  #: row → position in the result (or corpus); None: same
+    _rows_of: dict[int, int] | None = None  #: the inverse of ``_order``, made when needed
 
     # -- the library ----------------------------------------------------------------------
     def refresh(self) -> frozenset[Fact]:
@@ -148,7 +172,8 @@ class Session:
 
     @property
     def dependencies(self) -> frozenset[Dependency]:
-        """What the current query reads (parsed once per query text)."""
+        """What the rows depend on: the facts the current query reads (parsed once per query
+        text) and those the chosen order reads."""
         if self._dependencies is None:
             if not self.query_text.strip():
                 self._dependencies = frozenset()
@@ -156,11 +181,54 @@ class Session:
                 from .search import parse_query
 
                 self._dependencies = query_dependencies(parse_query(self.query_text))
-        return self._dependencies
+        return self._dependencies | _SORT_FACTS.get(self.sort, frozenset())
 
     def is_stale(self, changed: Iterable[Dependency]) -> bool:
-        """Does a change of these facts (or of the marks) change what the query shows?"""
-        return bool(self.query_text.strip()) and not self.dependencies.isdisjoint(changed)
+        """Does a change of these facts (or of the marks) change which rows are shown, or
+        their order?"""
+        return not self.dependencies.isdisjoint(changed)
+
+    # -- the order ------------------------------------------------------------------------
+    def next_sort(self) -> str:
+        names = list(SORTS)
+        self.sort = names[(names.index(self.sort) + 1) % len(names)]
+        return self.sort
+
+    def apply_sort(self, loaded: int) -> None:
+        """Order the rows of the current result (or of the corpus) by ``sort``. Stable: ties
+        keep the result's order."""
+        self._rows_of = None
+        n = self.row_count(loaded)
+        if self.sort == "relevance" or (self.sort == "dump" and self.result is None):
+            self._order = None
+            return
+        base = [self._base_paper(i) for i in range(n)]
+        snap = self.library.snapshot
+        if self.sort == "dump":
+            index_of = self.corpus.index_of
+            keys: list[tuple[object, ...]] = [(index_of(p.id),) for p in base]
+        elif self.sort == "title":
+            keys = [(self.title_of(p).casefold(),) for p in base]
+        elif self.sort == "year":
+            keys = [(-(self.metadata(p).year or 0),) for p in base]
+        elif self.sort == "bookmarked":
+            keys = [(-snap.bookmarks.get(p.id, float("-inf")),) for p in base]
+        else:  # unread first
+            keys = [(p.id in snap.read,) for p in base]
+        self._order = sorted(range(n), key=keys.__getitem__)
+
+    def _base_paper(self, index: int) -> Paper:
+        if self.result is not None:
+            return self.result.paper_at(index)
+        return self.corpus.papers[index]
+
+    def _base_position(self, paper_id: str) -> int | None:
+        if self.result is not None:
+            return self.result.position_of(paper_id)
+        try:
+            return self.corpus.index_of(paper_id)
+        except KeyError:
+            return None
 
     def library_view(self) -> LibraryView:
         """A copy of the state filters for the search thread, in one pass over the library.
@@ -184,47 +252,78 @@ class Session:
     def sync_titles(self) -> None:
         """Give the index the real titles set in the library (search matches them)."""
         if self.index is not None:
-            self.index.set_title_overrides(
-                {pid: m.title for pid, m in self.library.snapshot.metadata.items() if m.title}
-            )
+            self.index.set_title_overrides(title_overrides(self.library.snapshot))
+
+    # -- the filter's history --------------------------------------------------------------
+    def history(self) -> list[str]:
+        """Earlier queries, oldest first (kept in the library's settings)."""
+        import json
+
+        try:
+            value = json.loads(self.library.setting(HISTORY_KEY, "[]") or "[]")
+        except json.JSONDecodeError:
+            return []
+        return [q for q in value if isinstance(q, str)] if isinstance(value, list) else []
+
+    def remember_query(self, text: str) -> None:
+        """Add a query to the history (moved to the end when it is there already). Raises
+        LibraryError when the library cannot take it."""
+        import json
+
+        query = " ".join(text.split())
+        if not query:
+            return
+        history = [q for q in self.history() if q != query] + [query]
+        self.library.set_setting(HISTORY_KEY, json.dumps(history[-HISTORY_MAX:]))
 
     # -- rows -----------------------------------------------------------------------------
     def row_count(self, loaded: int) -> int:
         return len(self.result) if self.result is not None else loaded
 
     def paper_at(self, index: int) -> Paper:
-        if self.result is not None:
-            return self.result.paper_at(index)
-        return self.corpus.papers[index]
+        order = self._order
+        if order is not None and index < len(order):
+            index = order[index]
+        return self._base_paper(index)
 
     def position_of(self, paper_id: str) -> int | None:
-        if self.result is not None:
-            return self.result.position_of(paper_id)
-        try:
-            return self.corpus.index_of(paper_id)
-        except KeyError:
-            return None
+        base = self._base_position(paper_id)
+        if base is None or self._order is None:
+            return base
+        if self._rows_of is None:
+            self._rows_of = {b: row for row, b in enumerate(self._order)}
+        return self._rows_of.get(base, base)
 
     # -- a paper as shown -----------------------------------------------------------------
+    def metadata(self, paper: Paper) -> EffectiveMetadata:
+        """The paper's effective metadata: the one place the reader asks for a title,
+        authors, venue, year or link. The rule itself (the library's real title over a
+        source record's over the derived one, field by field) is ``metadata.effective``."""
+        return effective(paper, self.library.snapshot)
+
     def record(self, paper: Paper) -> Record:
-        """The paper with the library's facts and its effective metadata (a real title,
-        authors, links set in the library win over what the dumps gave). The one place the
-        reader asks for a paper's title or metadata."""
+        """The paper as cited: its effective metadata plus the library's facts."""
         from .cite import record
 
         return record(paper, self.library.snapshot)
 
     def title_of(self, paper: Paper) -> str:
-        meta = self.library.snapshot.metadata.get(paper.id)
-        return meta.title if meta is not None and meta.title else paper.title
+        return self.metadata(paper).title
+
+    def venue_of(self, paper: Paper) -> str:
+        meta = self.metadata(paper)
+        return venue_year(meta.venue, meta.year) or "unknown venue"
 
     def link_of(self, paper: Paper) -> str | None:
-        """Where the paper can be read: its URL, else its DOI as a doi.org link."""
-        rec = self.record(paper)
-        if rec.url:
-            return rec.url
-        if rec.doi:
-            return "https://doi.org/" + rec.doi
+        """Where the paper can be read: its URL, else its DOI as a doi.org link, else its
+        arXiv page."""
+        meta = self.metadata(paper)
+        if meta.url:
+            return meta.url
+        if meta.doi:
+            return "https://doi.org/" + meta.doi
+        if meta.eprint:
+            return "https://arxiv.org/abs/" + meta.eprint
         return None
 
     # -- marks and targets ----------------------------------------------------------------
@@ -271,6 +370,8 @@ class Session:
         parts.append(f"{bookmarked:,} bookmarked")
         if self.marks:
             parts.append(f"{len(self.marks)} marked")
+        if self.sort != "relevance":
+            parts.append(f"sorted by {SORTS[self.sort]}")
         if loading:
             done, files = load_progress
             parts.append(f"loading {done}/{files} files…")

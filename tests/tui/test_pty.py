@@ -118,6 +118,8 @@ def test_the_cli_writes_beside_a_running_reader(tmp_path: Path) -> None:
         "TERM": "xterm-256color",
         "ABSTRACT_READER_DB": str(db),
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+        "COLUMNS": "140",  # the size before the window-size ioctl arrives: wide, as after
+        "LINES": "40",
     }
     paper_id = load_corpus([SEEDS]).papers[0].id
     term = Terminal(argv, env)
@@ -141,3 +143,47 @@ def test_the_cli_writes_beside_a_running_reader(tmp_path: Path) -> None:
         assert paper_id in fresh.snapshot.bookmarks
         assert fresh.snapshot.notes[paper_id] == "cli"
         assert paper_id not in fresh.snapshot.read  # shown at start-up only: not read
+
+
+def test_a_note_edited_in_editor_is_saved_and_the_temp_file_removed(tmp_path: Path) -> None:
+    """ctrl+o in the note editor runs $EDITOR on a temporary file with the reader suspended;
+    the text comes back into the editor, ctrl+s saves it, the file is gone."""
+    from abstract_reader.corpus import load_corpus
+    from abstract_reader.library import Library
+
+    from ..conftest import SEEDS
+
+    editor = tmp_path / "editor.sh"
+    seen = tmp_path / "seen-path"
+    editor.write_text(
+        '#!/bin/sh\nprintf "%s" "$1" > "' + str(seen) + '"\n'
+        'printf "written in the editor\\n" >> "$1"\n',
+        encoding="utf-8",
+    )
+    editor.chmod(0o755)
+    db = tmp_path / "lib.sqlite3"
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(db),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+        "VISUAL": str(editor),
+        "COLUMNS": "140",
+        "LINES": "40",
+    }
+    paper_id = load_corpus([SEEDS]).papers[0].id
+    term = Terminal(installed_script(), env)
+    term.read_until(b"55 papers")
+    term.send("o")
+    term.read_until(b"Note on")
+    term.send("mine ")
+    term.send("\x0f")  # ctrl+o
+    term.read_until(b"written in the editor")
+    term.send("\x13")  # ctrl+s
+    term.read_until(b"note: mine written in the editor")
+    term.send("q")
+    assert term.wait() == 0
+    with Library(db) as fresh:
+        assert fresh.snapshot.notes[paper_id] == "mine written in the editor"
+    temp = Path(seen.read_text(encoding="utf-8"))
+    assert temp.name.startswith("abstract-reader-note-") and not temp.exists()

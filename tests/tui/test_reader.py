@@ -789,3 +789,22 @@ async def test_a_tag_and_two_enters_in_one_burst_add_and_save(tmp_path: Path) ->
         await settle(app, pilot)
         assert not isinstance(app.screen, TagEditor)
         assert app.library.snapshot.tags[app.query_one(PaperList).current_id or ""] == ["fromtui"]
+
+
+async def test_tab_cycles_through_every_completion_and_keeps_the_focus(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    app.library.add_tags(["0" * 16], ["Robust", "robustness", "reinforcement"])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t", "r", "o")
+        field = app.screen.query_one("#tag-input", Input)
+        seen = []
+        for _ in range(3):
+            await pilot.press("tab")
+            seen.append(field.value)
+            assert field.has_focus
+        assert seen == ["Robust", "robustness", "Robust"]
+        await pilot.press("ctrl+u", "z", "z", "tab", "tab")
+        assert field.has_focus and field.value == "zz"  # nothing to complete: focus stays
+        await pilot.press("x")
+        assert field.value == "zzx"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..paths import make_private_dir
 from ..text import escape_for_terminal
 from .model import LibraryBusy, is_busy
 
@@ -184,7 +185,7 @@ def _probe(path: Path) -> tuple[sqlite3.Connection, tuple[object, ...] | None, i
 def _create(path: Path, *, backups: bool) -> Opened:
     """A new library file (and its folder, private to the user)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dir(path.parent)
     except OSError as exc:
         return _fallback(path, f"cannot create {shown(path.parent)} ({exc.strerror or exc})")
     if not os.access(path.parent, os.W_OK | os.X_OK):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sqlite3
 import threading
 import time
@@ -50,6 +51,9 @@ from .schema import backup, busy_error, open_library, shown
 
 #: Rows of the change log kept (older ones are pruned as new ones arrive).
 CHANGES_KEPT = 10_000
+#: After a change to at most this many papers only their rows are read again; after a
+#: bigger one, the whole sections it touched.
+PATCH_MAX = 2_000
 
 
 def _quoted(names: list[str]) -> str:
@@ -356,7 +360,7 @@ class Library:
                 self._undo.append(_Undoable(what, list(reversed(change.inverse))))
             if change.dirty:
                 self._own_writes += 1
-                self.reload()
+                self._load(change.facts, change.ids)
             return change
 
     def _log(self, conn: sqlite3.Connection, what: str, change: _Change) -> None:
@@ -406,15 +410,30 @@ class Library:
         Values are read defensively: another tool may have stored a BLOB note, a number as a
         title or NULLs; they are decoded or coerced, never trusted to be text. A read-only
         library (perhaps of another schema version) shows what each table still yields."""
+        return self._load(None)
+
+    def _load(self, facts: Iterable[Fact] | None, ids: Iterable[str] | None = None) -> Snapshot:
+        """A new snapshot with the sections of ``facts`` (every one when None) read again
+        and the others shared with the current one; settings are always read. With ``ids``,
+        only those papers' rows of those sections are read again (a write's papers)."""
+        if facts is not None and ids is not None:
+            id_list = sorted(set(ids))
+            if len(id_list) <= PATCH_MAX:
+                return self._patch(set(facts), id_list)
         with self._lock:
-            snap = Snapshot()
-            for read in (
-                _read_marks,
-                _read_tags,
-                _read_notes,
-                _read_metadata,
-                _read_settings,
-            ):
+            old = self.snapshot
+            snap = Snapshot(
+                bookmarks=old.bookmarks,
+                read=old.read,
+                tags=old.tags,
+                notes=old.notes,
+                metadata=old.metadata,
+                settings=old.settings,
+                tag_names=old.tag_names,
+            )
+            wanted = set(_READERS) if facts is None else set(facts)
+            readers = [_READERS[f] for f in sorted(wanted)] + [_read_settings]
+            for read in readers:
                 try:
                     read(self.conn, snap)
                 except sqlite3.Error as exc:
@@ -422,6 +441,30 @@ class Library:
                         raise LibraryError(
                             f"{self._shown_path()}: cannot read the library ({exc})"
                         ) from exc
+            self.snapshot = snap
+            return snap
+
+    def _patch(self, facts: set[Fact], ids: list[str]) -> Snapshot:
+        with self._lock:
+            old = self.snapshot
+            snap = Snapshot(
+                bookmarks=old.bookmarks,
+                read=old.read,
+                tags=old.tags,
+                notes=old.notes,
+                metadata=old.metadata,
+                settings=old.settings,
+                tag_names=old.tag_names,
+            )
+            try:
+                for fact in sorted(facts):
+                    _PATCHERS[fact](self.conn, snap, ids)
+                _read_settings(self.conn, snap)
+            except sqlite3.Error as exc:
+                if not self.read_only:
+                    raise LibraryError(
+                        f"{self._shown_path()}: cannot read the library ({exc})"
+                    ) from exc
             self.snapshot = snap
             return snap
 
@@ -435,23 +478,39 @@ class Library:
             version = self._read_data_version()
             if version == self._data_version and self._own_writes == self._seen_writes:
                 return frozenset()
-            facts: set[Fact] = set()
+            facts: set[Fact] = set()  # every change since the last look
+            theirs: set[Fact] = set()  # … made by others: those sections are read again
             try:
                 rows = self.conn.execute(
-                    "SELECT seq, facts FROM changes WHERE seq > ? ORDER BY seq", (self._seq,)
+                    "SELECT seq, facts, origin, paper_ids FROM changes WHERE seq > ? ORDER BY seq",
+                    (self._seq,),
                 ).fetchall()
             except sqlite3.Error:
                 rows = []
-            for seq, names in rows:
+            their_ids: set[str] | None = set()
+            for seq, names, origin, paper_ids in rows:
                 self._seq = max(self._seq, int(seq))
                 facts |= as_facts(names)
+                if origin != self._origin:
+                    theirs |= as_facts(names)
+                    listed = json_list(paper_ids)
+                    if their_ids is not None and (listed or not paper_ids):
+                        their_ids.update(listed)
+                    else:
+                        their_ids = None  # unreadable: read the whole sections
             if version != self._data_version:
                 old = self.snapshot
                 try:
-                    self.reload()
+                    if theirs:
+                        self._load(theirs, their_ids)
+                    elif not rows:
+                        self._load(None)
+                    else:
+                        self._load(())  # settings only
                 except LibraryError:
                     return frozenset()
-                facts |= changed_facts(old, self.snapshot)  # writers that do not log
+                if not rows:  # a writer that does not log (another tool): compare
+                    facts |= changed_facts(old, self.snapshot)
             self._data_version = version
             self._seen_writes = self._own_writes
             return frozenset(facts)
@@ -540,33 +599,6 @@ class Library:
                 change.apply({"op": "untag", "name": name, "ids": ids})
 
         self._transact(what, build)
-
-    def set_tags(self, paper_id: str, tags: Iterable[str]) -> None:
-        """Make one paper's tags exactly ``tags``: the tags it has *now* that are not wanted
-        are removed, the missing ones added (deltas computed inside the transaction).
-
-        Deprecated: a caller that read the tags earlier should send ``add_tags`` /
-        ``remove_tags`` for what the user changed, so a tag added elsewhere meanwhile stays."""
-        wanted = _unique_tags(tags)
-        keys = {t.casefold() for t in wanted}
-        now = time.time()
-
-        def build(change: _Change) -> None:
-            have = [
-                as_text(r[0])
-                for r in change.conn.execute(
-                    "SELECT t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"
-                    " WHERE pt.paper_id = ?",
-                    (paper_id,),
-                )
-            ]
-            for name in have:
-                if name.casefold() not in keys:
-                    change.apply({"op": "untag", "name": name, "ids": [paper_id]})
-            for name in wanted:
-                change.apply({"op": "tag", "name": name, "add": {paper_id: now}})
-
-        self._transact("tags of 1 paper", build)
 
     def rename_tag(self, old: str, new: str, *, merge: bool = False) -> None:
         """Rename a tag on every paper. Renaming onto another existing tag raises
@@ -731,17 +763,27 @@ def _replace_settings(snap: Snapshot, key: str, value: str) -> Snapshot:
     )
 
 
-def _read_marks(conn: sqlite3.Connection, snap: Snapshot) -> None:
-    snap.bookmarks = {
-        as_text(pid): as_time(at)
-        for pid, at in conn.execute("SELECT paper_id, created_at FROM bookmarks")
-        if pid is not None
-    }
-    snap.read = {
-        as_text(pid): as_time(at)
-        for pid, at in conn.execute("SELECT paper_id, read_at FROM read_marks")
-        if pid is not None
-    }
+def _read_times(conn: sqlite3.Connection, table: str, column: str) -> dict[str, float]:
+    # Well-typed rows go straight into the dict (C speed); odd ones are coerced one by one.
+    good = f"typeof(paper_id) = 'text' AND typeof({column}) IN ('real', 'integer')"
+    times: dict[str, float] = dict(
+        conn.execute(f"SELECT paper_id, {column} FROM {table} WHERE {good}")
+    )
+    for pid, at in conn.execute(f"SELECT paper_id, {column} FROM {table} WHERE NOT ({good})"):
+        if pid is not None:
+            times[as_text(pid)] = as_time(at)
+    for pid, at in times.items():
+        if not math.isfinite(at):
+            times[pid] = 0.0
+    return times
+
+
+def _read_bookmarks(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.bookmarks = _read_times(conn, "bookmarks", "created_at")
+
+
+def _read_read(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    snap.read = _read_times(conn, "read_marks", "read_at")
 
 
 def _read_tags(conn: sqlite3.Connection, snap: Snapshot) -> None:
@@ -751,11 +793,21 @@ def _read_tags(conn: sqlite3.Connection, snap: Snapshot) -> None:
         if shown.strip():
             names[tag_id] = shown
     snap.tag_names = sorted(set(names.values()), key=lambda n: (n.casefold(), n))
+    order = {name: i for i, name in enumerate(snap.tag_names)}
     tags: dict[str, list[str]] = {}
     for paper_id, tag_id in conn.execute("SELECT paper_id, tag_id FROM paper_tags"):
-        if paper_id is not None and tag_id in names:
-            tags.setdefault(as_text(paper_id), []).append(names[tag_id])
-    snap.tags = {pid: sorted(set(v), key=lambda n: (n.casefold(), n)) for pid, v in tags.items()}
+        name = names.get(tag_id)
+        if paper_id is not None and name is not None:
+            key = paper_id if type(paper_id) is str else as_text(paper_id)
+            have = tags.get(key)
+            if have is None:
+                tags[key] = [name]
+            elif name not in have:
+                have.append(name)
+    for have in tags.values():
+        if len(have) > 1:
+            have.sort(key=order.__getitem__)
+    snap.tags = tags
 
 
 def _read_notes(conn: sqlite3.Connection, snap: Snapshot) -> None:
@@ -767,18 +819,24 @@ def _read_notes(conn: sqlite3.Connection, snap: Snapshot) -> None:
 
 
 def _read_metadata(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    metadata: dict[str, Metadata] = {}
     for row in conn.execute("SELECT paper_id, title, authors, url, doi, year FROM metadata"):
         if row[0] is None:
             continue
-        meta = Metadata(  # sanitised again: the file may come from elsewhere
-            clean_field(row[1]),
-            tuple(a for a in map(clean_field, json_list(row[2])) if a),
-            clean_field(row[3]),
-            clean_field(row[4]),
-            as_year(row[5]),
-        )
+        meta = _metadata(row)
         if not meta.empty:
-            snap.metadata[as_text(row[0])] = meta
+            metadata[as_text(row[0])] = meta
+    snap.metadata = metadata
+
+
+def _metadata(row: tuple[Any, ...]) -> Metadata:
+    return Metadata(  # sanitised again: the file may come from elsewhere
+        clean_field(row[1]),
+        tuple(a for a in map(clean_field, json_list(row[2])) if a),
+        clean_field(row[3]),
+        clean_field(row[4]),
+        as_year(row[5]),
+    )
 
 
 def _read_settings(conn: sqlite3.Connection, snap: Snapshot) -> None:
@@ -787,3 +845,99 @@ def _read_settings(conn: sqlite3.Connection, snap: Snapshot) -> None:
         for k, v in conn.execute("SELECT key, value FROM settings")
         if k is not None
     }
+
+
+_READERS: dict[Fact, Callable[[sqlite3.Connection, Snapshot], None]] = {
+    "bookmarks": _read_bookmarks,
+    "read": _read_read,
+    "tags": _read_tags,
+    "notes": _read_notes,
+    "meta": _read_metadata,
+}
+
+
+def _chunks(ids: list[str], size: int = 500) -> Iterator[list[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _rows(conn: sqlite3.Connection, sql: str, ids: list[str]) -> Iterator[tuple[Any, ...]]:
+    """``sql`` (ending in ``IN``) for each chunk of ``ids``."""
+    for chunk in _chunks(ids):
+        yield from conn.execute(f"{sql} ({', '.join('?' * len(chunk))})", chunk)
+
+
+def _patch_times(
+    conn: sqlite3.Connection, table: str, column: str, current: dict[str, float], ids: list[str]
+) -> dict[str, float]:
+    times = dict(current)
+    for pid in ids:
+        times.pop(pid, None)
+    for pid, at in _rows(conn, f"SELECT paper_id, {column} FROM {table} WHERE paper_id IN", ids):
+        times[as_text(pid)] = as_time(at)
+    return times
+
+
+def _patch_bookmarks(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:
+    snap.bookmarks = _patch_times(conn, "bookmarks", "created_at", snap.bookmarks, ids)
+
+
+def _patch_read(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:
+    snap.read = _patch_times(conn, "read_marks", "read_at", snap.read, ids)
+
+
+def _patch_tags(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:
+    names: dict[object, str] = {}
+    for tag_id, name in conn.execute("SELECT id, name FROM tags"):
+        shown = sanitise(as_text(name))
+        if shown.strip():
+            names[tag_id] = shown
+    snap.tag_names = sorted(set(names.values()), key=lambda n: (n.casefold(), n))
+    order = {name: i for i, name in enumerate(snap.tag_names)}
+    tags = dict(snap.tags)
+    for pid in ids:
+        tags.pop(pid, None)
+    for paper_id, tag_id in _rows(
+        conn, "SELECT paper_id, tag_id FROM paper_tags WHERE paper_id IN", ids
+    ):
+        name = names.get(tag_id)
+        if name is not None:
+            have = tags.setdefault(as_text(paper_id), [])
+            if name not in have:
+                have.append(name)
+    for pid in ids:
+        if len(tags.get(pid, ())) > 1:
+            tags[pid].sort(key=order.__getitem__)
+    snap.tags = tags
+
+
+def _patch_notes(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:
+    notes = dict(snap.notes)
+    for pid in ids:
+        notes.pop(pid, None)
+    for pid, body in _rows(conn, "SELECT paper_id, body FROM notes WHERE paper_id IN", ids):
+        if as_text(body).strip():
+            notes[as_text(pid)] = sanitise(as_text(body))
+    snap.notes = notes
+
+
+def _patch_metadata(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:
+    metadata = dict(snap.metadata)
+    for pid in ids:
+        metadata.pop(pid, None)
+    for row in _rows(
+        conn, "SELECT paper_id, title, authors, url, doi, year FROM metadata WHERE paper_id IN", ids
+    ):
+        meta = _metadata(row)
+        if not meta.empty:
+            metadata[as_text(row[0])] = meta
+    snap.metadata = metadata
+
+
+_PATCHERS: dict[Fact, Callable[[sqlite3.Connection, Snapshot, list[str]], None]] = {
+    "bookmarks": _patch_bookmarks,
+    "read": _patch_read,
+    "tags": _patch_tags,
+    "notes": _patch_notes,
+    "meta": _patch_metadata,
+}

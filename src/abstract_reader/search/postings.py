@@ -120,12 +120,15 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     return case_forms, folded
 
 
-def _csr(word_ids: IntArray, docs: npt.NDArray[np.int32], n_words: int) -> tuple[IntArray, U32]:
+def _csr(
+    word_ids: npt.NDArray[np.int32], docs: npt.NDArray[np.int32], n_words: int
+) -> tuple[IntArray, U32]:
     """Postings pairs → (offsets, docs sorted by word then doc, duplicates removed)."""
     keep = word_ids >= 0  # -1: a piece with no word in this vocabulary ("=", or lower case)
     if not keep.all():  # first: the case-kept vocabulary keeps only a small share of pairs
         word_ids, docs = word_ids[keep], docs[keep]
-    keys = word_ids << 32
+    keys = word_ids.astype(np.int64)
+    keys <<= 32
     keys |= docs
     keys.sort()  # a plain sort: np.unique's hashing is several times slower here
     if keys.size:
@@ -133,9 +136,9 @@ def _csr(word_ids: IntArray, docs: npt.NDArray[np.int32], n_words: int) -> tuple
         distinct[0] = True
         np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
         keys = keys[distinct]
-    offsets = np.zeros(n_words + 1, np.int64)
-    np.cumsum(np.bincount(keys >> 32, minlength=n_words), out=offsets[1:])
-    return offsets, keys.astype(np.uint32)  # the low 32 bits: the documents
+    # each word's first pair, by binary search: no (pairs,)-sized temporary
+    offsets = np.searchsorted(keys, np.arange(n_words + 1, dtype=np.int64) << 32)
+    return offsets.astype(np.int64), keys.astype(np.uint32)  # the low 32 bits: the documents
 
 
 #: Corpora at least this large are tokenised by two processes (the second core).
@@ -204,18 +207,21 @@ def _tokenise_in_two(
         replies = [answer.read_bytes()]
     sizes = np.frombuffer(replies[0][:24], "<i8")
     body = memoryview(replies[0])[24:]
-    other = bytes(body[: sizes[0]]).decode("utf-8").split("\0") if sizes[0] else []
+    other = str(body[: sizes[0]], "utf-8").split("\0") if sizes[0] else []
     ids_b = np.frombuffer(body[sizes[0] : sizes[0] + sizes[1]], np.int64)
     lengths_b = np.frombuffer(body[sizes[0] + sizes[1] : sizes[0] + sizes[1] + sizes[2]], np.int64)
     if lengths_b.size != len(texts) - half or int(lengths_b.sum()) != ids_b.size:
         raise RuntimeError("tokeniser process answered for the wrong documents")
     if ids_b.size and (int(ids_b.min()) < 0 or int(ids_b.max()) >= len(other)):
         raise RuntimeError("tokeniser process answered with unknown pieces")
-    merged: defaultdict[str, int] = defaultdict(itertools.count(len(pieces)).__next__, pieces)
+    merged = pieces  # extended in place: copying it would double the largest dict of the build
+    if not isinstance(merged, defaultdict) or merged.default_factory is None:
+        merged = defaultdict(itertools.count(len(pieces)).__next__, pieces)
     remap = np.fromiter(map(merged.__getitem__, other), np.int64, len(other))
+    del other
     piece_ids = np.concatenate([np.frombuffer(ids_a, np.int64), remap[ids_b]])
     lengths = np.concatenate([np.frombuffer(lengths_a, np.int64), lengths_b])
-    return dict(merged), piece_ids, lengths
+    return merged, piece_ids, lengths
 
 
 def _remove_stale_helper_dirs() -> None:
@@ -266,7 +272,9 @@ class _FieldIndex:
         cls, texts: Sequence[str], while_waiting: Callable[[], object] | None = None
     ) -> _FieldIndex:
         """``while_waiting`` runs while a helper process tokenises (or after, if none)."""
-        pieces, piece_ids, lengths = _tokenise(texts, while_waiting)
+        pieces, wide_ids, lengths = _tokenise(texts, while_waiting)
+        piece_ids = wide_ids.astype(np.int32)  # half the bytes for the (pairs,)-sized arrays
+        del wide_ids
         piece_docs = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)
         # piece → its word tokens: usually exactly one ("robust,"), sometimes none ("="),
         # a few ("Split-RL," gives two)
@@ -280,7 +288,10 @@ class _FieldIndex:
                 single[i] = vocab[words[0]]
             elif words:
                 multi[i] = [vocab[w] for w in words]
+        n_pieces = len(pieces)
+        del pieces  # the largest dict of the build (every distinct piece): not needed now
         raw_words = list(vocab)
+        del vocab
         case_forms, folded_forms = _normalise_vocab(raw_words)
         # Case-kept postings only for words with a capital: a query word in lower case is
         # case-insensitive (smart-case), so only capitalised query words look there.
@@ -291,8 +302,9 @@ class _FieldIndex:
             position = {w: i for i, w in enumerate(words)}
             # raw word → id in this vocabulary (-1: not in it), then composed per *piece*
             # (a few hundred thousand entries), so the pairs are gathered only once
-            to_vocab = np.fromiter((position.get(f, -1) for f in forms), np.int64, len(forms))
-            per_piece = np.where(single >= 0, to_vocab[np.maximum(single, 0)], -1)
+            # int32 ids: the (pairs,)-sized arrays are the build's peak memory
+            to_vocab = np.fromiter((position.get(f, -1) for f in forms), np.int32, len(forms))
+            per_piece = np.where(single >= 0, to_vocab[np.maximum(single, 0)], -1).astype(np.int32)
             pair_ids, pair_docs = per_piece[piece_ids], piece_docs
             if multi:  # pieces with several words: the first in place, one pair per other
                 keys = np.fromiter(multi, np.int64, len(multi))  # ascending: ids in order
@@ -302,7 +314,7 @@ class _FieldIndex:
                 ]
                 starts = np.zeros(len(keys), np.int64)
                 np.cumsum(counts[:-1], out=starts[1:])
-                is_multi = np.zeros(len(pieces), dtype=bool)
+                is_multi = np.zeros(n_pieces, dtype=bool)
                 is_multi[keys] = True
                 where = np.flatnonzero(is_multi[piece_ids])
                 slot = np.searchsorted(keys, piece_ids[where])
@@ -317,13 +329,10 @@ class _FieldIndex:
             offsets, posting_docs = _csr(pair_ids, pair_docs, len(words))
             return _Postings(words, offsets, posting_docs)
 
-        # numpy releases the GIL in its sorts and array passes: the two vocabularies overlap
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            cased = pool.submit(postings_for, cased_only)
-            folded = postings_for(folded_forms)
-            return cls(folded=folded, cased=cased.result())
+        # One after the other: building both at once (numpy releases the GIL) saved a little
+        # time but added a second set of (pairs,)-sized temporaries to the peak.
+        cased = postings_for(cased_only)
+        return cls(folded=postings_for(folded_forms), cased=cased)
 
     def arrays(self, prefix: str) -> dict[str, npt.NDArray[np.generic]]:
         out: dict[str, npt.NDArray[np.generic]] = {}

@@ -28,6 +28,10 @@ Style = Literal["bold", "italic", "math"]
 
 #: Longest math span (source characters); a `$` with no close within it is a dollar.
 MAX_MATH = 2_000
+#: Most style spans one rendering carries (a seed abstract has at most 12).
+MAX_SPANS = 1_000
+#: Longest run of `*` or `-` taken as one piece (a longer run is several: the limit holds).
+_MAX_RUN = 16
 #: Deepest nesting of ``\\textbf{…}``-like groups followed.
 _MAX_GROUPS = 64
 
@@ -255,7 +259,7 @@ def render(source: str, limit: int | None = None) -> Rendered:
             pos += 1
         elif ch == "*":
             k = pos
-            while k < n and source[k] == "*":
+            while k < n and source[k] == "*" and k - pos < _MAX_RUN:
                 k += 1
             run = k - pos
             index = emit(source[pos:k])
@@ -291,7 +295,7 @@ def render(source: str, limit: int | None = None) -> Rendered:
             pos += 2
         elif ch == "-":
             k = pos
-            while k < n and source[k] == "-":
+            while k < n and source[k] == "-" and k - pos < _MAX_RUN:
                 k += 1
             run = k - pos
             after = source[k : k + 1]
@@ -311,12 +315,16 @@ def render(source: str, limit: int | None = None) -> Rendered:
             emit(ch)
             pos += 1
 
-    if cut:  # a pair cut by the limit: styled up to the cut, its marker not shown
+    if cut:  # the pair the limit cut: styled up to the cut, its marker not shown
+        # only the innermost opener of each kind (a flood of unmatched `**` stays as written,
+        # and a view never gets thousands of overlapping spans)
         end = len(pieces)
-        for opener, run in stack:
+        last = {run: opener for opener, run in stack}
+        for run, opener in last.items():
             pieces[opener] = ""
             spans.append((opener, end, "bold" if run == 2 else "italic"))
-        for opener, style in groups:
+        if groups:
+            opener, style = groups[-1]
             pieces[opener] = ""
             if style is not None:
                 spans.append((opener, end, style))
@@ -336,7 +344,10 @@ def _assemble(
         (StyleSpan(offsets[start], offsets[end], style) for start, end, style in spans),
         key=lambda s: (s.start, s.end),
     )
-    return "".join(pieces), tuple(s for s in styled if s.end > s.start)
+    kept = [s for s in styled if s.end > s.start]
+    # the text is always whole; past MAX_SPANS (never reached by a real abstract) the rest
+    # is left unstyled, so a flood of `*x*` cannot make a view restyle thousands of spans
+    return "".join(pieces), tuple(kept[:MAX_SPANS])
 
 
 def strip_markup_fast(source: str) -> str:

@@ -84,10 +84,10 @@ def shorten(text: str, limit: int = TITLE_MAX) -> str:
     ("for", "that", "and" …) when that keeps at least three words; never a dangling
     article or preposition. One enormous word is cut (there is nothing whole to keep).
     """
-    text = " ".join(text.split()).strip(" ,;:-")
+    text = " ".join(text[: limit * 4].split()).strip(" ,;:-")  # only the start can be kept
     if len(text) <= limit:
         return text
-    words = text.split(" ")
+    words = text[: limit + 1].split(" ")  # a word cut by the slice never fits anyway
     kept: list[str] = []
     size = -1
     for word in words:
@@ -107,7 +107,7 @@ def shorten(text: str, limit: int = TITLE_MAX) -> str:
     cut = cut or max(starts, default=0)
     if cut:
         kept = kept[:cut]
-    while len(kept) > 1 and kept[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+    while len(kept) > 1 and kept[-1].lower().strip(",;:") in _DANGLING:
         kept.pop()
     return " ".join(kept).rstrip(" ,;:-")
 
@@ -174,7 +174,7 @@ def _trim_description(desc: str) -> str:
         bare = word.lower().strip(",.;:")
         participle = bare.endswith("ed") and len(bare) > 4 and bare not in _KEEP_ED
         # "… of cited web sources": after a preposition or article it is an adjective
-        participle = participle and words[i - 1].lower() not in _PREPOSITIONS | _ARTICLES
+        participle = participle and words[i - 1].lower() not in _ADJECTIVE_AFTER
         if i >= 3 and (bare in _CLAUSE_STARTERS or participle):
             words = words[:i]
             break
@@ -328,6 +328,11 @@ def _first_sentence(head: str) -> str:
         pos = i + 1
 
 
+_ARTICLES = {"a", "an", "the"}
+_DANGLING = frozenset(_STOPWORD_END | _PHRASE_STARTS)  # never the last word of a title
+_ADJECTIVE_AFTER = frozenset(_PREPOSITIONS | _ARTICLES)
+
+
 def derive_title(source: str) -> str:
     """A short stand-in title for an abstract with no title (the source is sanitised text).
 
@@ -422,7 +427,6 @@ _TITLE_STOP_RE = re.compile(
     r"propose|introduce|evaluate|use|establish|provide))\b"
 )
 _PRONOUNS = {"they", "it", "we", "this", "these", "our", "its", "their", "he", "she"}
-_ARTICLES = {"a", "an", "the"}
 _DEMONSTRATIVES = {"this", "these", "such", "those", "therefore", "thus", "also"}
 
 
@@ -458,7 +462,7 @@ def _phrase(rest: str, lead: str = "") -> str:
         words.append(word)
     if lead:
         words.insert(0, lead)
-    while words and words[-1].lower().strip(",;:") in _STOPWORD_END | _PHRASE_STARTS:
+    while words and words[-1].lower().strip(",;:") in _DANGLING:
         words.pop()
     if len(words) < 3 or words[0].lower() in _PRONOUNS or words[-2].lower() in _ARTICLES:
         return ""  # "They …", "… of a small" (cut inside a noun phrase)
@@ -472,7 +476,14 @@ _REALIZED_RE = re.compile(
 )
 #: "the resulting method, Rescaled ASGD, converges": a name given in an apposition.
 #: "… motivate LoHi, a training-free framework": a coined name (a capital inside).
-_COINED_RE = re.compile(r"\b(?P<name>[A-Z][a-z]+[A-Z][\w-]*)(?P<after>, an? [^.;]{3,200})")
+_COINED_RE = re.compile(r"[A-Z][a-z]+[A-Z][\w-]*")
+#: Cheap substring checks that gate the two regexes below.
+_REALIZED_CUES = ("realized ", "implemented ", "instantiated ", "embodied ", "culminat")
+_APPOSITION_NOUNS = tuple(
+    noun + ", "
+    for noun in ("method", "algorithm", "framework", "approach", "model", "system", "scheme",
+                 "estimator", "procedure")
+)  # fmt: skip
 _APPOSITION_RE = re.compile(
     r"\b(?:method|algorithm|framework|approach|model|system|scheme|estimator|procedure),\s+"
     r"(?P<name>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,3}),"
@@ -482,21 +493,27 @@ _APPOSITION_RE = re.compile(
 def _named_in_passing(head: str) -> str:
     """A name the abstract gives its contribution without "we propose" ("realized in X (X)",
     "the resulting method, X,"); a name needs a capital inside it (``ASGD``, ``LoHi``)."""
-    if "realiz" in head or "implement" in head or "instantiat" in head or "embodied" in head:
+    if any(cue in head for cue in _REALIZED_CUES):
         for match in _REALIZED_RE.finditer(head):
             title = _named(match.group("rest"))
             if title:
                 return shorten(strip_markup_fast(title))
-    if "," in head:
+    if any(noun in head for noun in _APPOSITION_NOUNS):
         for match in _APPOSITION_RE.finditer(head):
             name = match.group("name")
             if any(ch.isupper() for word in name.split() for ch in word[1:]):
                 return shorten(strip_markup_fast(name))
-        for match in _COINED_RE.finditer(head):
-            name = match.group("name")
-            if head.count(name) >= 3:  # used throughout: the paper's own name
-                desc = _description(match.group("after"))
-                return shorten(f"{name}: {_capitalise(desc)}" if desc else name)
+    for article in (", a ", ", an "):
+        comma = head.find(article)
+        while comma >= 0:  # "LoHi, a …": the word before an apposition, found without a scan
+            word = head[head.rfind(" ", 0, comma) + 1 : comma]
+            if word[1:].islower() or not _COINED_RE.fullmatch(word):
+                comma = head.find(article, comma + 1)
+                continue
+            if head.count(word) >= 3:  # used throughout: the paper's own name
+                desc = _description(head[comma : comma + 200])
+                return shorten(f"{word}: {_capitalise(desc)}" if desc else word)
+            comma = head.find(article, comma + 1)
     return ""
 
 
@@ -509,8 +526,19 @@ def _what_it_does(head: str) -> str:
     consider the problem of X" → "X"; "we argue that X" → "X"; "this paper rethinks X" →
     "Rethinking X".
     """
+    lowered = head.lower()
+    starts: list[int] = []  # where a subject starts, by str.find: no regex scans the text
+    for subject in ("we ", "this paper", "this work", "our "):
+        i = lowered.find(subject)
+        while i >= 0:
+            starts.append(i)
+            i = lowered.find(subject, i + 1)
+    starts.sort()
     for pattern in (_MAKES_RE, _FINDING_RE, _STUDIES_RE, _CLAIMS_RE, _DOES_RE):
-        for match in pattern.finditer(head):
+        for start in starts:
+            match = pattern.match(head, start)
+            if match is None:
+                continue
             verb = match.groupdict().get("verb")
             title = _phrase(match.group("rest"), _gerund(verb) if verb else "")
             if title and not title.lower().startswith(_VAGUE_STARTS):

@@ -76,8 +76,10 @@ class ReaderApp(App[int]):
         await self.main.run_action(action)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # quitting: keys still queued (a paste) do nothing
-        return not getattr(self, "_exit", False)
+        if getattr(self, "_exit", False):  # quitting: keys still queued (a paste) do nothing
+            return False
+        # a dialog has its own keys (Esc); q and ? are text in its fields
+        return not (action in ("help", "quit") and self.screen.is_modal)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

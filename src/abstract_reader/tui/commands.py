@@ -81,6 +81,11 @@ COMMANDS: tuple[Command, ...] = (
       "slash", "/", footer="Filter", priority=True, on_paper=True),
     C("escape", "Back / clear", "leave the filter or the paper / clear the marks / clear the "
       "filter (Esc again brings it back)", "Filtering", "escape", "Esc", palette=False),
+    C("history_back", "Earlier query", "in the filter bar: earlier / later queries (kept in the "
+      "library)", "Filtering", "up", "↑ / ↓ (filter)", palette=False),
+    C("history_forward", "Later query", "a later query", "Filtering", "down", palette=False),
+    C("sort", "Sort", "sort by relevance, dump order, title, year, recently bookmarked, unread "
+      "first (cycles; shown in the status)", "Filtering", "s", "s", footer="Sort"),
     C("show_bookmarked", "Show bookmarked", "Filter to bookmarked papers", "Filtering",
       action="set_filter('is:bookmarked')"),
     C("show_unread", "Show unread", "Filter to unread papers", "Filtering",
@@ -112,6 +117,14 @@ COMMANDS: tuple[Command, ...] = (
       "Citations", "c", "c", footer="Copy", on_paper=True),
     C("cite_picker", "Copy citation as…", "choose a format, with a live preview", "Citations",
       "C", "C", on_paper=True),
+    C("open_link", "Open link", "open the paper's link (URL, DOI or arXiv page) in the web "
+      "browser ($BROWSER)", "Citations", "O", "O", on_paper=True),
+    C("copy_id", "Copy id", "Copy the paper's id (marked papers too)", "Citations",
+      action="copy_part('id')"),
+    C("copy_abstract", "Copy abstract", "Copy the abstract's text (marked papers too)",
+      "Citations", action="copy_part('abstract')"),
+    C("copy_link", "Copy link", "Copy the paper's link (marked papers too)", "Citations",
+      action="copy_part('link')"),
     # -- app ---------------------------------------------------------------------------------
     C("help", "Help", "this help: keys and the query language", "App", "question_mark", "?",
       "app", footer="Help"),

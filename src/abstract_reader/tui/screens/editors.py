@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar, cast
 
@@ -12,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Label, OptionList, Static, TextArea
+from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
@@ -59,6 +60,8 @@ class TagEditor(_Editor[list[str]]):
         super().__init__()
         self.shown = list(tags)
         self.tags = list(tags)
+        self._cycle: tuple[list[str], int] | None = None  #: Tab's completions, where it is
+        self._cycle_shown = ""
         self.known = known
         self.what = what
 
@@ -78,6 +81,7 @@ class TagEditor(_Editor[list[str]]):
                 "Enter: add/save · Del: remove selected · ↑↓ move · Esc: cancel",
                 classes="modal-hint",
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         self._refresh_list()
@@ -104,16 +108,32 @@ class TagEditor(_Editor[list[str]]):
         ]
 
     def on_key(self, event: object) -> None:
+        """Tab in the field cycles through the known tags that start with what was typed
+        (`ro` → Robust, robustness, …, then round again). With text in the field, Tab never
+        moves the focus away (what is typed next would go to the list instead)."""
         from textual import events
 
         if not isinstance(event, events.Key) or event.key != "tab":
             return
         field = self.query_one("#tag-input", Input)
-        if field.has_focus and field._suggestion and field._suggestion != field.value:
-            field.value = field._suggestion
-            field.cursor_position = len(field.value)
-            event.prevent_default()
-            event.stop()
+        if not field.has_focus or not field.value.strip():
+            return  # an empty field: Tab moves to the list of current tags, as usual
+        event.prevent_default()
+        event.stop()
+        if self._cycle is None or field.value != self._cycle_shown:
+            prefix = " ".join(field.value.split()).casefold().lstrip("#")
+            candidates = sorted(
+                (k for k in self.known if k.casefold().startswith(prefix)), key=str.casefold
+            )
+            self._cycle = (candidates, -1)
+        candidates, at = self._cycle
+        if not candidates:
+            return
+        at = (at + 1) % len(candidates)
+        self._cycle = (candidates, at)
+        self._cycle_shown = candidates[at]
+        field.value = candidates[at]
+        field.cursor_position = len(field.value)
 
     @on(Input.Submitted, "#tag-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -193,6 +213,7 @@ class MetadataEditor(_Editor[Metadata]):
             yield Label(
                 "Enter or ctrl+s: save · Esc: cancel · empty fields clear", classes="modal-hint"
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         self.query_one("#meta-title", Input).focus()
@@ -239,7 +260,12 @@ class NoteResult:
 
 
 class NoteEditor(_Editor[NoteResult]):
-    """A TextArea; ctrl+s saves, Esc cancels (asking first when the text changed)."""
+    """A TextArea; ctrl+s saves, Esc cancels (asking first when the text changed), ctrl+o
+    edits the text in $VISUAL / $EDITOR (the reader is suspended meanwhile)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "external_editor", "$EDITOR", id="note_external_editor"),
+    ]
 
     def __init__(self, note: str, what: str, *, hint: str = "") -> None:
         super().__init__()
@@ -254,7 +280,11 @@ class NoteEditor(_Editor[NoteResult]):
                 yield Static(Content(self.hint).stylize("$text-warning"), markup=False)
             yield TextArea(self.note, id="note-text", soft_wrap=True)
             yield Static(id="note-message", markup=False)
-            yield Label("ctrl+s: save · Esc: cancel", classes="modal-hint")
+            yield Label(
+                "ctrl+s: save · Esc: cancel · ctrl+o: edit in $VISUAL / $EDITOR",
+                classes="modal-hint",
+            )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         area = self.query_one("#note-text", TextArea)
@@ -269,6 +299,49 @@ class NoteEditor(_Editor[NoteResult]):
 
     def action_save(self) -> None:
         self.dismiss(NoteResult(self.query_one("#note-text", TextArea).text))
+
+    def action_external_editor(self) -> None:
+        """Write the text to a temporary file, suspend the reader, run the editor on it, and
+        take the file back (it is removed either way). A failing editor changes nothing."""
+        import os
+        import shlex
+        import subprocess
+        import tempfile
+
+        from textual.app import SuspendNotSupported
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            self.warn("Set $VISUAL or $EDITOR to edit notes in your editor.")
+            return
+        area = self.query_one("#note-text", TextArea)
+        fd, name = tempfile.mkstemp(prefix="abstract-reader-note-", suffix=".md")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(area.text)
+            try:
+                with self.app.suspend():
+                    code = subprocess.call([*shlex.split(editor), name])
+            except SuspendNotSupported:
+                self.warn("This terminal cannot be suspended for an editor.")
+                return
+            except OSError as exc:
+                self.warn(f"Could not run {editor}: {exc.strerror or exc}")
+                return
+            if code != 0:
+                self.warn(f"{editor} exited with code {code}; the note is unchanged.")
+                return
+            with open(name, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+        if text.endswith("\n") and not area.text.endswith("\n"):
+            text = text[:-1]  # the newline editors add at the end of a file
+        from ...text import sanitise
+
+        area.text = sanitise(text.replace("\r\n", "\n"))  # nothing the terminal would run
+        area.move_cursor(area.document.end)
 
 
 NoteChoice = Literal["mine", "theirs", "merge"]
@@ -307,6 +380,7 @@ class NoteConflictDialog(ModalScreen[NoteChoice | None]):
                 "m: keep mine · t: keep theirs · g: both, in the editor",
                 classes="modal-hint",
             )
+        yield Footer()  # the dialog's own keys
 
     def action_choose(self, choice: str) -> None:
         if choice in ("mine", "theirs", "merge"):

@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from ..commands import help_rows
 
@@ -55,3 +55,4 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box", classes="modal-box"):
             yield Static(Content("abstract-reader — keys").stylize("bold"), classes="modal-title")
             yield Static(help_content(), id="help-text", markup=False)
+        yield Footer()  # the dialog's own keys

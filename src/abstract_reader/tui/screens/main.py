@@ -8,6 +8,7 @@ shows them and re-runs the filter when the query reads one of them.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,9 +24,9 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
-from ...session import Dependency, Session, metadata_change, tag_change
+from ...session import SORTS, Dependency, Session, metadata_change, tag_change
 from ...text import render, sanitise
-from ..commands import bindings
+from ..commands import COMMANDS, bindings
 from ..widgets.paper_list import PaperList, Row
 from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
 from .paper import PaperScreen
@@ -47,7 +48,16 @@ _WORKER_WHAT = {
     "index": "Building the search index",
     "search": "Searching",
     "copy": "Copying",
+    "browser": "Opening the link",
 }
+
+
+#: Commands on single letters: text, not commands, while the filter has focus.
+_LETTER_ACTIONS = frozenset(
+    c.action_name
+    for c in COMMANDS
+    if c.where == "main" and c.keys and all(len(k) == 1 for k in c.keys.split(","))
+)
 
 
 class _Rows:
@@ -73,7 +83,7 @@ class _Rows:
         return Row(
             paper_id=paper.id,
             title=title,
-            venue=paper.venue_year,
+            venue=session.venue_of(paper),
             tags=tuple(snap.tags.get(paper.id, ())),
             bookmarked=paper.id in snap.bookmarks,
             read=paper.id in snap.read,
@@ -108,6 +118,9 @@ class MainScreen(Screen[None]):
         self._restore_paper: str | None = None
         self._index_after_first_frame = False
         self._cleared_query = ""  #: the query Esc cleared, brought back by Esc again
+        self._history_at: int | None = None  #: where Up/Down are in the filter's history
+        self._history_draft = ""  #: what was typed before walking the history
+        self._history_value = ""  #: the query the history put in the filter
         self._library_problem: str | None = None
         self._rows = _Rows(self)
 
@@ -139,6 +152,8 @@ class MainScreen(Screen[None]):
         query = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
         self.session.set_query(query)
         self._restore_paper = self.library.setting("paper")
+        sort = self.library.setting("sort", "relevance") or "relevance"
+        self.session.sort = sort if sort in SORTS else "relevance"
         if query:
             self._fill_filter(query, run=False)
         if self.library.problem:
@@ -233,6 +248,7 @@ class MainScreen(Screen[None]):
             self.loaded = count
             paper_list = self.query_one(PaperList)
             if self.session.result is None:
+                self.session.apply_sort(count)
                 paper_list.set_source(self._rows, paper_list.cursor)
             if first:  # rows first; the paper (math rendering) right after they are drawn
                 self.call_after_refresh(self._show_current)
@@ -251,6 +267,7 @@ class MainScreen(Screen[None]):
                 "\nor with no argument for the bundled NeurIPS 2026 dumps."
             )
         if self.session.result is None:
+            self.session.apply_sort(self.loaded)
             paper_list.set_source(self._rows, paper_list.cursor)
         if not self.session.query_text and self._restore_paper:
             self._move_to(self._restore_paper)
@@ -363,12 +380,48 @@ class MainScreen(Screen[None]):
     # -- the filter -------------------------------------------------------------------------
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
+        if event.value != self._history_value:
+            self._history_at = None  # typed: a new query, not a walk through the history
         self.session.set_query(event.value)
         self._run_filter()
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
         self.set_focus(self.query_one(PaperList))  # at once: the next key is for the list
+        self._remember_query()
+
+    def _remember_query(self) -> None:
+        self._history_at = None
+        if self.library.read_only:
+            return
+        with contextlib.suppress(LibraryError):  # the history is a convenience, never an error
+            self.session.remember_query(self.session.query_text)
+
+    def _walk_history(self, step: int) -> None:
+        history = self.session.history()
+        if not history:
+            return
+        if self._history_at is None:
+            if step > 0:
+                return
+            self._history_draft = self.query_one("#filter", Input).value
+            at = len(history)
+        else:
+            at = self._history_at
+        at = max(0, at + step)
+        if at >= len(history):
+            self._history_at = None
+            self._history_value = self._history_draft
+        else:
+            self._history_at = at
+            self._history_value = history[at]
+        self._fill_filter(self._history_value)
+
+    def action_history_back(self) -> None:
+        self._walk_history(-1)
+
+    def action_history_forward(self) -> None:
+        self._walk_history(1)
 
     def _fill_filter(self, text: str, *, run: bool = True) -> None:
         """Put a query in the filter bar as if typed: the cursor at its end."""
@@ -411,11 +464,12 @@ class MainScreen(Screen[None]):
         old_cursor = paper_list.cursor
         self._restore_paper = None
         self.session.result = result
+        self.session.apply_sort(self.loaded)
         position: int | None
         if result is None:
             position = self.session.position_of(current) if current and self.loaded else 0
         else:
-            position = result.position_of(current) if current else None
+            position = self.session.position_of(current) if current else None
             query = self.session.query_text.strip()
             paper_list.empty_message = Content.assemble(
                 "No paper matches ",
@@ -454,7 +508,7 @@ class MainScreen(Screen[None]):
             paper_id=paper.id,
             title=rec.title,
             title_derived=rec.title_derived,
-            venue=paper.venue_year,
+            venue=session.venue_of(paper),
             sources=tuple(str(s) for s in paper.sources),
             tags=rec.tags,
             bookmarked=rec.bookmarked,
@@ -564,6 +618,10 @@ class MainScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if getattr(self.app, "_exit", False):  # quitting: keys still queued (a paste) do nothing
             return False
+        if action in ("history_back", "history_forward"):
+            return self.query_one("#filter", Input).has_focus
+        if action in _LETTER_ACTIONS and self.query_one("#filter", Input).has_focus:
+            return False  # letters are text there: not offered in the footer either
         if action == "focus_filter":
             # Where text is being typed (the filter, an editor, the palette), `/` is text.
             from textual.widgets import TextArea
@@ -586,6 +644,8 @@ class MainScreen(Screen[None]):
         filter_bar = self.query_one("#filter", Input)
         view = self.query_one(PaperView)
         if filter_bar.has_focus or (view.has_focus and not self.narrow):
+            if filter_bar.has_focus:
+                self._remember_query()
             if view.has_focus:
                 self._cancel_read()  # left the opened paper before the delay
             self.query_one(PaperList).focus()
@@ -621,6 +681,15 @@ class MainScreen(Screen[None]):
 
     def action_previous_unread(self) -> None:
         self._step_unread(-1)
+
+    def action_sort(self) -> None:
+        """The next order; the cursor stays on its paper."""
+        sort = self.session.next_sort()
+        with contextlib.suppress(LibraryError):
+            if not self.library.read_only:
+                self.library.set_setting("sort", sort)
+        self._run_filter(keep_position=True)
+        self.notify(f"Sorted by {SORTS[sort]}", timeout=2)
 
     def action_set_filter(self, text: str) -> None:
         self._fill_filter(text)
@@ -857,6 +926,48 @@ class MainScreen(Screen[None]):
                 self.session.describe(papers),
             ),
             done,
+        )
+
+    def action_copy_part(self, kind: str) -> None:
+        """Copy the ids, abstracts or links of the papers (marked ones too)."""
+        papers = self._targets()
+        if not papers:
+            return
+        session = self.session
+        if kind == "id":
+            parts = [p.id for p in papers]
+        elif kind == "abstract":
+            parts = [p.abstract for p in papers]
+        else:
+            parts = [link for p in papers if (link := session.link_of(p))]
+            if not parts:
+                self.notify("No link known: e sets a URL or DOI.", severity="warning")
+                return
+        noun = {"id": "id", "abstract": "abstract", "link": "link"}[kind]
+        what = f"the {noun}" if len(parts) == 1 else f"{len(parts)} {noun}s"
+        self._copy("\n\n".join(parts) if kind == "abstract" else "\n".join(parts), what)
+
+    def action_open_link(self) -> None:
+        paper = self.current_paper()
+        if paper is None:
+            return
+        link = self.session.link_of(paper)
+        if link is None or not link.lower().startswith(("https://", "http://")):
+            self.notify(
+                "No web link known for this paper: e sets a URL or DOI.", severity="warning"
+            )
+            return
+        self._open_in_browser(link)
+
+    @work(thread=True, group="browser", exit_on_error=False)
+    def _open_in_browser(self, url: str) -> None:
+        """Through ``webbrowser``, so ``$BROWSER`` is honoured."""
+        import webbrowser
+
+        opened = webbrowser.open(url)
+        message = f"Opened {url}" if opened else f"No web browser could open {url}"
+        self.app.call_from_thread(
+            self.notify, message, severity="information" if opened else "warning", markup=False
         )
 
     @work(thread=True, group="copy", exit_on_error=False)

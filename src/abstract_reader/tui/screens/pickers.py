@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Static, TextArea
+from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...cite import FORMAT_NAMES, FORMATS
@@ -53,6 +53,7 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
             yield Label(
                 "Enter: copy · d: copy and make it the default · Esc: cancel", classes="modal-hint"
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         options = self.query_one("#cite-formats", OptionList)
@@ -129,6 +130,7 @@ class TagList(ModalScreen[TagAction | None]):
                 "Enter: show papers with the tag · r: rename · d: delete · Esc: close",
                 classes="modal-hint",
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         self.query_one("#tag-rename", Input).display = False
@@ -206,6 +208,7 @@ class CopyFallback(ModalScreen[None]):
                 "Select the text with the mouse (or ctrl+a) and copy it · Esc: close",
                 classes="modal-hint",
             )
+        yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
         area = self.query_one("#copy-text", TextArea)

@@ -1,0 +1,206 @@
+"""Issue #13's reader keys: open the link, copy parts, ctrl+c, a filter the app fills."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, TextArea
+
+from abstract_reader.library import Metadata
+from abstract_reader.tui.screens.pickers import CopyFallback
+from abstract_reader.tui.widgets.paper_list import PaperList
+
+from .conftest import make_app, run_palette_command, settle, type_filter, until
+
+WIDE = (120, 40)
+
+
+@pytest.mark.parametrize(
+    ("meta", "expected"),
+    [
+        (Metadata(url="https://example.org/paper"), "https://example.org/paper"),
+        (Metadata(doi="10.1234/abc"), "https://doi.org/10.1234/abc"),
+        (
+            Metadata(url="https://arxiv.org/abs/2401.01234", doi="10.1/x"),
+            "https://arxiv.org/abs/2401.01234",
+        ),
+    ],
+)
+async def test_capital_o_opens_the_link_through_webbrowser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, meta: Metadata, expected: str
+) -> None:
+    opened: list[str] = []
+
+    def fake_open(url: str, *args: object, **kwargs: object) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr("webbrowser.open", fake_open)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        app.library.set_metadata(paper_id, meta)
+        await pilot.press("O")
+        await settle(app, pilot)
+        assert opened == [expected]
+        assert f"Opened {expected}" in [n.message for n in app._notifications]
+
+
+async def test_capital_o_without_a_link_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("webbrowser.open", lambda *a, **k: pytest.fail("opened"))
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("O")
+        await settle(app, pilot)
+        assert any("No web link" in n.message for n in app._notifications)
+
+
+async def test_copy_the_id_from_the_palette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id
+        await run_palette_command(app, pilot, "copy id")
+        await until(pilot, lambda: isinstance(app.screen, CopyFallback))
+        assert app.screen.query_one("#copy-text", TextArea).text == paper_id
+
+
+async def test_ctrl_c_quits(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_typing_after_the_app_filled_the_filter_goes_at_the_end(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await run_palette_command(app, pilot, "show unread")
+        await until(pilot, lambda: app.query_one("#filter", Input).value == "is:unread")
+        await type_filter(app, pilot, " robust")
+        assert app.query_one("#filter", Input).value == "is:unread robust"
+
+
+async def test_up_and_down_in_the_filter_walk_earlier_queries(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        for query in ("robust", "spiking", "is:unread"):
+            await pilot.press("slash", "ctrl+u", *query.replace(" ", ""), "enter")
+        await settle(app, pilot)
+        field = app.query_one("#filter", Input)
+        await pilot.press("slash", "ctrl+u", *"gaus")
+        await pilot.press("up")
+        assert field.value == "is:unread"
+        await pilot.press("up", "up")
+        assert field.value == "robust"
+        await pilot.press("up")  # the oldest stays
+        assert field.value == "robust"
+        await pilot.press("down")
+        assert field.value == "spiking"
+        await pilot.press("down", "down")
+        assert field.value == "gaus"  # back to what was being typed
+        assert field.cursor_position == len("gaus")
+        await pilot.press("up", "enter")
+        await settle(app, pilot)
+        assert app.query_one(PaperList).has_focus
+    again = make_app(tmp_path)  # kept in the library
+    async with again.run_test(size=WIDE) as pilot:
+        await settle(again, pilot)
+        await pilot.press("slash", "ctrl+u", "up")
+        assert again.query_one("#filter", Input).value == "is:unread"
+
+
+async def test_esc_in_the_list_clears_the_filter_and_esc_again_brings_it_back(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "robust")
+        await pilot.press("enter", "escape")
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == ""
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == "robust"
+
+
+async def test_s_cycles_the_order_and_the_status_says_which(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        corpus = app.session.corpus
+        rows = lambda: [  # noqa: E731
+            app.query_one(PaperList).source.row(i) for i in range(len(corpus.papers))
+        ]
+        status = lambda: str(app.main.query_one("#status").render())  # noqa: E731
+        await pilot.press("j", "j")
+        kept = app.query_one(PaperList).current_id
+        await pilot.press("s")  # relevance → dump order
+        await settle(app, pilot)
+        assert "sorted by dump order" in status()
+        assert [r.paper_id for r in rows()] == [p.id for p in corpus.papers]
+        await pilot.press("s")  # title
+        await settle(app, pilot)
+        titles = [r.title for r in rows()]
+        assert titles == sorted(titles, key=str.casefold) and "sorted by title" in status()
+        assert app.query_one(PaperList).current_id == kept  # the cursor kept its paper
+        await pilot.press("s", "s")  # year, then recently bookmarked
+        await settle(app, pilot)
+        later = corpus.papers[9].id
+        app.library.set_bookmark([corpus.papers[4].id])
+        app.library.set_bookmark([later])
+        await until(pilot, lambda: rows()[0].paper_id == later)
+        assert rows()[1].paper_id == corpus.papers[4].id
+        assert "sorted by recently bookmarked" in status()
+        await pilot.press("s")  # unread first
+        await settle(app, pilot)
+        app.library.set_read([corpus.papers[0].id])
+        await until(pilot, lambda: rows()[-1].paper_id == corpus.papers[0].id)
+        assert "sorted by unread first" in status()
+        await pilot.press("s")  # back to relevance
+        await settle(app, pilot)
+        assert "sorted" not in status()
+        await type_filter(app, pilot, "robust")
+        await pilot.press("enter", "s", "s")  # a query's result by title
+        await settle(app, pilot)
+        shown = [
+            app.query_one(PaperList).source.row(i).title
+            for i in range(len(app.query_one(PaperList).source))
+        ]
+        assert len(shown) > 3 and shown == sorted(shown, key=str.casefold)
+
+
+async def test_footer_hints_follow_focus(tmp_path: Path) -> None:
+    """The footer offers what the focused place does: list keys on the list, not in the
+    filter; a dialog's own keys in a dialog."""
+    from textual.widgets import Footer
+
+    def footer_keys() -> set[str]:
+        footer = app.screen.query_one(Footer)
+        return {item.description for item in footer.query("FooterKey").results()}  # type: ignore[attr-defined]
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app, pilot)
+        assert {"Bookmark", "Tags", "Filter"} <= footer_keys()
+        await pilot.press("slash")
+        await pilot.pause()
+        assert not {"Bookmark", "Tags", "Sort"} & footer_keys()
+        await pilot.press("enter", "t")
+        await pilot.pause()
+        keys = footer_keys()
+        assert {"Save", "Cancel"} <= keys and not {"Bookmark", "Quit"} & keys
