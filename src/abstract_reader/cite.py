@@ -580,10 +580,19 @@ def format_records(records: Sequence[Record], fmt: str, *, with_abstract: bool =
             row["authors"] = "; ".join(r.authors)
             row["tags"] = "; ".join(r.tags)
             writer.writerow(
-                {k: clean(str(row[k])) if row[k] is not None else "" for k in CSV_FIELDS}
+                {k: _csv_cell(clean(str(row[k]))) if row[k] is not None else "" for k in CSV_FIELDS}
             )
         return buffer.getvalue()
     raise ValueError(f"unknown format {fmt!r}")
+
+
+def _csv_cell(value: str) -> str:
+    """A cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR at the
+    start: text from a dump or a tag can be anything) is kept as text with a leading ``'``,
+    as OWASP advises for CSV exports."""
+    if value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 def write_atomic(path: Path, text: str, *, force: bool = False) -> None:

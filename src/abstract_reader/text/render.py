@@ -266,7 +266,10 @@ def render(source: str, limit: int | None = None) -> Rendered:
             pos = k
             if run > 2:
                 continue
-            can_open, can_close = _flanking(prev, source[k : k + 1])
+            after = source[k : k + 1]
+            if run == 1 and prev.isalnum() and after.isalnum():
+                continue  # `2*3`, `a*b`: a product inside a word, not emphasis (`**D**ual` is)
+            can_open, can_close = _flanking(prev, after)
             if can_close:
                 found = -1
                 for s in range(len(stack) - 1, bottom[run] - 1, -1):

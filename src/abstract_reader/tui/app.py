@@ -105,6 +105,11 @@ class ReaderApp(App[int]):
     def on_ready(self) -> None:
         self.main.first_frame()
 
+    def on_app_focus(self) -> None:
+        """Back in this terminal: the CLI may just have written; show it now, not at the next
+        poll (terminals that report focus send this)."""
+        self.main.refresh_library()
+
     async def action_main_command(self, action: str) -> None:
         """A main-screen command pressed on another screen (the full-screen paper)."""
         await self.main.run_action(action)
