@@ -390,8 +390,10 @@ class Session:
         if self.result is not None and self.result.ranked_like:  # like: (with its words)
             words = self.result.like_words
             parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
-        if self.result is not None and self.result.ignored:
-            parts.append("ignored: " + " ".join(self.result.ignored))
+        if self.result is not None and self.result.query.ignored:
+            parts.append("ignored: " + " ".join(self.result.query.ignored))
+        if self.result is not None:
+            parts.extend(self.result.notes)  # an unknown id:, a bounded phrase check
         problems = self.corpus.fatal_errors
         if problems:
             parts.append(f"⚠ {len(problems)} load error{'s' if len(problems) != 1 else ''}")
