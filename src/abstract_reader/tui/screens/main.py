@@ -24,7 +24,8 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
-from ...session import SORTS, Dependency, Session, metadata_change, tag_change
+from ...session import Dependency, Session, metadata_change, tag_change
+from ...sorting import SORTS
 from ...text import render, sanitise
 from ..commands import COMMANDS, bindings
 from ..widgets.paper_list import PaperList, Row
