@@ -93,6 +93,9 @@ COMMANDS: tuple[Command, ...] = (
     C("clear_filter", "Clear filter", "Show every paper", "Filtering", action="set_filter('')"),
     C("more_like", "More like this", "every paper ranked by likeness to this one (like:ID)",
       "Filtering", "m", "m", on_paper=True),
+    C("triage", "Triage", "triage the filter's papers one at a time: b keep, r skip, t tag, "
+      "l later, p back, u undo, Esc leaves", "Filtering", "exclamation_mark", "!",
+      on_paper=True),
     # -- library -----------------------------------------------------------------------------
     C("bookmark", "Bookmark", "bookmark on/off (all marked papers when some are marked)",
       "Library", "b", "b", footer="Bookmark", on_paper=True),
@@ -152,6 +155,8 @@ EXTRA_BINDING_IDS = frozenset(
         "conflict_theirs",
         "conflict_merge",
         "conflict_cancel",
+        *("triage_keep", "triage_skip", "triage_tag", "triage_later", "triage_back"),
+        *("triage_undo", "triage_leave"),
     }
 )
 
