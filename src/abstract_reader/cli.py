@@ -438,8 +438,14 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
             raise Failure(str(exc)) from None
         # exact for export (no phrase limit); WithNew answers is:new
         result = index.search(query, WithNew(library, corpus), phrase_limit=None)
+        if result.query.mistakes:
+            # A script's typo (`is:bookmarkd`) must not turn `export` or `digest` into "every
+            # paper": a query with a part that cannot be used is a usage error here (the
+            # reader shows such parts in its status line instead).
+            parts = ", ".join(repr(part) for part in result.query.mistakes)
+            raise _Usage(f"the query cannot use {parts}; nothing done (see `--help`)")
         for part in result.ignored:
-            _error(f"warning: ignored {part!r} in the query")
+            _error(f"warning: {part}")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
             _note(f"{len(result):,} papers, {result.ranked_like}")
         papers = [result.paper_at(i) for i in range(len(result))]

@@ -337,7 +337,7 @@ class SearchIndex:
             mask[ranking.seeds] = False
             words.extend(w for w in ranking.words if w not in words)
         if len(ignored) != len(q.ignored):
-            q = Query(q.terms, tuple(ignored))
+            q = Query(q.terms, tuple(ignored), q.limits)
         if not rankings:
             docs = np.nonzero(mask)[0]
             order = docs[np.argsort(-total[docs], kind="stable")]
