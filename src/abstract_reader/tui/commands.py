@@ -105,8 +105,8 @@ COMMANDS: tuple[Command, ...] = (
       "down", "Library", "space", "space", "list", "screen.mark", footer="Mark"),
     C("tags", "Edit tags", "edit tags (Tab completes, Enter adds, Enter on empty saves)",
       "Library", "t", "t", footer="Tags", on_paper=True),
-    C("tag_list", "Tag list", "every tag with its count: Enter filters, r renames, d d deletes",
-      "Library", "T", "T", on_paper=True),
+    C("tag_list", "Tag list", "every tag with its count: Enter filters, m ranks like it, r "
+      "renames, d d deletes", "Library", "T", "T", on_paper=True),
     C("edit_metadata", "Edit metadata", "edit the real title, authors, URL, DOI, year",
       "Library", "e", "e", on_paper=True),
     C("note", "Edit note", "edit the note (ctrl+s saves, Esc asks before dropping changes)",
@@ -156,7 +156,7 @@ EXTRA_BINDING_IDS = frozenset(
         "conflict_merge",
         "conflict_cancel",
         *("triage_keep", "triage_skip", "triage_tag", "triage_later", "triage_back"),
-        *("triage_undo", "triage_leave"),
+        *("triage_undo", "triage_leave", "taglist_like"),
     }
 )
 

@@ -830,9 +830,10 @@ class MainScreen(Screen[None]):
         def chosen(action: TagAction | None) -> None:
             if action is None:
                 return
-            if action.kind == "filter":
+            if action.kind in ("filter", "like"):
                 tag = action.tag
                 query = f'#"{tag}"' if " " in tag else f"#{tag}"  # quoted: a tag with spaces
+                query = f"like:{query}" if action.kind == "like" else query
                 self._fill_filter(query)
                 self.query_one(PaperList).focus()
             elif action.kind == "rename":
