@@ -717,6 +717,20 @@ class MainScreen(Screen[None]):
             self.action_close_paper()
         self._fill_filter(f"like:{paper.id[:12]}")
 
+    def action_triage(self) -> None:
+        """The filter's papers one at a time, from the current one (screens/triage.py)."""
+        from .triage import TriageScreen
+
+        count = len(self._rows)
+        if count == 0:
+            self.notify("No papers to triage.", timeout=3)
+            return
+        ids = [self.session.paper_at(i).id for i in range(count)]
+        start = self.query_one(PaperList).cursor
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+        self.app.push_screen(TriageScreen(self, ids, start))
+
     def action_toggle_auto_read(self) -> None:
         on_ = self.library.setting("auto_read", "on") == "off"
         if not on_:
@@ -821,9 +835,10 @@ class MainScreen(Screen[None]):
         def chosen(action: TagAction | None) -> None:
             if action is None:
                 return
-            if action.kind == "filter":
+            if action.kind in ("filter", "like"):
                 tag = action.tag
                 query = f'#"{tag}"' if " " in tag else f"#{tag}"  # quoted: a tag with spaces
+                query = f"like:{query}" if action.kind == "like" else query
                 self._fill_filter(query)
                 self.query_one(PaperList).focus()
             elif action.kind == "rename":
