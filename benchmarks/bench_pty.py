@@ -197,8 +197,13 @@ def run_reader(
                 if ready(term):
                     break
                 typed += letter
+                term.send(letter)
                 sent = time.perf_counter()
-                term.wait(lambda t=typed: t in term.text(), limit=60)  # type: ignore[misc]
+                try:
+                    term.wait(lambda t=typed: t in term.text(), limit=20)  # type: ignore[misc]
+                except TimeoutError:  # said, not hidden: a key that never showed
+                    figures["echo_lost"] = figures.get("echo_lost", 0) + 1
+                    break
                 lags.append(time.perf_counter() - sent)
                 time.sleep(0.05)
             if lags:
@@ -334,6 +339,7 @@ def main() -> None:
             print(
                 f"        key echo while busy p95 {col(rows, 'echo_p95_ms', 'ms')} | last key → "
                 f"filtered list ({expected:,} rows) {col(rows, 'last_key_ms', 'ms')}"
+                + (" | keys never shown!" if any("echo_lost" in r for r in rows) else "")
             )
             print(
                 f"        RSS at first rows {col(rows, 'rss_first_rows_mb', 'MB')} | at ready "
