@@ -67,6 +67,10 @@ def _conflict(size: tuple[int, int]) -> Any:
         await pilot.press("o", *"my version of the note")
         with Library(app.library.path) as other:  # type: ignore[attr-defined]
             other.set_note(paper_id, "the note another program saved meanwhile")
+        # what the once-a-second poll would do, now: the view behind the dialog shows the
+        # other program's note in every run (else the picture depends on the poll's timing)
+        app.main.refresh_library()  # type: ignore[attr-defined]
+        await pilot.pause()
         await pilot.press("ctrl+s")
         await settle(app, pilot)  # type: ignore[arg-type]
 
