@@ -80,3 +80,11 @@ def test_list_with_a_pasted_id_or_id_term() -> None:
     assert unknown.stderr.strip().endswith(
         "warning: id:ffff00 matches no paper in the loaded dumps"
     )
+
+
+def test_list_with_a_malformed_id_term_is_a_usage_error() -> None:
+    from .conftest import cli
+
+    result = cli("list", "-q", "id:zz")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "4 or more hex digits" in result.stderr
