@@ -96,13 +96,17 @@ class TriageScreen(Screen[None]):
         if paper_id is None:
             return
         library = self.main.library
+        snap = library.snapshot
         if decision == "kept":
+            changes = paper_id not in snap.bookmarks
             ok = self.main._write(lambda: library.set_bookmark([paper_id], True))
         else:
+            changes = paper_id not in snap.read
             ok = self.main._write(lambda: library.set_read([paper_id], True))
         if ok:
             self.decisions[paper_id] = decision
-            self._done.append((paper_id, decision))
+            if changes:  # a write that changes nothing is no step for undo to take back
+                self._done.append((paper_id, decision))
             self._step(1)
 
     def action_keep(self) -> None:
