@@ -165,3 +165,17 @@ async def test_undo_after_keeping_an_already_kept_paper_takes_back_the_real_chan
         with Library(_db(tmp_path)) as other:
             assert first not in other.snapshot.read
             assert second in other.snapshot.bookmarks
+
+
+async def test_triage_shows_a_change_another_process_made_to_the_paper(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        paper_id = _triage(app).current_id
+        assert paper_id is not None
+        with Library(_db(tmp_path)) as cli:
+            cli.add_tags([paper_id], ["fromcli"])
+        header = app.screen.query_one("#paper-header")
+        await until(pilot, lambda: "#fromcli" in str(header.render()))
