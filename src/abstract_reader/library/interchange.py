@@ -93,7 +93,7 @@ def _json_strings(value: str) -> str | None:
 
 
 def _sort(value: str) -> str | None:
-    from ..session import SORTS  # late: the session imports the library
+    from ..sorting import SORTS
 
     return _one_of(*SORTS)(value)
 

@@ -44,7 +44,7 @@ class Term:
     """A positive or negative condition on a paper."""
 
     kind: str  # "words" | "phrase" | "title_start" | "title" | "tag" | "is" | "venue" | "year"
-    # | "like" (orders instead of filtering)
+    # | "like" (orders instead of filtering) | "id" (the paper with that id prefix)
     words: tuple[Word, ...] = ()
     value: str = ""
     negated: bool = False
@@ -175,6 +175,12 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
         return Term("is", value=value, negated=negated)
     if lowered.startswith("like:"):
         return _parse_like(token[5:], raw, negated, ignored)
+    if lowered.startswith("id:"):
+        value = lowered[3:]
+        if not re.fullmatch(r"[0-9a-f]{4,}", value):
+            ignored.append(f"{raw} (an id prefix is 4 or more hex digits)")
+            return None
+        return Term("id", value=value, negated=negated)
     if token.startswith("#"):
         tag = token[1:]
         if tag.startswith('"'):  # #"reading list": a tag with spaces
@@ -240,6 +246,10 @@ def _parse_like(target: str, raw: str, negated: bool, ignored: list[str]) -> Ter
         ignored.append(raw)
         return None
     return Term("like", value=value)
+
+
+#: A bare word that may be a pasted id prefix: 8–16 lower-case hex digits.
+ID_WORD_RE = re.compile(r"[0-9a-f]{8,16}")
 
 
 def _positive_words(query: Query) -> tuple[Word, ...]:

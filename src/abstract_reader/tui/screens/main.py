@@ -24,7 +24,8 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
-from ...session import SORTS, Dependency, Session, metadata_change, tag_change
+from ...session import Dependency, Session, metadata_change, tag_change
+from ...sorting import SORTS
 from ...text import render, sanitise
 from ..commands import COMMANDS, bindings
 from ..widgets.paper_list import PaperList, Row
@@ -200,11 +201,15 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load_in_thread(self, builder: CorpusBuilder) -> None:
         from ...corpus_cache import adopt, key_for, load, save
+        from ...sources import is_metadata_file
 
         call = self.app.call_from_thread
         total = len(builder.files)
-        key = key_for(builder.files)
-        cached = load(self.cache_dir.with_name("corpus"), key) if key else None
+        # only dumps are cached (metadata records carry fields the cache does not keep), and
+        # the cache must name exactly the dumps asked for
+        dumps_only = not any(is_metadata_file(p) for p in builder.files)
+        key = key_for(builder.files) if dumps_only else None
+        cached = load(self.cache_dir.with_name("corpus"), key, builder.files) if key else None
         if cached is not None:  # the same dumps as last time: no parsing
             adopt(builder.corpus, *cached)
             call(self._papers_arrived, total, total)
