@@ -144,3 +144,38 @@ async def test_triage_fits_70x24(tmp_path: Path) -> None:
         assert " ".join(title_words[:4]) in text  # the title, wrapped, not cut
         for label in ("Keep", "Skip", "Tag", "Later", "Back", "Undo", "Leave"):
             assert label in lines[-1], label  # every decision key is in the footer
+
+
+async def test_undo_after_keeping_an_already_kept_paper_takes_back_the_real_change(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        triage = _triage(app)
+        first, second = triage.paper_ids[:2]
+        app.library.set_bookmark([second], True)  # kept before triage: b changes nothing
+        await pilot.press("r", "b")
+        assert _progress(app).endswith("1 kept · 1 skipped")
+        await pilot.press("u")  # the skip is the latest change
+        assert triage.current_id == first
+        assert _progress(app).endswith("1 kept · 0 skipped")
+        with Library(_db(tmp_path)) as other:
+            assert first not in other.snapshot.read
+            assert second in other.snapshot.bookmarks
+
+
+async def test_triage_shows_a_change_another_process_made_to_the_paper(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        paper_id = _triage(app).current_id
+        assert paper_id is not None
+        with Library(_db(tmp_path)) as cli:
+            cli.add_tags([paper_id], ["fromcli"])
+        header = app.screen.query_one("#paper-header")
+        await until(pilot, lambda: "#fromcli" in str(header.render()))

@@ -50,6 +50,7 @@ class TriageScreen(Screen[None]):
         self.decisions: dict[str, Decision] = {}
         #: (paper id, decision) of each write made here, newest last, for ``u``
         self._done: list[tuple[str, Decision | None]] = []
+        self._shown: object = None  # the shown paper's record, to notice changes made elsewhere
 
     def compose(self) -> ComposeResult:
         yield Static(id="triage-progress", markup=False)
@@ -57,8 +58,22 @@ class TriageScreen(Screen[None]):
         yield Footer(show_command_palette=False)  # room for every triage key at 70 columns
 
     def on_mount(self) -> None:
+        from .main import POLL_S
+
         self.show()
         self.query_one(PaperView).focus()
+        self.set_interval(POLL_S, self._follow_library)
+
+    def _follow_library(self) -> None:
+        """Another process (the CLI, another reader) changed the shown paper: show it so. The
+        main screen's poll has already read the change into the snapshot."""
+        if self._record() != self._shown:
+            self.show()
+
+    def _record(self) -> object:
+        paper_id = self.current_id
+        paper = self.main.session.corpus.get(paper_id) if paper_id else None
+        return self.main.session.record(paper) if paper is not None else None
 
     # -- what shows -----------------------------------------------------------------------
     @property
@@ -78,6 +93,7 @@ class TriageScreen(Screen[None]):
 
     def show(self) -> None:
         self.query_one("#triage-progress", Static).update(self.progress_text())
+        self._shown = self._record()
         view = self.query_one(PaperView)
         paper_id = self.current_id
         paper = self.main.session.corpus.get(paper_id) if paper_id else None
@@ -96,13 +112,17 @@ class TriageScreen(Screen[None]):
         if paper_id is None:
             return
         library = self.main.library
+        snap = library.snapshot
         if decision == "kept":
+            changes = paper_id not in snap.bookmarks
             ok = self.main._write(lambda: library.set_bookmark([paper_id], True))
         else:
+            changes = paper_id not in snap.read
             ok = self.main._write(lambda: library.set_read([paper_id], True))
         if ok:
             self.decisions[paper_id] = decision
-            self._done.append((paper_id, decision))
+            if changes:  # a write that changes nothing is no step for undo to take back
+                self._done.append((paper_id, decision))
             self._step(1)
 
     def action_keep(self) -> None:
