@@ -49,6 +49,8 @@ _WORKER_WHAT = {
     "search": "Searching",
     "copy": "Copying",
     "browser": "Opening the link",
+    "seen": "Noting what is new",
+    "match": "Matching metadata",
 }
 
 
@@ -281,6 +283,18 @@ class MainScreen(Screen[None]):
             self._restore_paper = None
         self.call_after_refresh(self._show_current)  # list first; math rendering after
         self._update_status()
+        self.call_after_refresh(self._begin_session)  # off the first frame's path
+
+    @work(thread=True, exclusive=True, group="seen", exit_on_error=False)
+    def _begin_session(self) -> None:
+        """This session begins: note the dumps seen, and which papers are new (is:new)."""
+        new = self.session.begin_session()
+        self.app.call_from_thread(self._new_known, new)
+
+    def _new_known(self, new: frozenset[str]) -> None:
+        self.session.new = new
+        if self.session.is_stale({"new"}):
+            self._run_filter(keep_position=True)
 
     def _report_load_errors(self, errors: list[LoadError]) -> None:
         fatal = [e for e in errors if e.fatal]
@@ -832,6 +846,58 @@ class MainScreen(Screen[None]):
                 )
 
         self.app.push_screen(TagList(self.library.tag_counts()), chosen)
+
+    def action_match_metadata(self) -> None:
+        """Match the loaded papers against the metadata files loaded with them (as the
+        `match` command does), in a worker; the matches are written through the library."""
+        files = list(self.session.corpus.metadata_files)
+        if not files:
+            self.notify(
+                "No metadata files loaded: start the reader with .jsonl, .json, .bib or .ris "
+                "files next to the dumps.",
+                title="Match metadata",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if self.library.read_only:
+            self.notify("The library is read-only.", title="Match metadata", severity="error")
+            return
+        self.notify(f"Matching against {len(files)} metadata file(s)…", timeout=3, markup=False)
+        self._match_metadata(files)
+
+    @work(thread=True, exclusive=True, group="match", exit_on_error=False)
+    def _match_metadata(self, files: list[str]) -> None:
+        from ...library import LibraryError
+        from ...match import plan_files, write
+        from ...sources import SourceError
+
+        call = self.app.call_from_thread
+        problems: list[object] = []
+        try:
+            planned = plan_files(
+                self.session.corpus, self.library.snapshot, files, on_problem=problems.append
+            )
+            written = write(self.library, planned)
+        except (SourceError, LibraryError, OSError) as exc:
+            call(self.notify, str(exc), title="Match metadata", severity="error", markup=False)
+            return
+        counts = dict.fromkeys(("matched", "ambiguous", "unmatched", "kept"), 0)
+        for outcome in planned:
+            counts[outcome.status] += 1
+        call(self._matched, counts, written, len(problems))
+
+    def _matched(self, counts: dict[str, int], written: int, problems: int) -> None:
+        self.refresh_library()
+        text = (
+            f"{counts['matched']} matched ({written} written), {counts['ambiguous']} ambiguous,"
+            f" {counts['unmatched']} unmatched"
+        )
+        if counts["kept"]:
+            text += f", {counts['kept']} kept (set by hand)"
+        if problems:
+            text += f"; {problems} malformed record(s) skipped"
+        self.notify(text, title="Match metadata", timeout=10, markup=False)
 
     def action_edit_metadata(self) -> None:
         from .editors import MetadataEditor
