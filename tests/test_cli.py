@@ -254,3 +254,17 @@ def test_load_problems_are_counted_one_way(tmp_path: Path) -> None:
     assert len(only_warned.stderr.splitlines()) == 1 and "warning: " in only_warned.stderr
     clean = cli("list", "-d", str(good))
     assert clean.returncode == 0 and clean.stderr == ""
+
+
+@pytest.mark.parametrize("query", ["is:bookmarkd", "robust is:nosuch"])
+def test_a_query_with_a_bad_part_is_a_usage_error_not_every_paper(
+    tmp_path: Path, query: str
+) -> None:
+    """A typo in a script's query must not export (or list) the whole library."""
+    out = tmp_path / "out.bib"
+    result = cli("export", "-f", "bibtex", "-q", query, "-o", str(out), db=tmp_path / "l.db")
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "is:" in result.stderr
+    assert not out.exists()
+    listed = cli("list", "-q", query, db=tmp_path / "l.db")
+    assert listed.returncode == 2 and listed.stdout == ""

@@ -549,3 +549,20 @@ def test_the_change_log_is_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             lib.set_read([IDS[n % 2]], on=bool(n % 4 < 2))
         kept = lib.conn.execute("SELECT count(*), min(seq) FROM changes").fetchone()
     assert kept[0] <= 50 + 500 and kept[1] > 1
+
+
+def test_the_filter_history_travels_with_a_library_export(tmp_path: Path) -> None:
+    """Every setting the reader keeps is user data: export carries it, import takes it."""
+    import json as _json
+
+    from abstract_reader.library import Library
+
+    with Library(tmp_path / "a.sqlite3") as lib:
+        lib.set_setting("filter_history", _json.dumps(["robust", "#to-read is:unread"]))
+        data = lib.export_data()
+    with Library(tmp_path / "b.sqlite3") as other:
+        other.import_data(data)
+        assert _json.loads(other.setting("filter_history") or "[]") == [
+            "robust",
+            "#to-read is:unread",
+        ]

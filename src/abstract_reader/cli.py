@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
+from .sorting import SORTS
 
 if TYPE_CHECKING:
     from .cite import Record
@@ -182,6 +183,15 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _filters(p)
     p.add_argument("--json", action="store_true", help="JSON Lines with every field")
+    p.add_argument(
+        "--sort",
+        choices=list(SORTS),
+        default="relevance",
+        metavar="ORDER",
+        help="the order, as the reader's `s` key cycles through them: "
+        + ", ".join(name + (f" ({m})" if m != name else "") for name, m in SORTS.items())
+        + " (default: relevance, which is the dumps' order without -q)",
+    )
 
     p = sub.add_parser("show", help="show one paper, rendered")
     _common(p)
@@ -438,13 +448,24 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
             raise Failure(str(exc)) from None
         # exact for export (no phrase limit); WithNew answers is:new
         result = index.search(query, WithNew(library, corpus), phrase_limit=None)
+        if result.query.mistakes:
+            # A script's typo (`is:bookmarkd`) must not turn `export` or `digest` into "every
+            # paper": a query with a part that cannot be used is a usage error here (the
+            # reader shows such parts in its status line instead).
+            parts = ", ".join(repr(part) for part in result.query.mistakes)
+            raise _Usage(f"the query cannot use {parts}; nothing done (see `--help`)")
         for part in result.ignored:
-            _error(f"warning: ignored {part!r} in the query")
+            _error(f"warning: {part}")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
             _note(f"{len(result):,} papers, {result.ranked_like}")
         papers = [result.paper_at(i) for i in range(len(result))]
     else:
         papers = list(corpus.papers)
+    sort = getattr(args, "sort", "relevance")
+    if sort != "relevance":  # the reader's orders (session.sort_order), stable
+        from .sorting import sort_order
+
+        papers = [papers[i] for i in sort_order(sort, papers, snapshot, corpus)]
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
     out: list[Record] = []
     for paper in papers:

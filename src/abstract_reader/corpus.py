@@ -6,6 +6,7 @@ same abstract in several dumps, re-ordered or re-exported, is one paper with sev
 
 from __future__ import annotations
 
+import bisect
 import errno
 import hashlib
 import os
@@ -85,6 +86,8 @@ class Corpus:
     metadata_only: list[MetaRecord] = field(default_factory=list)
     _by_id: dict[str, Paper] = field(default_factory=dict, repr=False)
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
+    #: the papers and their ids sorted by id, for ``resolve``
+    _sorted: tuple[list[str], list[Paper]] = field(default=([], []), repr=False)
 
     def __len__(self) -> int:
         return len(self.papers)
@@ -112,7 +115,13 @@ class Corpus:
             return exact
         if len(key) < MIN_PREFIX:
             raise LookupError(f"{key}: id prefix too short (at least {MIN_PREFIX} digits)")
-        matches = [p for p in self.papers if p.id.startswith(key)]
+        if len(self._sorted[0]) != len(self.papers):  # built once (again as files load)
+            by_id = sorted(self.papers, key=lambda p: p.id)
+            self._sorted = ([p.id for p in by_id], by_id)
+        ids, papers = self._sorted
+        lo = bisect.bisect_left(ids, key)
+        hi = bisect.bisect_left(ids, key + "g")  # "g": after every hex digit
+        matches = papers[lo:hi]
         if not matches:
             raise LookupError(f"{key}: no paper with this id in the loaded dumps")
         if len(matches) > 1:

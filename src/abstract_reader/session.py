@@ -19,20 +19,12 @@ from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
 from .metadata import EffectiveMetadata, effective, title_overrides, venue_year
+from .sorting import SORTS, sort_order
 
 if TYPE_CHECKING:
     from .cite import Record
     from .search import Query, SearchIndex, SearchResult, Term
 
-#: The orders of the list, in the order ``s`` cycles through them, with their names.
-SORTS: dict[str, str] = {
-    "relevance": "relevance",
-    "dump": "dump order",
-    "title": "title",
-    "year": "year, newest first",
-    "bookmarked": "recently bookmarked",
-    "unread": "unread first",
-}
 #: The facts an order reads (a write of one of them sorts again).
 _SORT_FACTS: dict[str, frozenset[Dependency]] = {
     "title": frozenset({"meta"}),
@@ -214,19 +206,7 @@ class Session:
             self._order = None
             return
         base = [self._base_paper(i) for i in range(n)]
-        snap = self.library.snapshot
-        if self.sort == "dump":
-            index_of = self.corpus.index_of
-            keys: list[tuple[object, ...]] = [(index_of(p.id),) for p in base]
-        elif self.sort == "title":
-            keys = [(self.title_of(p).casefold(),) for p in base]
-        elif self.sort == "year":
-            keys = [(-(self.metadata(p).year or 0),) for p in base]
-        elif self.sort == "bookmarked":
-            keys = [(-snap.bookmarks.get(p.id, float("-inf")),) for p in base]
-        else:  # unread first
-            keys = [(p.id in snap.read,) for p in base]
-        self._order = sorted(range(n), key=keys.__getitem__)
+        self._order = sort_order(self.sort, base, self.library.snapshot, self.corpus)
 
     def _base_paper(self, index: int) -> Paper:
         if self.result is not None:
@@ -404,8 +384,10 @@ class Session:
         if self.result is not None and self.result.ranked_like:  # like: (with its words)
             words = self.result.like_words
             parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
-        if self.result is not None and self.result.ignored:
-            parts.append("ignored: " + " ".join(self.result.ignored))
+        if self.result is not None and self.result.query.ignored:
+            parts.append("ignored: " + " ".join(self.result.query.ignored))
+        if self.result is not None:
+            parts.extend(self.result.notes)  # an unknown id:, a bounded phrase check
         problems = self.corpus.fatal_errors
         if problems:
             parts.append(f"⚠ {len(problems)} load error{'s' if len(problems) != 1 else ''}")

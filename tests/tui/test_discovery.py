@@ -7,6 +7,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from abstract_reader.corpus import Corpus
+from abstract_reader.tui.screens.pickers import TagList
 from abstract_reader.tui.widgets.paper_list import PaperList
 
 from .conftest import listed, make_app, settle, until
@@ -39,3 +40,26 @@ async def test_m_ranks_every_paper_like_the_current_one(tmp_path: Path, seeds: C
         await pilot.press("m")
         await settle(app, pilot)
         await until(pilot, lambda: spike.title in listed(app)[:1])
+
+
+async def test_m_on_the_tag_list_ranks_every_paper_like_the_tags_papers(
+    tmp_path: Path, seeds: Corpus
+) -> None:
+    spike = seeds.resolve("91429572")
+    neighbour = seeds.resolve("fa348708")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        app.library.add_tags([spike.id], ["spiking nets"])  # a tag with a space: quoted
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, TagList))
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, TagList)
+        assert app.query_one("#filter", Input).value == 'like:#"spiking nets"'
+        await until(pilot, lambda: len(listed(app)) == 54)
+        titles = listed(app)
+        assert spike.title not in titles  # the tag's papers are left out
+        assert titles[0] == neighbour.title
+        status = str(app.query_one("#status").render())
+        assert "54 of 55" in status and "ranked like #spiking nets" in status

@@ -83,8 +83,17 @@ def _json_object(value: str) -> str | None:
     return None if isinstance(parsed, dict) else "must be a JSON object"
 
 
+def _json_strings(value: str) -> str | None:
+    try:
+        parsed = json.loads(value, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return "must be a JSON list of strings"
+    ok = isinstance(parsed, list) and all(isinstance(item, str) for item in parsed)
+    return None if ok and len(parsed) <= 1_000 else "must be a JSON list of strings"
+
+
 def _sort(value: str) -> str | None:
-    from ..session import SORTS  # late: the session imports the library
+    from ..sorting import SORTS
 
     return _one_of(*SORTS)(value)
 
@@ -100,6 +109,7 @@ KNOWN_SETTINGS: dict[str, Callable[[str], str | None]] = {
     "cite_format": _cite_format,
     "cite_abstract": _line(10),
     "sort": _sort,
+    "filter_history": _json_strings,  # session.py: the filter's Up/Down history
     "reader.session": _line(40),
     "reader.previous_session": _line(40),
 }

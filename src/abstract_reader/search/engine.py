@@ -26,6 +26,7 @@ from .cache import save_cache as _save_cache
 from .postings import IntArray, _FieldIndex, _Postings
 from .query import (
     _WORD_RE,
+    ID_WORD_RE,
     MAX_WORD,
     Query,
     Term,
@@ -243,8 +244,14 @@ class SearchIndex:
         total = np.zeros(self.n, dtype=np.float32)
         typo_words: set[str] = set()
         phrases: list[Term] = []  # checked last, on the candidates that all terms leave
+        pinned: list[int] = []  # papers whose id was pasted as a word: shown first
         for term in dict.fromkeys(q.terms):  # a term typed twice counts once
             term_mask, score = self._term(term, library, typo_words, phrases)
+            pasted = self._pasted_ids(term)
+            if pasted:
+                term_mask = term_mask.copy()
+                term_mask[pasted] = True
+                pinned.extend(pasted)
             if term.negated:
                 mask &= ~term_mask
             else:
@@ -253,12 +260,50 @@ class SearchIndex:
                     total += score
         matcher.typo_words = frozenset(typo_words)
         notes = self._check_phrases(phrases, mask, total, phrase_limit) if phrases else ()
+        notes = self._id_notes(q.terms) + notes
         likes = [t for t in q.terms if t.kind == "like"]
         if likes:
             return self._ranked_like(q, likes, mask, total, matcher, library=library, notes=notes)
         docs = np.nonzero(mask)[0]
         order = docs[np.argsort(-total[docs], kind="stable")]
+        pins = np.array([d for d in dict.fromkeys(pinned) if mask[d]], dtype=order.dtype)
+        if pins.size:
+            order = np.concatenate([pins, order[~np.isin(order, pins)]])
         return SearchResult(self, q, order, total, matcher, notes=notes)
+
+    def _pasted_ids(self, term: Term) -> list[int]:
+        """The paper whose id a bare word of 8–16 lower-case hex digits is a prefix of
+        (when exactly one paper's is), in the term or its alternatives: a pasted id shows
+        its paper first."""
+        if term.negated:
+            return []
+        if term.kind == "or":
+            return [d for alt in term.alternatives for d in self._pasted_ids(alt)]
+        if term.kind != "words" or len(term.words) != 1:
+            return []
+        word = term.words[0]
+        if word.case_sensitive or not ID_WORD_RE.fullmatch(word.text):
+            return []
+        doc = self._doc_with_prefix(word.text)
+        return [] if doc is None else [doc]
+
+    def _id_notes(self, terms: Sequence[Term]) -> tuple[str, ...]:
+        """What the user is told about ``id:`` terms that name no paper or several."""
+        notes: list[str] = []
+        for term in terms:
+            if term.kind == "or":
+                notes.extend(self._id_notes(term.alternatives))
+            elif term.kind == "id":
+                found = self._docs_with_prefix(term.value)
+                if not found:
+                    notes.append(f"id:{term.value} matches no paper in the loaded dumps")
+                elif len(found) > 1:
+                    shown = ", ".join(self.corpus.papers[d].short_id for d in found[:3])
+                    more = ", …" if len(found) > 3 else ""
+                    notes.append(
+                        f"id:{term.value} is ambiguous ({len(found):,} papers: {shown}{more})"
+                    )
+        return tuple(notes)
 
     def _check_phrases(
         self,
@@ -337,7 +382,7 @@ class SearchIndex:
             mask[ranking.seeds] = False
             words.extend(w for w in ranking.words if w not in words)
         if len(ignored) != len(q.ignored):
-            q = Query(q.terms, tuple(ignored))
+            q = Query(q.terms, tuple(ignored), q.limits)
         if not rankings:
             docs = np.nonzero(mask)[0]
             order = docs[np.argsort(-total[docs], kind="stable")]
@@ -420,6 +465,12 @@ class SearchIndex:
             return (self._years >= int(lo)) & (self._years <= int(hi or lo)), None
         if kind in ("tag", "is"):
             return self._library_mask(term, library), None
+        if kind == "id":  # the one paper with that id prefix (none if unknown or ambiguous)
+            mask = np.zeros(self.n, dtype=bool)
+            doc = self._doc_with_prefix(term.value)
+            if doc is not None:
+                mask[doc] = True
+            return mask, None
         if kind == "like":  # orders, filters nothing (see _ranked_like)
             return np.ones(self.n, dtype=bool), None
         raise AssertionError(kind)
@@ -448,10 +499,15 @@ class SearchIndex:
 
     def _doc_with_prefix(self, prefix: str) -> int | None:
         """The one paper whose id starts with ``prefix`` (at least 4 digits), else None.
-        By bisection in the sorted ids: `Corpus.resolve` scans every paper (70 ms at
-        100,000), too slow for a query typed key by key."""
+        By bisection in the sorted ids (built once per index), fast for a query typed key
+        by key."""
+        found = self._docs_with_prefix(prefix)
+        return found[0] if len(found) == 1 else None
+
+    def _docs_with_prefix(self, prefix: str) -> list[int]:
+        """The papers whose id starts with ``prefix`` (none below 4 digits), sorted by id."""
         if len(prefix) < MIN_PREFIX:
-            return None
+            return []
         if self._sorted_ids is None:
             ids = [p.id for p in self.corpus.papers]
             order = sorted(range(len(ids)), key=ids.__getitem__)
@@ -459,7 +515,7 @@ class SearchIndex:
         ids, order = self._sorted_ids
         lo = bisect.bisect_left(ids, prefix)
         hi = bisect.bisect_left(ids, prefix + "g")  # "g": after every hex digit
-        return order[lo] if hi - lo == 1 else None
+        return order[lo:hi]
 
     def _position(self, paper_id: str) -> int | None:
         try:

@@ -44,7 +44,7 @@ class Term:
     """A positive or negative condition on a paper."""
 
     kind: str  # "words" | "phrase" | "title_start" | "title" | "tag" | "is" | "venue" | "year"
-    # | "like" (orders instead of filtering)
+    # | "like" (orders instead of filtering) | "id" (the paper with that id prefix)
     words: tuple[Word, ...] = ()
     value: str = ""
     negated: bool = False
@@ -55,6 +55,13 @@ class Term:
 class Query:
     terms: tuple[Term, ...]
     ignored: tuple[str, ...]  #: parts of the query that could not be used
+    #: those of ``ignored`` that only say a size limit cut the query (not a mistake in it)
+    limits: tuple[str, ...] = ()
+
+    @property
+    def mistakes(self) -> tuple[str, ...]:
+        """The parts that could not be used because they are wrong (`is:bookmarkd`)."""
+        return tuple(part for part in self.ignored if part not in self.limits)
 
     @property
     def empty(self) -> bool:
@@ -86,14 +93,16 @@ def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
 def parse_query(text: str) -> Query:
     """Parse the fzf-like query language. Never raises; unusable parts go to ``ignored``."""
     ignored: list[str] = []
+    limits: list[str] = []
     typing_last = bool(text) and not text[-1].isspace()
     if len(text) > MAX_QUERY_CHARS:  # cut at a space, so that no word is cut in two
         cut = text.rfind(" ", MAX_QUERY_CHARS // 2, MAX_QUERY_CHARS + 1)
         cut = cut if cut > 0 else MAX_QUERY_CHARS
-        ignored.append(
+        limits.append(
             f"{len(text) - cut:,} characters past the first {cut:,}"
             f" (queries are limited to {MAX_QUERY_CHARS:,} characters)"
         )
+        ignored.append(limits[-1])
         text, typing_last = text[:cut], False
     tokens = _LEXER.findall(text)
     groups: list[list[Term]] = []
@@ -102,10 +111,11 @@ def parse_query(text: str) -> Query:
     for n, token in enumerate(tokens):
         if conditions >= MAX_QUERY_TERMS and token != "|":
             rest = [t for t in tokens[n:] if t != "|"]
-            ignored.append(
+            limits.append(
                 f"{len(rest):,} more term{'s' if len(rest) != 1 else ''}"
                 f" (queries are limited to {MAX_QUERY_TERMS} words or filters)"
             )
+            ignored.append(limits[-1])
             pending_or = False
             break
         if token == "|":
@@ -136,7 +146,7 @@ def parse_query(text: str) -> Query:
             terms.append(group[0])
         else:
             terms.append(Term("or", alternatives=tuple(group)))
-    return Query(tuple(terms), tuple(ignored))
+    return Query(tuple(terms), tuple(ignored), tuple(limits))
 
 
 def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
@@ -165,6 +175,12 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
         return Term("is", value=value, negated=negated)
     if lowered.startswith("like:"):
         return _parse_like(token[5:], raw, negated, ignored)
+    if lowered.startswith("id:"):
+        value = lowered[3:]
+        if not re.fullmatch(r"[0-9a-f]{4,}", value):
+            ignored.append(f"{raw} (an id prefix is 4 or more hex digits)")
+            return None
+        return Term("id", value=value, negated=negated)
     if token.startswith("#"):
         tag = token[1:]
         if tag.startswith('"'):  # #"reading list": a tag with spaces
@@ -232,6 +248,10 @@ def _parse_like(target: str, raw: str, negated: bool, ignored: list[str]) -> Ter
     return Term("like", value=value)
 
 
+#: A bare word that may be a pasted id prefix: 8–16 lower-case hex digits.
+ID_WORD_RE = re.compile(r"[0-9a-f]{8,16}")
+
+
 def _positive_words(query: Query) -> tuple[Word, ...]:
     words: list[Word] = []
 
@@ -259,4 +279,4 @@ def _without_typos(query: Query) -> Query:
             tuple(strip(a) for a in term.alternatives),
         )
 
-    return Query(tuple(strip(t) for t in query.terms), query.ignored)
+    return Query(tuple(strip(t) for t in query.terms), query.ignored, query.limits)

@@ -93,6 +93,9 @@ COMMANDS: tuple[Command, ...] = (
     C("clear_filter", "Clear filter", "Show every paper", "Filtering", action="set_filter('')"),
     C("more_like", "More like this", "every paper ranked by likeness to this one (like:ID)",
       "Filtering", "m", "m", on_paper=True),
+    C("triage", "Triage", "triage the filter's papers one at a time: b keep, r skip, t tag, "
+      "l later, p back, u undo, Esc leaves", "Filtering", "exclamation_mark", "!",
+      on_paper=True),
     # -- library -----------------------------------------------------------------------------
     C("bookmark", "Bookmark", "bookmark on/off (all marked papers when some are marked)",
       "Library", "b", "b", footer="Bookmark", on_paper=True),
@@ -102,8 +105,8 @@ COMMANDS: tuple[Command, ...] = (
       "down", "Library", "space", "space", "list", "screen.mark", footer="Mark"),
     C("tags", "Edit tags", "edit tags (Tab completes, Enter adds, Enter on empty saves)",
       "Library", "t", "t", footer="Tags", on_paper=True),
-    C("tag_list", "Tag list", "every tag with its count: Enter filters, r renames, d d deletes",
-      "Library", "T", "T", on_paper=True),
+    C("tag_list", "Tag list", "every tag with its count: Enter filters, m ranks like it, r "
+      "renames, d d deletes", "Library", "T", "T", on_paper=True),
     C("edit_metadata", "Edit metadata", "edit the real title, authors, URL, DOI, year",
       "Library", "e", "e", on_paper=True),
     C("match_metadata", "Match metadata", "match the papers to the loaded metadata files "
@@ -154,6 +157,8 @@ EXTRA_BINDING_IDS = frozenset(
         "conflict_theirs",
         "conflict_merge",
         "conflict_cancel",
+        *("triage_keep", "triage_skip", "triage_tag", "triage_later", "triage_back"),
+        *("triage_undo", "triage_leave", "taglist_like"),
     }
 )
 

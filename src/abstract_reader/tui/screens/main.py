@@ -24,7 +24,8 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
-from ...session import SORTS, Dependency, Session, metadata_change, tag_change
+from ...session import Dependency, Session, metadata_change, tag_change
+from ...sorting import SORTS
 from ...text import render, sanitise
 from ..commands import COMMANDS, bindings
 from ..widgets.paper_list import PaperList, Row
@@ -202,11 +203,15 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load_in_thread(self, builder: CorpusBuilder) -> None:
         from ...corpus_cache import adopt, key_for, load, save
+        from ...sources import is_metadata_file
 
         call = self.app.call_from_thread
         total = len(builder.files)
-        key = key_for(builder.files)
-        cached = load(self.cache_dir.with_name("corpus"), key) if key else None
+        # only dumps are cached (metadata records carry fields the cache does not keep), and
+        # the cache must name exactly the dumps asked for
+        dumps_only = not any(is_metadata_file(p) for p in builder.files)
+        key = key_for(builder.files) if dumps_only else None
+        cached = load(self.cache_dir.with_name("corpus"), key, builder.files) if key else None
         if cached is not None:  # the same dumps as last time: no parsing
             adopt(builder.corpus, *cached)
             call(self._papers_arrived, total, total)
@@ -726,6 +731,20 @@ class MainScreen(Screen[None]):
             self.action_close_paper()
         self._fill_filter(f"like:{paper.id[:12]}")
 
+    def action_triage(self) -> None:
+        """The filter's papers one at a time, from the current one (screens/triage.py)."""
+        from .triage import TriageScreen
+
+        count = len(self._rows)
+        if count == 0:
+            self.notify("No papers to triage.", timeout=3)
+            return
+        ids = [self.session.paper_at(i).id for i in range(count)]
+        start = self.query_one(PaperList).cursor
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+        self.app.push_screen(TriageScreen(self, ids, start))
+
     def action_toggle_auto_read(self) -> None:
         on_ = self.library.setting("auto_read", "on") == "off"
         if not on_:
@@ -830,9 +849,10 @@ class MainScreen(Screen[None]):
         def chosen(action: TagAction | None) -> None:
             if action is None:
                 return
-            if action.kind == "filter":
+            if action.kind in ("filter", "like"):
                 tag = action.tag
                 query = f'#"{tag}"' if " " in tag else f"#{tag}"  # quoted: a tag with spaces
+                query = f"like:{query}" if action.kind == "like" else query
                 self._fill_filter(query)
                 self.query_one(PaperList).focus()
             elif action.kind == "rename":

@@ -87,7 +87,7 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
 class TagAction:
     """What the tag list asks for: filter to a tag, rename it, or delete it."""
 
-    kind: str  # "filter" | "rename" | "delete"
+    kind: str  # "filter" | "like" (rank by likeness to its papers) | "rename" | "delete"
     tag: str
     new_name: str = ""
 
@@ -100,6 +100,7 @@ class TagList(ModalScreen[TagAction | None]):
         Binding("escape", "cancel", "Close"),
         Binding("r", "rename", "Rename"),
         Binding("d", "delete", "Delete"),
+        Binding("m", "like", "Rank like it", id="taglist_like"),
     ]
 
     def __init__(self, counts: list[tuple[str, int]]) -> None:
@@ -127,7 +128,8 @@ class TagList(ModalScreen[TagAction | None]):
             yield Input(placeholder="new name — Enter renames, Esc cancels", id="tag-rename")
             yield Static(id="taglist-message", markup=False)
             yield Label(
-                "Enter: show papers with the tag · r: rename · d: delete · Esc: close",
+                "Enter: show papers with the tag · m: rank like them · r: rename · d: delete · "
+                "Esc: close",
                 classes="modal-hint",
             )
         yield Footer()  # the dialog's own keys
@@ -146,6 +148,12 @@ class TagList(ModalScreen[TagAction | None]):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.dismiss(TagAction("filter", event.option.id))
+
+    def action_like(self) -> None:
+        """Rank every paper by likeness to the tag's papers (the filter ``like:#tag``)."""
+        tag = self._selected_tag()
+        if tag is not None:
+            self.dismiss(TagAction("like", tag))
 
     def action_rename(self) -> None:
         tag = self._selected_tag()

@@ -1,0 +1,177 @@
+"""Triage: the current filter's papers one at a time, full screen, one key per decision.
+
+Every decision is an ordinary library change made through the main screen's ``_write`` (so
+``u`` undoes it, the other screens refresh, and the CLI sees it at once)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...library import LibraryError
+from ...session import tag_change
+from ..widgets.paper_view import PaperView
+
+if TYPE_CHECKING:
+    from .main import MainScreen
+
+Decision = Literal["kept", "skipped"]
+
+
+class TriageScreen(Screen[None]):
+    """One paper at a time over a fixed list of paper ids (the filter's result when opened)."""
+
+    #: its own keys; their ids are in ``commands.EXTRA_BINDING_IDS`` (remappable)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "keep", "Keep", id="triage_keep"),
+        Binding("r", "skip", "Skip", id="triage_skip"),
+        Binding("t", "tag", "Tag", id="triage_tag"),
+        Binding("l,right", "later", "Later", id="triage_later"),
+        Binding("p,left", "back", "Back", id="triage_back"),
+        Binding("u", "undo", "Undo", id="triage_undo"),
+        Binding("escape,q", "leave", "Leave", id="triage_leave"),
+    ]
+
+    DEFAULT_CSS = """
+    TriageScreen #triage-progress { height: 1; padding: 0 1; background: $boost; }
+    TriageScreen #triage-view { height: 1fr; padding: 0 1; }
+    TriageScreen #triage-view #paper-header { padding: 1 0 0 0; }
+    """
+
+    def __init__(self, main: MainScreen, paper_ids: list[str], start: int = 0) -> None:
+        super().__init__()
+        self.main = main
+        self.paper_ids = paper_ids
+        self.position = min(max(start, 0), len(paper_ids))
+        self.decisions: dict[str, Decision] = {}
+        #: (paper id, decision) of each write made here, newest last, for ``u``
+        self._done: list[tuple[str, Decision | None]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="triage-progress", markup=False)
+        yield PaperView(id="triage-view")
+        yield Footer(show_command_palette=False)  # room for every triage key at 70 columns
+
+    def on_mount(self) -> None:
+        self.show()
+        self.query_one(PaperView).focus()
+
+    # -- what shows -----------------------------------------------------------------------
+    @property
+    def current_id(self) -> str | None:
+        if self.position < len(self.paper_ids):
+            return self.paper_ids[self.position]
+        return None
+
+    def progress_text(self) -> str:
+        total = len(self.paper_ids)
+        kept = sum(1 for d in self.decisions.values() if d == "kept")
+        skipped = sum(1 for d in self.decisions.values() if d == "skipped")
+        tally = f"{kept:,} kept · {skipped:,} skipped"
+        if self.current_id is None:
+            return f"Done: all {total:,} seen · {tally} · Esc leaves"
+        return f"{self.position + 1:,} of {total:,} · {tally}"
+
+    def show(self) -> None:
+        self.query_one("#triage-progress", Static).update(self.progress_text())
+        view = self.query_one(PaperView)
+        paper_id = self.current_id
+        paper = self.main.session.corpus.get(paper_id) if paper_id else None
+        if paper is None:
+            view.show(None, "No more papers. p goes back, Esc leaves triage.")
+            return
+        view.show(self.main.details(paper))
+
+    def _step(self, step: int) -> None:
+        self.position = min(max(self.position + step, 0), len(self.paper_ids))
+        self.show()
+
+    # -- decisions ------------------------------------------------------------------------
+    def _decide(self, decision: Decision) -> None:
+        paper_id = self.current_id
+        if paper_id is None:
+            return
+        library = self.main.library
+        if decision == "kept":
+            ok = self.main._write(lambda: library.set_bookmark([paper_id], True))
+        else:
+            ok = self.main._write(lambda: library.set_read([paper_id], True))
+        if ok:
+            self.decisions[paper_id] = decision
+            self._done.append((paper_id, decision))
+            self._step(1)
+
+    def action_keep(self) -> None:
+        """Bookmark the paper and move on."""
+        self._decide("kept")
+
+    def action_skip(self) -> None:
+        """Mark the paper read and move on."""
+        self._decide("skipped")
+
+    def action_later(self) -> None:
+        """Leave the paper as it is (unread) and move on."""
+        self._step(1)
+
+    def action_back(self) -> None:
+        self._step(-1)
+
+    def action_tag(self) -> None:
+        """The tag editor on this paper; triage stays on it."""
+        from .editors import TagEditor
+
+        paper_id = self.current_id
+        paper = self.main.session.corpus.get(paper_id) if paper_id else None
+        if paper_id is None or paper is None:
+            return
+        library = self.main.library
+        shown = sorted(library.snapshot.tags.get(paper_id, []), key=str.casefold)
+
+        def save(tags: list[str] | None) -> None:
+            if tags is None:
+                return
+            change = tag_change(shown, tags)  # only what the user changed
+            if change.empty:
+                self.notify("No change to the tags.", timeout=3)
+                return
+
+            def write() -> None:
+                if change.removed:
+                    library.remove_tags([paper_id], change.removed)
+                if change.added:
+                    library.add_tags([paper_id], change.added)
+
+            if self.main._write(write):
+                self._done.append((paper_id, None))
+            self.show()
+
+        editor = TagEditor(shown, library.snapshot.tag_names, self.main.session.describe([paper]))
+        self.app.push_screen(editor, save)
+
+    def action_undo(self) -> None:
+        """Undo the latest library change (as ``u`` on the main screen); when it was a
+        decision made here, back to that paper, undecided."""
+        try:
+            what = self.main.session.undo()
+        except LibraryError as exc:
+            self.notify(str(exc), title="Not undone", severity="error", markup=False)
+            return
+        if what is None:
+            self.notify("Nothing to undo.", timeout=3)
+            return
+        self.main.refresh_library()
+        self.notify(f"Undone: {what}", markup=False)
+        if self._done:
+            paper_id, decision = self._done.pop()
+            if decision is not None:
+                self.decisions.pop(paper_id, None)
+            if paper_id in self.paper_ids:
+                self.position = self.paper_ids.index(paper_id)
+        self.show()
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()
