@@ -12,9 +12,10 @@ from abstract_reader import seen
 from abstract_reader.corpus import Corpus, load_corpus
 from abstract_reader.library import Library
 from abstract_reader.search import SearchIndex
+from abstract_reader.tui.widgets.paper_list import PaperList
 
 from ..conftest import SEEDS, write_dump
-from .conftest import listed, make_app, settle, type_filter, until
+from .conftest import listed, make_app, settle, type_filter, until, view_text
 
 WIDE = (140, 40)
 
@@ -126,6 +127,55 @@ async def test_match_metadata_key_writes_real_metadata_undoably(
             "Real Title 2",
         }
         assert "Real Title 0" in listed(app)
+        # the view says where the metadata came from
+        app.query_one(PaperList).move(seeds.papers.index(chosen[0]), by_user=True)
+        await until(pilot, lambda: "Real Title 0" in view_text(app))
+        assert "metadata: csl-json record rec0" in view_text(app)
+        assert "(matched, score" in view_text(app)
         await pilot.press("u")  # one change undone, like any other
         await settle(app, pilot)
         await until(pilot, lambda: len(app.library.snapshot.metadata) == 2)
+
+
+async def test_metadata_editor_offers_candidates_to_accept(tmp_path: Path, seeds: Corpus) -> None:
+    import json
+
+    from textual.widgets import Static
+
+    from abstract_reader.tui.screens.editors import MetadataEditor
+
+    paper = next(p for p in seeds.papers if p.title_derived)
+    added = " Code and data are available at https://github.com/anonymous/release."
+    records = [
+        {
+            "id": "rec-good",
+            "title": "The Real Title",
+            "author": [{"given": "Ada", "family": "Lovelace"}],
+            "issued": {"date-parts": [[2025]]},
+            "DOI": "10.5555/good",
+            "abstract": paper.abstract + added,
+        }
+    ]
+    meta = tmp_path / "refs.json"
+    meta.write_text(json.dumps(records), encoding="utf-8")
+    app = make_app(tmp_path, [SEEDS, meta])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        app.query_one(PaperList).move(seeds.papers.index(paper), by_user=True)
+        await pilot.pause()
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
+        box = app.screen.query_one("#meta-candidates", Static)
+        await until(pilot, lambda: "The Real Title" in str(box.render()))
+        shown = str(box.render())
+        assert "csl-json:rec-good" in shown and "ctrl+y" in shown
+        score = float(shown.split("The Real Title", maxsplit=1)[0].rsplit(maxsplit=1)[-1])
+        assert score >= 90
+        await pilot.press("ctrl+y")  # fills the fields
+        await pilot.pause()
+        assert app.screen.query_one("#meta-title").value == "The Real Title"
+        await pilot.press("ctrl+s")  # saving writes as usual
+        await until(pilot, lambda: paper.id in app.library.snapshot.metadata)
+        stored = app.library.snapshot.metadata[paper.id]
+        assert stored.title == "The Real Title" and stored.authors == ("Ada Lovelace",)
+        assert stored.year == 2025 and stored.doi == "10.5555/good"

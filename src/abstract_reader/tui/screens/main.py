@@ -9,7 +9,8 @@ shows them and re-runs the filter when the query reads one of them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -24,6 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
+from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS
 from ...text import render, sanitise
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 
     from ...clipboard import CopyResult
     from ...search import SearchIndex, SearchResult
-    from .editors import NoteResult
+    from .editors import MetadataEditor, NoteResult
 NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
 POLL_S = 1.0  # how often the library is asked whether another process wrote
@@ -52,6 +54,7 @@ _WORKER_WHAT = {
     "browser": "Opening the link",
     "seen": "Noting what is new",
     "match": "Matching metadata",
+    "candidates": "Looking for metadata candidates",
 }
 
 
@@ -61,6 +64,13 @@ _LETTER_ACTIONS = frozenset(
     for c in COMMANDS
     if c.where == "main" and c.keys and all(len(k) == 1 for k in c.keys.split(","))
 )
+
+
+def _provenance_line(meta: EffectiveMetadata) -> str | None:
+    """Where matched metadata came from, for the view (None: not from a match)."""
+    if meta.origin != "match" or meta.provenance is None:
+        return None
+    return meta.provenance.describe()
 
 
 class _Rows:
@@ -545,6 +555,7 @@ class MainScreen(Screen[None]):
             url=rec.url,
             doi=rec.doi,
             note=rec.note,
+            provenance=_provenance_line(session.metadata(paper)),
             title_spans=title_spans,
             body_spans=body_spans,
         )
@@ -935,7 +946,25 @@ class MainScreen(Screen[None]):
             merged = metadata_change(shown, edited, stored)
             self._write(lambda: self.library.set_metadata(paper.id, merged))
 
-        self.app.push_screen(MetadataEditor(shown, paper.title), save)
+        files = list(self.session.corpus.metadata_files)
+        editor = MetadataEditor(shown, paper.title, looking=bool(files))
+        self.app.push_screen(editor, save)
+        if files:
+            self._find_candidates(editor, paper.abstract, files)
+
+    @work(thread=True, exclusive=True, group="candidates", exit_on_error=False)
+    def _find_candidates(self, editor: MetadataEditor, abstract: str, files: list[str]) -> None:
+        """The editor's candidates: the paper against the loaded metadata files."""
+        from ...match import candidates, read_file_records
+        from ...sources import MetaRecord, SourceError
+
+        def records() -> Iterator[MetaRecord]:
+            for name in files:
+                with contextlib.suppress(SourceError, OSError):  # said when the files loaded
+                    yield from read_file_records(Path(name))
+
+        verdict = candidates(abstract, records())
+        self.app.call_from_thread(editor.show_candidates, verdict.candidates)
 
     def action_note(self, start: str | None = None) -> None:
         from .editors import NoteEditor
