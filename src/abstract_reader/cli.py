@@ -783,7 +783,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from . import match, net
     from .library import LibraryError
     from .paths import cache_dir
-    from .sources import RecordProblem, SourceError, read_records
+    from .sources import RecordProblem, SourceError
     from .text import render
 
     corpus = _load(args)
@@ -796,14 +796,15 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     def feed(path: Path, shown: str) -> None:
         problems = 0
+
+        def problem(item: RecordProblem) -> None:
+            nonlocal problems
+            problems += 1
+            if problems <= 20:
+                _error(f"warning: {shown}: {item}")
+
         try:
-            for item in read_records(path):
-                if isinstance(item, RecordProblem):
-                    problems += 1
-                    if problems <= 20:
-                        _error(f"warning: {shown}: {item}")
-                    continue
-                matcher.feed(item)
+            match.feed_file(matcher, path, problem)
         except SourceError as exc:
             raise Failure(f"{shown}: {exc}") from None
         if problems > 20:

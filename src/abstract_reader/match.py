@@ -27,14 +27,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 
 from .metadata import PROVENANCE_PREFIX, Provenance, provenance, set_by_hand
-from .sources import MetaRecord
+from .sources import MetaRecord, RecordProblem, read_records
 from .text import fold_accents
 
 if TYPE_CHECKING:
@@ -251,6 +252,42 @@ def candidates(abstract: str, records: Iterable[MetaRecord]) -> Verdict:
     for rec in records:
         matcher.feed(rec)
     return matcher.verdicts()[0]
+
+
+def feed_file(
+    matcher: Matcher, path: Path, on_problem: Callable[[RecordProblem], None] | None = None
+) -> None:
+    """Feed every record of one metadata file to ``matcher``; a malformed record goes to
+    ``on_problem`` and the rest loads. Raises ``SourceError`` when the file is unreadable."""
+    for item in read_records(path):
+        if isinstance(item, RecordProblem):
+            if on_problem is not None:
+                on_problem(item)
+            continue
+        matcher.feed(item)
+
+
+def read_file_records(path: Path) -> list[MetaRecord]:
+    """The well-formed records of one metadata file (``SourceError`` when unreadable)."""
+    return [item for item in read_records(path) if not isinstance(item, RecordProblem)]
+
+
+def plan_files(
+    corpus: Corpus,
+    snapshot: Snapshot,
+    files: Sequence[str],
+    *,
+    force: bool = False,
+    on_problem: Callable[[RecordProblem], None] | None = None,
+) -> list[Outcome]:
+    """Match the corpus's papers against metadata files (the reader's "Match metadata"):
+    what each paper's verdict means for the library, nothing written yet."""
+    todo, kept = targets(corpus, snapshot, force)
+    matcher = Matcher((p.id, p.abstract) for p in todo)
+    for name in files:
+        feed_file(matcher, Path(name), on_problem)
+    verdicts = {v.paper_id: v for v in matcher.verdicts()}
+    return outcomes(todo, verdicts, snapshot, kept)
 
 
 # ---------------------------------------------------------------------------------------

@@ -36,8 +36,9 @@ _SORT_FACTS: dict[str, frozenset[Dependency]] = {
 HISTORY_KEY = "filter_history"
 HISTORY_MAX = 100
 
-#: What a query can depend on: a library fact, or the marks of this session (``is:marked``).
-Dependency = Fact | Literal["marks"]
+#: What a query can depend on: a library fact, the marks of this session (``is:marked``), or
+#: which papers are new since the previous session (``is:new``, known once it has begun).
+Dependency = Fact | Literal["marks", "new"]
 
 #: `is:` values → the fact they read.
 _IS_FACT: dict[str, Dependency] = {
@@ -47,6 +48,7 @@ _IS_FACT: dict[str, Dependency] = {
     "noted": "notes",
     "tagged": "tags",
     "marked": "marks",
+    "new": "new",
 }
 #: Term kinds that match words against titles, which the library's metadata may override.
 _TITLE_KINDS = frozenset({"words", "phrase", "phrase_loose", "title", "title_start"})
@@ -146,6 +148,7 @@ class Session:
     index: SearchIndex | None = None
     result: SearchResult | None = None
     marks: set[str] = field(default_factory=set)
+    new: frozenset[str] = frozenset()  #: ``is:new``: set by ``begin_session``
     query_text: str = ""
     sort: str = "relevance"
     _dependencies: frozenset[Dependency] | None = None
@@ -234,8 +237,19 @@ class Session:
                 "noted": frozenset(snap.notes),
                 "tagged": frozenset(p for ids in tags.values() for p in ids),
                 "marked": frozenset(self.marks),
+                "new": self.new,
             },
         )
+
+    def begin_session(self) -> frozenset[str]:
+        """A reader session starts (the corpus loaded): the previous one is remembered and the
+        loaded dumps recorded as seen; ``is:new`` then answers the papers whose dumps were
+        first seen since the previous session (as ``list -q is:new`` does). Reads every
+        paper's sources once: for a worker thread."""
+        from .seen import begin_session, new_ids
+
+        begin_session(self.library, self.corpus.files)
+        return frozenset(new_ids(self.library, self.corpus))
 
     def sync_titles(self) -> None:
         """Give the index the real titles set in the library (search matches them)."""

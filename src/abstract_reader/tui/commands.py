@@ -109,6 +109,8 @@ COMMANDS: tuple[Command, ...] = (
       "renames, d d deletes", "Library", "T", "T", on_paper=True),
     C("edit_metadata", "Edit metadata", "edit the real title, authors, URL, DOI, year",
       "Library", "e", "e", on_paper=True),
+    C("match_metadata", "Match metadata", "match the papers to the loaded metadata files "
+      "(.jsonl .json .bib .ris) and store their real titles and authors", "Library", "M", "M"),
     C("note", "Edit note", "edit the note (ctrl+s saves, Esc asks before dropping changes)",
       "Library", "o", "o", on_paper=True),
     C("undo", "Undo", "undo the last change to the library (says what it undid)", "Library",

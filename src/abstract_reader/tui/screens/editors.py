@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import ClassVar, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -18,6 +18,9 @@ from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
 from ..widgets.paper_list import tag_label
+
+if TYPE_CHECKING:
+    from ...match import Candidate
 
 _T = TypeVar("_T")
 
@@ -227,12 +230,18 @@ class MetadataEditor(_Editor[Metadata]):
             priority=True,
             id="meta_previous",
         ),
+        Binding("ctrl+y", "use_candidate", "Use candidate", priority=True, id="meta_candidate"),
     ]
 
-    def __init__(self, meta: Metadata, derived_title: str) -> None:
+    def __init__(self, meta: Metadata, derived_title: str, *, looking: bool = False) -> None:
+        """``looking``: candidates from the loaded metadata files are on their way
+        (``show_candidates``)."""
         super().__init__()
         self.meta = meta
         self.derived_title = derived_title
+        self.looking = looking
+        self.candidates: list[Candidate] = []
+        self.used: int | None = None  #: the candidate the fields were filled with
 
     def compose(self) -> ComposeResult:
         m = self.meta
@@ -249,6 +258,13 @@ class MetadataEditor(_Editor[Metadata]):
                     yield Label(label, classes="field-label")
                     yield Input(value=value, placeholder=placeholder, id=field_id)
             yield Static(id="meta-error", markup=False)
+            yield Static(
+                Content("Looking for candidates in the metadata files…").stylize("$text-muted")
+                if self.looking
+                else Content(""),
+                id="meta-candidates",
+                markup=False,
+            )
             yield Label(
                 "Enter or ctrl+s: save · Esc: cancel · empty fields clear", classes="modal-hint"
             )
@@ -256,6 +272,48 @@ class MetadataEditor(_Editor[Metadata]):
 
     def on_mount(self) -> None:
         self.query_one("#meta-title", Input).focus()
+
+    def show_candidates(self, candidates: list[Candidate]) -> None:
+        """The best records for this paper from the loaded metadata files, with scores."""
+        self.candidates = candidates[:3]
+        self._show_candidates()
+
+    def _show_candidates(self) -> None:
+        box = self.query_one("#meta-candidates", Static)
+        if not self.candidates:
+            box.update(Content("No candidate in the metadata files.").stylize("$text-muted"))
+            return
+        lines = [Content("Candidates (ctrl+y fills the fields with the next one)").stylize("bold")]
+        for n, cand in enumerate(self.candidates):
+            rec = cand.record
+            mark = "▶ " if n == self.used else "  "
+            lines.append(
+                Content.assemble(
+                    mark,
+                    (f"{cand.score:5.1f}  ", "$text-accent"),
+                    rec.title or "(no title)",
+                    (f"  {rec.source}:{rec.record_id}", "$text-muted"),
+                )
+            )
+        box.update(Content("\n").join(lines))
+
+    def action_use_candidate(self) -> None:
+        """Fill the fields with the next candidate (saving writes them as usual)."""
+        from ...match import metadata_of
+
+        if not self.candidates:
+            return
+        self.used = 0 if self.used is None else (self.used + 1) % len(self.candidates)
+        meta = metadata_of(self.candidates[self.used].record)
+        for field_id, value in (
+            ("meta-title", meta.title or ""),
+            ("meta-authors", "; ".join(meta.authors)),
+            ("meta-url", meta.url or ""),
+            ("meta-doi", meta.doi or ""),
+            ("meta-year", str(meta.year or "")),
+        ):
+            self.query_one(f"#{field_id}", Input).value = value
+        self._show_candidates()
 
     def warn(self, text: str) -> None:
         self.query_one("#meta-error", Static).update(Content(text).stylize("$text-warning"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -31,19 +32,47 @@ QUERY: list[tuple[str, str]] = [
 ]
 
 
-def help_content() -> Content:
+KEY_COLUMN = 22
+QUERY_COLUMN = 34
+
+
+def _row(key: str, what: str, column: int, width: int | None) -> Content:
+    """One row: the key in its column, the description after it; with a ``width``, a long
+    description wraps with a hanging indent (continued under the description column, not at
+    column 0). A key wider than its column gets a line of its own."""
+    indent = 2 + column + 1
+    head = Content.assemble("  ", (f"{key:<{column}}", "bold"), " ")
+    if width is None or width - indent < 12:
+        return head + what
+    room = width - indent
+    parts = textwrap.wrap(what, room, break_on_hyphens=False) or [""]
+    if len(key) > column:  # the key alone, the description under its column
+        head = Content.assemble("  ", (key, "bold"), "\n", " " * indent)
+    rest = [" " * indent + part for part in parts[1:]]
+    return head + Content("\n".join([parts[0], *rest]))
+
+
+def help_content(width: int | None = None) -> Content:
+    """The help text; wrapped for ``width`` columns when given."""
     lines: list[Content] = []
     for section, rows in help_rows():
         lines.append(Content(section).stylize("bold $text-accent"))
         for key, what in rows:
-            lines.append(Content.assemble("  ", (f"{key:<22}", "bold"), " ", what))
+            lines.append(_row(key, what, KEY_COLUMN, width))
         lines.append(Content(""))
     lines.append(Content("The filter's query language").stylize("bold $text-accent"))
     for example, what in QUERY:
-        lines.append(Content.assemble("  ", (f"{example:<34}", "bold"), what))
+        lines.append(_row(example, what, QUERY_COLUMN - 1, width))
     lines.append(Content(""))
     lines.append(Content("Esc or ? closes this screen.").stylize("$text-muted"))
     return Content("\n").join(lines)
+
+
+class HelpText(Static):
+    """The help, re-wrapped to its width whenever that changes."""
+
+    def on_resize(self) -> None:
+        self.update(help_content(self.content_region.width or None))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -54,5 +83,5 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="modal-box"):
             yield Static(Content("abstract-reader — keys").stylize("bold"), classes="modal-title")
-            yield Static(help_content(), id="help-text", markup=False)
+            yield HelpText(help_content(), id="help-text", markup=False)
         yield Footer()  # the dialog's own keys

@@ -9,7 +9,8 @@ shows them and re-runs the filter when the query reads one of them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -24,6 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
+from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS
 from ...text import render, sanitise
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 
     from ...clipboard import CopyResult
     from ...search import SearchIndex, SearchResult
-    from .editors import NoteResult
+    from .editors import MetadataEditor, NoteResult
 NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
 POLL_S = 1.0  # how often the library is asked whether another process wrote
@@ -50,6 +52,9 @@ _WORKER_WHAT = {
     "search": "Searching",
     "copy": "Copying",
     "browser": "Opening the link",
+    "seen": "Noting what is new",
+    "match": "Matching metadata",
+    "candidates": "Looking for metadata candidates",
 }
 
 
@@ -59,6 +64,13 @@ _LETTER_ACTIONS = frozenset(
     for c in COMMANDS
     if c.where == "main" and c.keys and all(len(k) == 1 for k in c.keys.split(","))
 )
+
+
+def _provenance_line(meta: EffectiveMetadata) -> str | None:
+    """Where matched metadata came from, for the view (None: not from a match)."""
+    if meta.origin != "match" or meta.provenance is None:
+        return None
+    return meta.provenance.describe()
 
 
 class _Rows:
@@ -286,6 +298,18 @@ class MainScreen(Screen[None]):
             self._restore_paper = None
         self.call_after_refresh(self._show_current)  # list first; math rendering after
         self._update_status()
+        self.call_after_refresh(self._begin_session)  # off the first frame's path
+
+    @work(thread=True, exclusive=True, group="seen", exit_on_error=False)
+    def _begin_session(self) -> None:
+        """This session begins: note the dumps seen, and which papers are new (is:new)."""
+        new = self.session.begin_session()
+        self.app.call_from_thread(self._new_known, new)
+
+    def _new_known(self, new: frozenset[str]) -> None:
+        self.session.new = new
+        if self.session.is_stale({"new"}):
+            self._run_filter(keep_position=True)
 
     def _report_load_errors(self, errors: list[LoadError]) -> None:
         fatal = [e for e in errors if e.fatal]
@@ -531,6 +555,7 @@ class MainScreen(Screen[None]):
             url=rec.url,
             doi=rec.doi,
             note=rec.note,
+            provenance=_provenance_line(session.metadata(paper)),
             title_spans=title_spans,
             body_spans=body_spans,
         )
@@ -853,6 +878,58 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(TagList(self.library.tag_counts()), chosen)
 
+    def action_match_metadata(self) -> None:
+        """Match the loaded papers against the metadata files loaded with them (as the
+        `match` command does), in a worker; the matches are written through the library."""
+        files = list(self.session.corpus.metadata_files)
+        if not files:
+            self.notify(
+                "No metadata files loaded: start the reader with .jsonl, .json, .bib or .ris "
+                "files next to the dumps.",
+                title="Match metadata",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if self.library.read_only:
+            self.notify("The library is read-only.", title="Match metadata", severity="error")
+            return
+        self.notify(f"Matching against {len(files)} metadata file(s)…", timeout=3, markup=False)
+        self._match_metadata(files)
+
+    @work(thread=True, exclusive=True, group="match", exit_on_error=False)
+    def _match_metadata(self, files: list[str]) -> None:
+        from ...library import LibraryError
+        from ...match import plan_files, write
+        from ...sources import SourceError
+
+        call = self.app.call_from_thread
+        problems: list[object] = []
+        try:
+            planned = plan_files(
+                self.session.corpus, self.library.snapshot, files, on_problem=problems.append
+            )
+            written = write(self.library, planned)
+        except (SourceError, LibraryError, OSError) as exc:
+            call(self.notify, str(exc), title="Match metadata", severity="error", markup=False)
+            return
+        counts = dict.fromkeys(("matched", "ambiguous", "unmatched", "kept"), 0)
+        for outcome in planned:
+            counts[outcome.status] += 1
+        call(self._matched, counts, written, len(problems))
+
+    def _matched(self, counts: dict[str, int], written: int, problems: int) -> None:
+        self.refresh_library()
+        text = (
+            f"{counts['matched']} matched ({written} written), {counts['ambiguous']} ambiguous,"
+            f" {counts['unmatched']} unmatched"
+        )
+        if counts["kept"]:
+            text += f", {counts['kept']} kept (set by hand)"
+        if problems:
+            text += f"; {problems} malformed record(s) skipped"
+        self.notify(text, title="Match metadata", timeout=10, markup=False)
+
     def action_edit_metadata(self) -> None:
         from .editors import MetadataEditor
 
@@ -869,7 +946,25 @@ class MainScreen(Screen[None]):
             merged = metadata_change(shown, edited, stored)
             self._write(lambda: self.library.set_metadata(paper.id, merged))
 
-        self.app.push_screen(MetadataEditor(shown, paper.title), save)
+        files = list(self.session.corpus.metadata_files)
+        editor = MetadataEditor(shown, paper.title, looking=bool(files))
+        self.app.push_screen(editor, save)
+        if files:
+            self._find_candidates(editor, paper.abstract, files)
+
+    @work(thread=True, exclusive=True, group="candidates", exit_on_error=False)
+    def _find_candidates(self, editor: MetadataEditor, abstract: str, files: list[str]) -> None:
+        """The editor's candidates: the paper against the loaded metadata files."""
+        from ...match import candidates, read_file_records
+        from ...sources import MetaRecord, SourceError
+
+        def records() -> Iterator[MetaRecord]:
+            for name in files:
+                with contextlib.suppress(SourceError, OSError):  # said when the files loaded
+                    yield from read_file_records(Path(name))
+
+        verdict = candidates(abstract, records())
+        self.app.call_from_thread(editor.show_candidates, verdict.candidates)
 
     def action_note(self, start: str | None = None) -> None:
         from .editors import NoteEditor

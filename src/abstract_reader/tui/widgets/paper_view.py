@@ -37,6 +37,7 @@ class PaperDetails:
     url: str | None = None
     doi: str | None = None
     note: str | None = None
+    provenance: str | None = None  #: where matched metadata came from (source, record, score)
     title_spans: tuple[tuple[int, int], ...] = ()
     body_spans: tuple[tuple[int, int], ...] = ()
 
@@ -106,6 +107,8 @@ class PaperView(VerticalScroll, can_focus=True):
             lines.append(Content(f"url: {d.url}").stylize("$text-muted"))
         if d.doi:
             lines.append(Content(f"doi: {d.doi}").stylize("$text-muted"))
+        if d.provenance:
+            lines.append(Content(f"metadata: {d.provenance}").stylize("$text-muted"))
         if d.note:
             note = sanitise(d.note).replace("\u240a", "\n")
             lines.append(Content("note: ").stylize("bold $text-secondary") + Content(note))
