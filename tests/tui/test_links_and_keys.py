@@ -239,3 +239,22 @@ async def test_the_config_file_remaps_keys_and_sets_auto_read_and_width(
         assert app.main._read_timer is None  # auto-read off
         messages = [n.message for n in app._notifications]
         assert any("nosuchthing: no such binding id" in m for m in messages)
+
+
+async def test_the_footer_shows_the_filters_own_keys_while_it_has_focus(tmp_path: Path) -> None:
+    """In the filter, the list's letter keys do not apply: the footer says what does."""
+    from textual.widgets._footer import FooterKey
+
+    def footer() -> set[str]:
+        return {key.description for key in app.screen.query(FooterKey)}
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert "Bookmark" in footer() and "Apply" not in footer()
+        await pilot.press("slash")
+        await pilot.pause()
+        assert {"Apply", "Back to the list"} <= footer() and "Bookmark" not in footer()
+        await pilot.press("escape")  # the footer's Esc does what it says
+        await pilot.pause()
+        assert app.query_one(PaperList).has_focus and "Bookmark" in footer()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
@@ -105,6 +105,16 @@ class _Rows:
         )
 
 
+class FilterInput(Input):
+    """The filter bar. Its own keys show in the footer while it has focus (the list's keys
+    do not apply there)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Apply", key_display="⏎", id="filter_apply"),
+        Binding("escape", "screen.escape", "Back to the list", key_display="Esc", id="filter_back"),
+    ]
+
+
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("main"))
 
@@ -149,7 +159,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         # select_on_focus=False: `/` continues the current query; nothing typed right after
         # `/` is selected and then overwritten.
-        yield Input(
+        yield FilterInput(
             select_on_focus=False,
             placeholder="/ to filter — words, 'exact, ^title, !not, a | b, #tag, "
             "is:unread — ? for help",
