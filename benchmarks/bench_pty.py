@@ -210,7 +210,10 @@ def run_reader(
                 figures["echo_p95_ms"] = 1000 * (
                     statistics.quantiles(lags, n=20)[-1] if len(lags) > 1 else lags[0]
                 )
-            term.send("\x1b")  # leave the filter: Esc
+            term.send("\x1b")  # Esc: leave the filter …
+            time.sleep(0.3)  # (a lone Esc is told from an escape sequence by a pause)
+            term.send("\x1b")  # … and Esc in the list clears it
+            time.sleep(0.3)  # (else the next key would read as alt+key)
         figures["ready"] = term.wait(lambda: ready(term), limit=1800)
         figures["rss_ready_mb"] = term.sample_rss() / 1024
         # last key → filtered list: type all but the last letter, let it settle, then time it
