@@ -14,6 +14,7 @@ Everything is keyed by paper id; records of papers that are not loaded now are k
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import sqlite3
@@ -421,16 +422,7 @@ class Library:
             if len(id_list) <= PATCH_MAX:
                 return self._patch(set(facts), id_list)
         with self._lock:
-            old = self.snapshot
-            snap = Snapshot(
-                bookmarks=old.bookmarks,
-                read=old.read,
-                tags=old.tags,
-                notes=old.notes,
-                metadata=old.metadata,
-                settings=old.settings,
-                tag_names=old.tag_names,
-            )
+            snap = dataclasses.replace(self.snapshot)  # sections shared until read again
             wanted = set(_READERS) if facts is None else set(facts)
             readers = [_READERS[f] for f in sorted(wanted)] + [_read_settings]
             for read in readers:
@@ -446,16 +438,7 @@ class Library:
 
     def _patch(self, facts: set[Fact], ids: list[str]) -> Snapshot:
         with self._lock:
-            old = self.snapshot
-            snap = Snapshot(
-                bookmarks=old.bookmarks,
-                read=old.read,
-                tags=old.tags,
-                notes=old.notes,
-                metadata=old.metadata,
-                settings=old.settings,
-                tag_names=old.tag_names,
-            )
+            snap = dataclasses.replace(self.snapshot)  # sections shared until read again
             try:
                 for fact in sorted(facts):
                     _PATCHERS[fact](self.conn, snap, ids)
