@@ -19,7 +19,7 @@ from ..cachefile import open_npz, write_atomically
 from ..corpus import Corpus
 from .postings import _FieldIndex
 
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 _KEEP = 4  #: the newest indexes kept
 
 

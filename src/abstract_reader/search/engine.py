@@ -23,7 +23,7 @@ from ..corpus import MIN_PREFIX, Corpus, Paper
 from ..text import fold, fold_accents, render
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
-from .postings import IntArray, _FieldIndex, _Postings
+from .postings import IntArray, Progress, _FieldIndex, _Postings
 from .query import (
     _WORD_RE,
     ID_WORD_RE,
@@ -170,7 +170,9 @@ class SearchIndex:
         *,
         cache_dir: Path | None = None,
         cache_key: str | None = None,
+        progress: Progress | None = None,
     ) -> None:
+        """``progress(papers done, papers)`` is called as a build goes (from this thread)."""
         self.corpus = corpus
         self.n = len(corpus.papers)
         self.loaded_from_cache = False
@@ -180,14 +182,8 @@ class SearchIndex:
             self.text, self.titles = data
             self.loaded_from_cache = True
         else:
-            titles: list[_FieldIndex] = []
-            self.text = _FieldIndex.build(
-                [p.abstract for p in corpus.papers],
-                while_waiting=lambda: titles.append(
-                    _FieldIndex.build([p.title for p in corpus.papers])
-                ),
-            )
-            self.titles = titles[0]
+            self.text = _FieldIndex.build(_abstracts(corpus), self.n, progress=progress)
+            self.titles = _FieldIndex.build(_titles(corpus), self.n, parallel=False)
             if cache_dir and cache_key:
                 _save_cache(cache_dir, cache_key, corpus, self.text, self.titles)
         venues = sorted({(p.venue or "").lower() for p in corpus.papers})
@@ -668,6 +664,15 @@ class SearchIndex:
             p.nbytes()
             for p in (self.text.folded, self.text.cased, self.titles.folded, self.titles.cased)
         )
+
+
+def _abstracts(corpus: Corpus) -> Iterator[str]:
+    """The texts the index reads, in corpus order (the one place it reads the papers)."""
+    return (p.abstract for p in corpus.papers)
+
+
+def _titles(corpus: Corpus) -> Iterator[str]:
+    return (p.title for p in corpus.papers)
 
 
 def _short(title: str, width: int = 40) -> str:
