@@ -328,13 +328,13 @@ def test_stale_or_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
     # a corrupt cache file under the right key is never trusted
     key = cache_key_for(changed.files)
     assert key is not None
-    (cache / f"{key}.npz").write_bytes(b"garbage")
+    (cache / f"{key}.idx").write_bytes(b"garbage")
     idx = SearchIndex(changed, cache_dir=cache, cache_key=key)
     assert not idx.loaded_from_cache and len(idx.search("wavelets")) == 1
     # a valid cache for other papers (same key forged) is not trusted either
     other = load_corpus([SEEDS])
     SearchIndex(other, cache_dir=cache, cache_key="forged")
-    (cache / "forged.npz").replace(cache / f"{key}.npz")
+    (cache / "forged.idx").replace(cache / f"{key}.idx")
     idx = SearchIndex(changed, cache_dir=cache, cache_key=key)
     assert not idx.loaded_from_cache and len(idx.search("wavelets")) == 1
 

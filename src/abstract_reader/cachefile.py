@@ -1,13 +1,17 @@
 """Cache files (corpus, index): written without following links, read as untrusted input.
 
-Both caches are ``.npz`` archives of flat arrays (never pickle). A cache is an
-optimisation: failing to read or write one is never an error, and a file that does not
-check out is as good as absent.
+Both caches are flat arrays, never pickle: the corpus cache an ``.npz`` archive, the index
+cache one file of aligned sections that is memory-mapped (`open_mapped`), so that opening
+it costs page faults, not a read. A cache is an optimisation: failing to read or write one
+is never an error, and a file that does not check out is as good as absent. Cache files
+are only ever replaced by renaming a new file over them, never rewritten in place (a
+mapped file changed in place could fault under a reader).
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import sys
 from collections.abc import Callable
@@ -43,12 +47,34 @@ def open_npz(path: Path) -> Any:
         return None
 
 
+def open_mapped(path: Path) -> mmap.mmap | None:
+    """A cache file mapped read-only, or None: only a regular, non-empty file (never a FIFO,
+    device or symlink)."""
+    import stat
+
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+            return None
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)  # the mapping keeps its own reference to the file
+
+
 def write_atomically(
     cache_dir: Path, name: str, write: Callable[[BinaryIO], object], keep: int
 ) -> bool:
     """Write a cache file: a fresh ``mkstemp`` file in ``cache_dir`` (created with O_EXCL,
     so no link is followed; named ``.tmp-<pid>-…`` so that files of killed processes are
-    removed later) renamed over ``name``; then keep the newest ``keep`` ``.npz`` files.
+    removed later) renamed over ``name``; then keep the newest ``keep`` files with its suffix.
     Failing to write a cache is not an error: False."""
     import tempfile
 
@@ -69,7 +95,8 @@ def write_atomically(
             raise  # KeyboardInterrupt, SystemExit: the temporary file is gone all the same
         return False
     try:
-        entries = [e for e in cache_dir.glob("*.npz") if e.is_file() and not e.is_symlink()]
+        pattern = f"*{Path(name).suffix}"
+        entries = [e for e in cache_dir.glob(pattern) if e.is_file() and not e.is_symlink()]
         entries.sort(key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[keep:]:
             old.unlink(missing_ok=True)

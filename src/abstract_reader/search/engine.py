@@ -171,11 +171,15 @@ class SearchIndex:
         cache_dir: Path | None = None,
         cache_key: str | None = None,
         progress: Progress | None = None,
+        defer_save: bool = False,
     ) -> None:
-        """``progress(papers done, papers)`` is called as a build goes (from this thread)."""
+        """``progress(papers done, papers)`` is called as a build goes (from this thread).
+        With ``defer_save``, a freshly built index is written to the cache only by
+        `save_cache` (call it after handing the index over: saving never delays it)."""
         self.corpus = corpus
         self.n = len(corpus.papers)
         self.loaded_from_cache = False
+        self._unsaved: tuple[Path, str] | None = None
         self._title_overrides: dict[int, str] = {}
         data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
         if data is not None:
@@ -185,7 +189,9 @@ class SearchIndex:
             self.text = _FieldIndex.build(_abstracts(corpus), self.n, progress=progress)
             self.titles = _FieldIndex.build(_titles(corpus), self.n, parallel=False)
             if cache_dir and cache_key:
-                _save_cache(cache_dir, cache_key, corpus, self.text, self.titles)
+                self._unsaved = (cache_dir, cache_key)
+                if not defer_save:
+                    self.save_cache()
         venues = sorted({(p.venue or "").lower() for p in corpus.papers})
         self._venue_names = venues
         codes = {v: i for i, v in enumerate(venues)}
@@ -198,6 +204,13 @@ class SearchIndex:
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
         self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.int8]] = {}
         self._sorted_ids: tuple[list[str], list[int]] | None = None
+
+    def save_cache(self) -> None:
+        """Write a freshly built index to its cache (once; nothing if it came from there)."""
+        if self._unsaved is not None:
+            cache_dir, cache_key = self._unsaved
+            self._unsaved = None
+            _save_cache(cache_dir, cache_key, self.corpus, self.text, self.titles)
 
     # -- metadata overrides (real titles from the library) -----------------------------
     def set_title_overrides(self, titles: dict[str, str]) -> None:

@@ -271,8 +271,9 @@ class MainScreen(Screen[None]):
 
         corpus = self.session.corpus
         key = cache_key_for(corpus.files)
-        index = SearchIndex(corpus, cache_dir=self.cache_dir, cache_key=key)
+        index = SearchIndex(corpus, cache_dir=self.cache_dir, cache_key=key, defer_save=True)
         self.app.call_from_thread(self._index_ready, index)
+        index.save_cache()  # in use already: writing the cache never delays it
 
     def _papers_arrived(self, files_done: int, files_total: int) -> None:
         self.load_progress = (files_done, files_total)
