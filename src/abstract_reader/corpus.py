@@ -16,51 +16,24 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .paper import Paper, Source
 from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
 from .text import derive_title, disambiguate, escape_for_terminal, sanitise
+
+__all__ = [
+    "Corpus",
+    "CorpusBuilder",
+    "LoadError",
+    "Paper",
+    "Source",
+    "load_corpus",
+    "paper_id",
+]
 
 ID_LENGTH = 16
 MIN_PREFIX = 4
 _BINARY_SAMPLE = 8192
 MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """Where a paper was found: the dump's file name and its 1-based position in it."""
-
-    file: str
-    index: int
-
-    def __str__(self) -> str:
-        return f"{self.file} #{self.index}"
-
-
-@dataclass(slots=True)
-class Paper:
-    id: str
-    abstract: str  #: sanitised source text (LaTeX and emphasis markers kept)
-    title: str  #: the derived stand-in title, or the real one when a source has it
-    title_derived: bool = True
-    venue: str | None = None
-    year: int | None = None
-    sources: list[Source] = field(default_factory=list)
-    authors: tuple[str, ...] = ()
-    url: str | None = None
-    doi: str | None = None
-    eprint: str | None = None  #: the arXiv id, for arXiv records
-    primary_class: str | None = None  #: the arXiv primary category
-    record: str | None = None  #: "source:id" of the metadata record it came from, if any
-
-    @property
-    def short_id(self) -> str:
-        return self.id[:12]
-
-    @property
-    def venue_year(self) -> str:
-        from .metadata import venue_year
-
-        return venue_year(self.venue, self.year) or "unknown venue"
 
 
 @dataclass(frozen=True, slots=True)
