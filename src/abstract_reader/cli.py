@@ -629,7 +629,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
         _say(sys.stdout, f"{count:6d}  {name}")
-    loaded = {p.id for p in corpus.papers}
+    loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
     if orphans:
         noun = "paper" if len(orphans) == 1 else "papers"
