@@ -505,7 +505,8 @@ class MainScreen(Screen[None]):
         self._generation += 1
         self._keep_position = keep_position
         session = self.session
-        if not session.query_text.strip():
+        text = session.search_text  # @name: the saved search's text
+        if not text.strip():
             self._show_result(None, self._generation)
             return
         if session.index is None:
@@ -522,7 +523,7 @@ class MainScreen(Screen[None]):
         frame); a slow one is handed to a worker, and the screen goes on meanwhile."""
         generation = self._generation
         future = _search_pool().submit(
-            index.search, self.session.query_text, self.session.library_view()
+            index.search, self.session.search_text, self.session.library_view()
         )
         try:
             result = future.result(timeout=SEARCH_WAIT_S)
@@ -550,7 +551,7 @@ class MainScreen(Screen[None]):
         if self._search_again:  # keys came meanwhile: the newest query, now
             self._search_again = False
             index = self.session.index
-            if index is not None and self.session.query_text.strip():
+            if index is not None and self.session.search_text.strip():
                 self._start_search(index)
 
     def _search_failed(self, error: BaseException) -> None:
@@ -745,8 +746,9 @@ class MainScreen(Screen[None]):
             return self.query_one("#filter", Input).has_focus
         if action in _LETTER_ACTIONS and self.query_one("#filter", Input).has_focus:
             return False  # letters are text there: not offered in the footer either
-        if action == "focus_filter":
-            # Where text is being typed (the filter, an editor, the palette), `/` is text.
+        if action in ("focus_filter", "saved_searches"):
+            # Where text is being typed (the filter, an editor, the palette), `/` is text,
+            # and so is `@` (Textual's own check misses it: its key is named "at")
             from textual.widgets import TextArea
 
             if isinstance(self.app.focused, Input | TextArea) or self.app.screen.is_modal:
@@ -825,6 +827,61 @@ class MainScreen(Screen[None]):
         if isinstance(self.app.screen, PaperScreen):
             self.action_close_paper()
         self._fill_filter(f"like:{paper.id[:12]}")
+
+    def action_save_search(self) -> None:
+        """Name the filter's query (screens/searches.py); the library keeps it."""
+        from .searches import SaveSearchDialog
+
+        query = " ".join(self.session.query_text.split())
+        if not query:
+            self.notify("The filter is empty: type a query first, then S names it.", timeout=4)
+            return
+        if self.library.read_only:
+            self.notify("The library is read-only.", title="Not saved", severity="error")
+            return
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+
+        def save(name: str | None) -> None:
+            if name is None:
+                return
+            # the name was checked by the dialog and the query is not empty
+            self._write(lambda: self.session.save_search(name, query), done=f"Saved as @{name}")
+
+        self.app.push_screen(SaveSearchDialog(query, self._saved_now), save)
+
+    def _saved_now(self) -> dict[str, str]:
+        """The saved searches as stored now (another process may just have saved one)."""
+        self.refresh_library()
+        return self.session.saved_searches()
+
+    def action_saved_searches(self) -> None:
+        """The saved searches: run one (it fills the filter) or delete one."""
+        from .searches import SavedSearches, SearchAction
+
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+
+        def chosen(action: SearchAction | None) -> None:
+            if action is None:
+                return
+            if action.kind == "run":
+                self._fill_filter(action.query)
+                self._remember_query()
+                self.query_one(PaperList).focus()
+            elif action.kind == "delete":
+                from ...saved import SavedSearchError
+
+                try:
+                    self._write(
+                        lambda: self.session.delete_search(action.name),
+                        done=f"Deleted @{action.name}",
+                    )
+                except SavedSearchError:  # another process deleted it meanwhile: say so
+                    self.refresh_library()
+                    self.notify(f"@{action.name} was already deleted.", markup=False)
+
+        self.app.push_screen(SavedSearches(self._saved_now), chosen)
 
     def action_triage(self) -> None:
         """The filter's papers one at a time, from the current one (screens/triage.py)."""
