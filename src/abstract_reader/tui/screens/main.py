@@ -566,6 +566,7 @@ class MainScreen(Screen[None]):
             doi=rec.doi,
             note=rec.note,
             provenance=_provenance_line(session.metadata(paper)),
+            eprint=rec.eprint,
             title_spans=title_spans,
             body_spans=body_spans,
         )
