@@ -1122,13 +1122,26 @@ class MainScreen(Screen[None]):
         paper = self.current_paper()
         if paper is None:
             return
+        from ...text import escape_for_terminal
+        from ...text.links import LinkRefused, web_link
+
         link = self.session.link_of(paper)
-        if link is None or not link.lower().startswith(("https://", "http://")):
+        if link is None:
             self.notify(
                 "No web link known for this paper: e sets a URL or DOI.", severity="warning"
             )
             return
-        self._open_in_browser(link)
+        try:
+            safe = web_link(link)  # what the paper view links to, too
+        except LinkRefused as exc:
+            shown = escape_for_terminal(link if len(link) <= 60 else link[:59] + "…")
+            self.notify(
+                f"Link refused, not opened: {shown} — {exc}. e sets another URL.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._open_in_browser(safe)
 
     @work(thread=True, group="browser", exit_on_error=False)
     def _open_in_browser(self, url: str) -> None:
