@@ -636,6 +636,7 @@ class MainScreen(Screen[None]):
             doi=rec.doi,
             note=rec.note,
             provenance=_provenance_line(session.metadata(paper)),
+            eprint=rec.eprint,
             title_spans=title_spans,
             body_spans=body_spans,
         )
@@ -1198,6 +1199,37 @@ class MainScreen(Screen[None]):
             done,
         )
 
+    def action_export(self) -> None:
+        """The export dialog (screens/export.py): the view in its order, or the marked papers;
+        written by the export command's code (cite.export_to_file) in a thread."""
+        from ...cite import abstract_setting, export_to_file, record
+        from .export import ExportDialog, ExportRequest, PaperSet
+
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+        session = self.session
+        groups = {"view": [session.paper_at(i) for i in range(len(self._rows))]}
+        sets = [PaperSet("view", "the view", len(groups["view"]))]
+        if session.marks:
+            groups["marked"] = session.targets(None)
+            sets.append(PaperSet("marked", "the marked papers", len(groups["marked"])))
+        snapshot = self.library.snapshot
+        with_abstract = abstract_setting(self.library)
+
+        def exporter(request: ExportRequest) -> int:  # in the dialog's thread
+            records = [record(p, snapshot) for p in groups[request.what]]
+            export_to_file(
+                records, request.fmt, request.path, force=request.force, with_abstract=with_abstract
+            )
+            return len(records)
+
+        def done(message: str | None) -> None:
+            if message:
+                self.notify(message, title="Export", markup=False)
+
+        default = "marked" if session.marks else "view"
+        self.app.push_screen(ExportDialog(sets, default, self.default_format(), exporter), done)
+
     def action_copy_part(self, kind: str) -> None:
         """Copy the ids, abstracts or links of the papers (marked ones too)."""
         papers = self._targets()
@@ -1221,13 +1253,26 @@ class MainScreen(Screen[None]):
         paper = self.current_paper()
         if paper is None:
             return
+        from ...text import escape_for_terminal
+        from ...text.links import LinkRefused, web_link
+
         link = self.session.link_of(paper)
-        if link is None or not link.lower().startswith(("https://", "http://")):
+        if link is None:
             self.notify(
                 "No web link known for this paper: e sets a URL or DOI.", severity="warning"
             )
             return
-        self._open_in_browser(link)
+        try:
+            safe = web_link(link)  # what the paper view links to, too
+        except LinkRefused as exc:
+            shown = escape_for_terminal(link if len(link) <= 60 else link[:59] + "…")
+            self.notify(
+                f"Link refused, not opened: {shown} — {exc}. e sets another URL.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._open_in_browser(safe)
 
     @work(thread=True, group="browser", exit_on_error=False)
     def _open_in_browser(self, url: str) -> None:
