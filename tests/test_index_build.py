@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abstract_reader.corpus import Corpus, Paper, load_corpus, paper_id
+from abstract_reader.corpus import Corpus, Paper, Source, load_corpus, paper_id
 from abstract_reader.search import SearchIndex, postings
 from abstract_reader.search.postings import _normalise_vocab
 from abstract_reader.tokens import TOKEN_RE
@@ -57,7 +57,8 @@ def _corpus(abstracts: list[str]) -> Corpus:
     papers = []
     for n, words in enumerate(abstracts):
         abstract = f"{words} paper{n}"
-        papers.append(Paper(paper_id(abstract), abstract, " ".join(abstract.split()[:4])))
+        title = " ".join(abstract.split()[:4])
+        papers.append(Paper(paper_id(abstract), abstract, title, sources=[Source("t.txt", n)]))
     return Corpus(papers=papers)
 
 
