@@ -130,12 +130,23 @@ def run_phase(phase: str, n: int, cache: Path) -> None:
 
 
 def _tree_rss_mb(pid: int) -> float:
-    """RSS of a process and all its descendants (the tokenising helper too), MB."""
+    """RSS of a process and all its descendants (the tokenising helper too), MB. A child
+    between fork and exec (its command line still its parent's) shares its parent's pages:
+    not counted twice."""
     total = 0.0
     todo = [pid]
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            own = handle.read()
+    except OSError:
+        return 0.0
     while todo:
         p = todo.pop()
         try:
+            if p != pid:
+                with open(f"/proc/{p}/cmdline", "rb") as handle:
+                    if handle.read() == own:
+                        continue
             with open(f"/proc/{p}/status") as status:
                 for line in status:
                     if line.startswith("VmRSS:"):

@@ -11,12 +11,14 @@ mapped file changed in place could fault under a reader).
 from __future__ import annotations
 
 import contextlib
-import mmap
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    import mmap
 
 
 def open_npz(path: Path) -> Any:
@@ -50,6 +52,7 @@ def open_npz(path: Path) -> Any:
 def open_mapped(path: Path) -> mmap.mmap | None:
     """A cache file mapped read-only, or None: only a regular, non-empty file (never a FIFO,
     device or symlink)."""
+    import mmap
     import stat
 
     try:
