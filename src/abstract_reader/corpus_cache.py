@@ -30,6 +30,7 @@ Small corpora are not cached: parsing them is as fast as reading a cache.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -372,7 +373,8 @@ class Opened:
                 raise CacheRefused("texts checksum")
             keys = _check_chunk(blob, offsets, first, last)
             _check_texts(titles, title_offsets, first, last)
-            if np.unique(keys).size != keys.size or table.any_of(keys):
+            ordered = np.sort(keys)
+            if np.any(ordered[1:] == ordered[:-1]) or table.any_of(keys):
                 raise CacheRefused("a repeated paper")
             while at_more < len(more_rows) and more_rows[at_more] < last:
                 table.add_source(more_rows[at_more], sources[at_more])
@@ -427,17 +429,20 @@ def _drop_pages(mapped: Any, start: int, stop: int) -> None:
         mapped.madvise(advice, first, stop - first)
 
 
-def _check_texts(blob: Any, offsets: Any, first: int, last: int) -> str:
-    """The texts of rows [first, last) as one string, or `CacheRefused`: valid UTF-8 (the
-    offsets were checked to start characters) and sanitised as parsing leaves them."""
+def _check_texts(blob: Any, offsets: Any, first: int, last: int) -> tuple[str, bool]:
+    """The texts of rows [first, last) as one string, and whether it is all printable; or
+    `CacheRefused`: they must be valid UTF-8 (the offsets were checked to start
+    characters) and sanitised as parsing leaves them."""
     start, stop = int(offsets[first]), int(offsets[last])
     try:
         text = str(memoryview(blob)[start:stop], "utf-8")
     except UnicodeDecodeError:
         raise CacheRefused("not UTF-8") from None
-    if _UNSAFE_RE.search(text) is not None:
+    # every character `sanitise` replaces is unprintable: one C scan for the usual chunk
+    printable = text.isprintable()
+    if not printable and _UNSAFE_RE.search(text) is not None:
         raise CacheRefused("text that was not sanitised")
-    return text
+    return text, printable
 
 
 def _check_chunk(blob: Any, offsets: Any, first: int, last: int) -> Any:
@@ -447,29 +452,25 @@ def _check_chunk(blob: Any, offsets: Any, first: int, last: int) -> Any:
 
     import numpy as np
 
-    text = _check_texts(blob, offsets, first, last)
+    text, printable = _check_texts(blob, offsets, first, last)
     ends = offsets[first : last + 1].tolist()
     view = memoryview(blob)
     blake2b = hashlib.blake2b
     from_bytes = int.from_bytes
     size = ID_LENGTH // 2
     # the fast path hashes the bytes as they are: only for abstracts that are already
-    # whitespace-normalised (no double, leading, trailing or other space)
-    irregular_chunk = (
-        "  " in text
-        or "\t" in text
-        or "\n" in text
-        or (not text.isascii() and _ODD_SPACE_RE.search(text) is not None)
-    )
-    keys = np.empty(last - first, np.uint64)
-    for j in range(last - first):
-        a, b = ends[j], ends[j + 1]
+    # whitespace-normalised (no double, leading, trailing or other space; every other
+    # space is unprintable, so a printable chunk has none)
+    irregular_chunk = "  " in text or (not printable and _ODD_SPACE_RE.search(text) is not None)
+    keys: list[int] = []
+    add = keys.append
+    for a, b in itertools.pairwise(ends):
         piece = view[a:b]
         if irregular_chunk or piece[0] == 0x20 or piece[-1] == 0x20:
-            keys[j] = paper_key(str(piece, "utf-8"))
+            add(paper_key(str(piece, "utf-8")))
         else:
-            keys[j] = from_bytes(blake2b(piece, digest_size=size).digest(), "big")
-    return keys
+            add(from_bytes(blake2b(piece, digest_size=size).digest(), "big"))
+    return np.array(keys, np.uint64)
 
 
 def _clean(text: object) -> bool:
