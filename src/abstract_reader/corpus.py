@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import os
 import re
 import stat
@@ -143,6 +144,32 @@ _HEADER_RE = re.compile(
     re.IGNORECASE,
 )
 _PARA_SPLIT_RE = re.compile(r"\n(?:[ \t]*\n)+")
+#: Sentence punctuation: ". ", "! ", "? " (or at the end), or a line ending in , ; :
+_PROSE_RE = re.compile(r"[.!?](?:\s|$)|[,;:]\s*$")
+_YEAR_WORD_RE = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
+
+
+def _header(paragraph: str, joined: str, more: bool) -> tuple[str, int | None] | None:
+    """(venue, year) when the first paragraph of a dump is its header, else None.
+
+    "<Venue> <Year> Papers" (or Abstracts, Proceedings); else any title line followed by
+    more text: one short line (at most 12 words, 100 characters) with no sentence
+    punctuation, such as "My Reading List" or "ICML 2025 accepted orals" — kept whole as
+    the venue, with the year it names. A sentence, or the only paragraph of a file, stays
+    an abstract, so a one-line abstract is never taken for a header.
+    """
+    if header := _HEADER_RE.match(joined):
+        return header.group("venue").strip(), int(header.group("year"))
+    if (
+        more
+        and "\n" not in paragraph.strip()
+        and len(joined) <= 100
+        and len(joined.split()) <= 12
+        and not _PROSE_RE.search(joined)
+    ):
+        year = _YEAR_WORD_RE.search(joined)
+        return joined, int(year.group()) if year else None
+    return None
 
 
 @dataclass(slots=True)
@@ -196,7 +223,7 @@ def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
     venue: str | None = None
     year: int | None = None
     abstracts: list[str] = []
-    for paragraph in paragraphs:
+    for n, paragraph in enumerate(paragraphs):
         if "\n" in paragraph:
             joined = " ".join(
                 stripped for line in paragraph.split("\n") if (stripped := line.strip(" \t"))
@@ -207,10 +234,11 @@ def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
             continue
         if not joined.isprintable():  # fast C check; then the real (idempotent) sanitiser
             joined = sanitise(joined)
-        if not abstracts and venue is None and (header := _HEADER_RE.match(joined)):
-            venue = header.group("venue").strip()
-            year = int(header.group("year"))
-            continue
+        if not abstracts and venue is None:
+            more = any(p.strip() for p in itertools.islice(paragraphs, n + 1, None))
+            if header := _header(paragraph, joined, more):
+                venue, year = header
+                continue
         abstracts.append(joined)
     return venue, year, abstracts
 
