@@ -1,5 +1,6 @@
 """When a tag was put on a paper and when it was bookmarked: stored, kept by undo, rename and
-merge, carried by export/import, read from libraries made before the reader showed them."""
+merge, carried by export/import, read from libraries made before the reader showed them, and
+the "recently tagged or bookmarked" order built on them."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ from abstract_reader.corpus import Corpus
 from abstract_reader.library import Library, LibraryError
 from abstract_reader.library.interchange import EXPORT_VERSION
 from abstract_reader.library.schema import SCHEMA_VERSION
+from abstract_reader.session import Session
+from abstract_reader.sorting import SORTS, sort_order
+
+from .conftest import cli
 
 A, B, C, D = (f"{n:016x}" for n in (0xA, 0xB, 0xC, 0xD))
 HEADER = {"format": "abstract-reader-library", "version": EXPORT_VERSION}
@@ -208,7 +213,7 @@ PRAGMA user_version = 3;
 
 def _v3_library(path: Path, ids: list[str]) -> None:
     """A schema 3 library as the reader before this change wrote it: tags at 1000, 3000,
-    bookmarks at 2000, a read mark."""
+    bookmarks at 2000, a read mark, the setting `sort = bookmarked`."""
     with closing(sqlite3.connect(path)) as conn, conn:
         conn.executescript(V3_DDL)
         conn.execute("INSERT INTO tags(id, name) VALUES (1, 'toread')")
@@ -216,6 +221,7 @@ def _v3_library(path: Path, ids: list[str]) -> None:
         conn.execute("INSERT INTO paper_tags VALUES (?, 1, 3000.0)", (ids[7],))
         conn.execute("INSERT INTO bookmarks VALUES (?, 2000.0)", (ids[2],))
         conn.execute("INSERT INTO read_marks VALUES (?, 10.0)", (ids[0],))
+        conn.execute("INSERT INTO settings VALUES ('sort', 'bookmarked')")
 
 
 def test_a_schema_3_library_keeps_its_times_and_its_version(tmp_path: Path, seeds: Corpus) -> None:
@@ -229,10 +235,17 @@ def test_a_schema_3_library_keeps_its_times_and_its_version(tmp_path: Path, seed
         assert not lib.read_only
         assert lib.snapshot.tagged == {ids[5]: 1000.0, ids[7]: 3000.0}
         assert lib.snapshot.bookmarks == {ids[2]: 2000.0}
+        order = sort_order("recent", seeds.papers, lib.snapshot, seeds)
+        assert [seeds.papers[i].id for i in order[:4]] == [ids[7], ids[2], ids[5], ids[0]]
         lib.add_tags([ids[9]], ["new"])  # the old file takes writes as before
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
         assert conn.execute("SELECT count(*) FROM paper_tags").fetchone()[0] == 3
+    listed = cli("list", "--sort", "recent", db=db)
+    assert listed.returncode == 0, listed.stderr
+    shown = [line.split()[0] for line in listed.stdout.splitlines()]
+    short = {p.id: p.short_id for p in seeds.papers}
+    assert shown[:4] == [short[ids[9]], short[ids[7]], short[ids[2]], short[ids[5]]]
 
 
 def test_a_newer_schema_still_opens_read_only_with_its_times(tmp_path: Path, seeds: Corpus) -> None:
@@ -275,12 +288,14 @@ def test_an_old_export_without_times_still_imports(tmp_path: Path) -> None:
         "version": 1,
         "schema": 3,
         "papers": {A: {"tags": ["x"], "bookmarked_at": 700.0}},
+        "settings": {"sort": "bookmarked"},
     }
     with _lib(tmp_path) as lib:
         before = time.time()
         lib.import_data(old)
         assert _tag_time(lib, A, "x") >= before  # the time of the import
         assert lib.snapshot.bookmarks[A] == 700.0
+        assert lib.setting("sort") == "recent"  # the former name of the order
 
 
 @pytest.mark.parametrize(
@@ -303,3 +318,47 @@ def test_bad_tag_times_reject_the_whole_import(
         with pytest.raises(LibraryError, match=message):
             lib.import_data({**HEADER, "papers": {C: {"tags": ["fine"]}, A: entry}})
         assert lib.snapshot.tags == {B: ["kept"]}
+
+
+# -- the order ---------------------------------------------------------------------------------
+
+
+def test_recent_puts_the_newest_tag_or_bookmark_first(tmp_path: Path, seeds: Corpus) -> None:
+    ids = [p.id for p in seeds.papers]
+    with _lib(tmp_path) as lib:
+        _with_times(
+            lib,
+            {
+                ids[20]: {"tags": ["a"], "tagged_at": {"a": 1000.0}},
+                ids[3]: {"bookmarked_at": 3000.0},
+                ids[11]: {"tags": ["a", "b"], "tagged_at": {"a": 500.0, "b": 2000.0}},
+                ids[30]: {"tags": ["a"], "tagged_at": {"a": 100.0}, "bookmarked_at": 4000.0},
+            },
+        )
+        order = sort_order("recent", seeds.papers, lib.snapshot, seeds)
+        shown = [seeds.papers[i].id for i in order]
+        assert shown[:4] == [ids[30], ids[3], ids[11], ids[20]]
+        rest = [pid for pid in ids if pid not in shown[:4]]
+        assert shown[4:] == rest  # never tagged or bookmarked: as given (the dump order)
+        assert "recent" in SORTS and SORTS["recent"] == "recently tagged or bookmarked"
+
+
+def test_recent_is_stale_when_tags_or_bookmarks_change(tmp_path: Path) -> None:
+    with _lib(tmp_path) as lib:
+        session = Session(lib)
+        session.sort = "recent"
+        assert session.is_stale({"tags"}) and session.is_stale({"bookmarks"})
+        assert not session.is_stale({"read"}) and not session.is_stale({"notes"})
+        assert session.next_sort() == "unread"
+
+
+def test_list_sort_recent_and_its_former_name(tmp_path: Path, seeds: Corpus) -> None:
+    db = tmp_path / "lib.sqlite3"
+    first, second = seeds.papers[10], seeds.papers[3]
+    assert cli("bookmark", first.id, db=db).returncode == 0
+    assert cli("tag", second.id, "later", db=db).returncode == 0
+    for name in ("recent", "bookmarked"):
+        result = cli("list", "--sort", name, db=db)
+        assert result.returncode == 0, result.stderr
+        shown = [line.split()[0] for line in result.stdout.splitlines()]
+        assert shown[:2] == [second.short_id, first.short_id]

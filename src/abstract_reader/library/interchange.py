@@ -103,9 +103,9 @@ def _json_strings(value: str) -> str | None:
 
 
 def _sort(value: str) -> str | None:
-    from ..sorting import SORTS
+    from ..sorting import SORT_ALIASES, SORTS
 
-    return _one_of(*SORTS)(value)
+    return _one_of(*SORTS, *SORT_ALIASES)(value)
 
 
 #: Setting key → check of its value (None: fine, else what is wrong). A new setting that
@@ -433,6 +433,10 @@ def import_document(library: Library, data: Any) -> int:
             if entry.meta is not None:
                 _merge_meta(change, pid, entry.meta)
         for key, value in settings.items():
+            if key == "sort":  # an older export's `bookmarked` is `recent` now
+                from ..sorting import canonical_sort
+
+                value = canonical_sort(value)
             cur = conn.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (key, value))
             change.dirty = change.dirty or bool(cur.rowcount)
 
