@@ -505,7 +505,8 @@ class MainScreen(Screen[None]):
         self._generation += 1
         self._keep_position = keep_position
         session = self.session
-        if not session.query_text.strip():
+        text = session.search_text  # @name: the saved search's text
+        if not text.strip():
             self._show_result(None, self._generation)
             return
         if session.index is None:
@@ -522,7 +523,7 @@ class MainScreen(Screen[None]):
         frame); a slow one is handed to a worker, and the screen goes on meanwhile."""
         generation = self._generation
         future = _search_pool().submit(
-            index.search, self.session.query_text, self.session.library_view()
+            index.search, self.session.search_text, self.session.library_view()
         )
         try:
             result = future.result(timeout=SEARCH_WAIT_S)
@@ -550,7 +551,7 @@ class MainScreen(Screen[None]):
         if self._search_again:  # keys came meanwhile: the newest query, now
             self._search_again = False
             index = self.session.index
-            if index is not None and self.session.query_text.strip():
+            if index is not None and self.session.search_text.strip():
                 self._start_search(index)
 
     def _search_failed(self, error: BaseException) -> None:
@@ -635,6 +636,7 @@ class MainScreen(Screen[None]):
             doi=rec.doi,
             note=rec.note,
             provenance=_provenance_line(session.metadata(paper)),
+            eprint=rec.eprint,
             title_spans=title_spans,
             body_spans=body_spans,
         )
@@ -745,8 +747,9 @@ class MainScreen(Screen[None]):
             return self.query_one("#filter", Input).has_focus
         if action in _LETTER_ACTIONS and self.query_one("#filter", Input).has_focus:
             return False  # letters are text there: not offered in the footer either
-        if action == "focus_filter":
-            # Where text is being typed (the filter, an editor, the palette), `/` is text.
+        if action in ("focus_filter", "saved_searches"):
+            # Where text is being typed (the filter, an editor, the palette), `/` is text,
+            # and so is `@` (Textual's own check misses it: its key is named "at")
             from textual.widgets import TextArea
 
             if isinstance(self.app.focused, Input | TextArea) or self.app.screen.is_modal:
@@ -825,6 +828,61 @@ class MainScreen(Screen[None]):
         if isinstance(self.app.screen, PaperScreen):
             self.action_close_paper()
         self._fill_filter(f"like:{paper.id[:12]}")
+
+    def action_save_search(self) -> None:
+        """Name the filter's query (screens/searches.py); the library keeps it."""
+        from .searches import SaveSearchDialog
+
+        query = " ".join(self.session.query_text.split())
+        if not query:
+            self.notify("The filter is empty: type a query first, then S names it.", timeout=4)
+            return
+        if self.library.read_only:
+            self.notify("The library is read-only.", title="Not saved", severity="error")
+            return
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+
+        def save(name: str | None) -> None:
+            if name is None:
+                return
+            # the name was checked by the dialog and the query is not empty
+            self._write(lambda: self.session.save_search(name, query), done=f"Saved as @{name}")
+
+        self.app.push_screen(SaveSearchDialog(query, self._saved_now), save)
+
+    def _saved_now(self) -> dict[str, str]:
+        """The saved searches as stored now (another process may just have saved one)."""
+        self.refresh_library()
+        return self.session.saved_searches()
+
+    def action_saved_searches(self) -> None:
+        """The saved searches: run one (it fills the filter) or delete one."""
+        from .searches import SavedSearches, SearchAction
+
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+
+        def chosen(action: SearchAction | None) -> None:
+            if action is None:
+                return
+            if action.kind == "run":
+                self._fill_filter(action.query)
+                self._remember_query()
+                self.query_one(PaperList).focus()
+            elif action.kind == "delete":
+                from ...saved import SavedSearchError
+
+                try:
+                    self._write(
+                        lambda: self.session.delete_search(action.name),
+                        done=f"Deleted @{action.name}",
+                    )
+                except SavedSearchError:  # another process deleted it meanwhile: say so
+                    self.refresh_library()
+                    self.notify(f"@{action.name} was already deleted.", markup=False)
+
+        self.app.push_screen(SavedSearches(self._saved_now), chosen)
 
     def action_triage(self) -> None:
         """The filter's papers one at a time, from the current one (screens/triage.py)."""
@@ -1141,6 +1199,37 @@ class MainScreen(Screen[None]):
             done,
         )
 
+    def action_export(self) -> None:
+        """The export dialog (screens/export.py): the view in its order, or the marked papers;
+        written by the export command's code (cite.export_to_file) in a thread."""
+        from ...cite import abstract_setting, export_to_file, record
+        from .export import ExportDialog, ExportRequest, PaperSet
+
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+        session = self.session
+        groups = {"view": [session.paper_at(i) for i in range(len(self._rows))]}
+        sets = [PaperSet("view", "the view", len(groups["view"]))]
+        if session.marks:
+            groups["marked"] = session.targets(None)
+            sets.append(PaperSet("marked", "the marked papers", len(groups["marked"])))
+        snapshot = self.library.snapshot
+        with_abstract = abstract_setting(self.library)
+
+        def exporter(request: ExportRequest) -> int:  # in the dialog's thread
+            records = [record(p, snapshot) for p in groups[request.what]]
+            export_to_file(
+                records, request.fmt, request.path, force=request.force, with_abstract=with_abstract
+            )
+            return len(records)
+
+        def done(message: str | None) -> None:
+            if message:
+                self.notify(message, title="Export", markup=False)
+
+        default = "marked" if session.marks else "view"
+        self.app.push_screen(ExportDialog(sets, default, self.default_format(), exporter), done)
+
     def action_copy_part(self, kind: str) -> None:
         """Copy the ids, abstracts or links of the papers (marked ones too)."""
         papers = self._targets()
@@ -1164,13 +1253,26 @@ class MainScreen(Screen[None]):
         paper = self.current_paper()
         if paper is None:
             return
+        from ...text import escape_for_terminal
+        from ...text.links import LinkRefused, web_link
+
         link = self.session.link_of(paper)
-        if link is None or not link.lower().startswith(("https://", "http://")):
+        if link is None:
             self.notify(
                 "No web link known for this paper: e sets a URL or DOI.", severity="warning"
             )
             return
-        self._open_in_browser(link)
+        try:
+            safe = web_link(link)  # what the paper view links to, too
+        except LinkRefused as exc:
+            shown = escape_for_terminal(link if len(link) <= 60 else link[:59] + "…")
+            self.notify(
+                f"Link refused, not opened: {shown} — {exc}. e sets another URL.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._open_in_browser(safe)
 
     @work(thread=True, group="browser", exit_on_error=False)
     def _open_in_browser(self, url: str) -> None:
