@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 import unicodedata
 from collections.abc import Callable
 
@@ -119,30 +118,12 @@ class _Unconvertible(Exception):
     """A span too deep or too long: shown as written."""
 
 
-_symbols_built: list[dict[str, str]] = []  #: the table, once built
-_symbols_lock = threading.Lock()
-
-
+@functools.lru_cache(maxsize=1)
 def _symbols() -> dict[str, str]:
-    """pylatexenc's symbol macros with a fixed text (``alpha`` → ``α``), plus our own; built
-    once (a caller arriving while another thread builds it waits for that build)."""
-    if _symbols_built:
-        return _symbols_built[0]
-    with _symbols_lock:
-        if not _symbols_built:
-            _symbols_built.append(_build_symbols())
-        return _symbols_built[0]
+    """pylatexenc's symbol macros with a fixed text (``alpha`` → ``α``), plus our own.
 
-
-def prepare() -> None:
-    """Build the symbol table now (the reader does it on a thread while it starts, so the
-    first abstract it draws does not wait for it)."""
-    _symbols()
-
-
-def _build_symbols() -> dict[str, str]:
-    """Only pylatexenc's table is used; any warning it might log while building is kept off
-    stderr."""
+    Only its table is used; any warning it might log while building is kept off stderr.
+    """
     table: dict[str, str] = {}
     logger = logging.getLogger("pylatexenc")
     previous = logger.disabled

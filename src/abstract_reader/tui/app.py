@@ -160,9 +160,6 @@ def run(paths: Sequence[str] | None, db: str | None = None) -> int:
     after an unexpected error (Textual has shown its traceback); the load errors are repeated
     on stderr once the screen is back, so they outlive the session."""
     import sys
-    import threading
-
-    from ..text import latex
 
     # The loader and index threads run long pure-Python loops; each time the UI thread wakes
     # (a key, a timer, a frame to write) it waits for the GIL up to this interval. The default
@@ -170,9 +167,6 @@ def run(paths: Sequence[str] | None, db: str | None = None) -> int:
     # ms; 1 ms roughly halves it (benchmarks: 2 ms of UI work beside a title-deriving thread
     # took 40 ms at 5 ms, 24 ms at 1 ms, on a loaded 2-core machine).
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
-    # The LaTeX symbol table (pylatexenc's, tens of ms) is built while Textual starts, so the
-    # current paper's abstract is drawn with the first rows, in the first frame.
-    threading.Thread(target=latex.prepare, name="latex-symbols", daemon=True).start()
     app = ReaderApp(paths, db)
     code = app.run()
     app.library.close()

@@ -300,8 +300,8 @@ class MainScreen(Screen[None]):
             if self.session.result is None:
                 self.session.apply_sort(count)
                 paper_list.set_source(self._rows, paper_list.cursor)
-            if first:  # the paper is on the first frame, with the rows
-                self._show_current()
+            if first:  # rows first; the paper (math rendering) right after they are drawn
+                self.call_after_refresh(self._show_current)
         self._update_status()
 
     def _all_loaded(self) -> None:
@@ -322,7 +322,7 @@ class MainScreen(Screen[None]):
         if not self.session.query_text and self._restore_paper:
             self._move_to(self._restore_paper)
             self._restore_paper = None
-        self._show_current()  # in the same frame as the rows
+        self.call_after_refresh(self._show_current)  # list first; math rendering after
         self._update_status()
         self.call_after_refresh(self._begin_session)  # off the first frame's path
 
