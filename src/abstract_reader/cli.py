@@ -45,6 +45,7 @@ SUBCOMMANDS = (
     "config",
     "completion",
     "digest",
+    "searches",
 )
 
 
@@ -73,15 +74,12 @@ def _note(text: str) -> None:
 
 def _write_file(name: str, text: str, *, force: bool) -> None:
     """Write an output file under outfile.py's target rule; a refusal or failure is a Failure."""
-    from .outfile import TargetError, write_output
-    from .text import escape_for_terminal
+    from .outfile import OutputError, write_file
 
     try:
-        write_output(Path(name), text, force=force)
-    except TargetError as exc:
+        write_file(Path(name), text, force=force)
+    except OutputError as exc:
         raise Failure(str(exc)) from None
-    except OSError as exc:
-        raise Failure(f"{escape_for_terminal(name)}: {exc.strerror or exc}") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -163,9 +161,11 @@ def _abstract_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
+    from .cite import abstract_setting
+
     if args.abstract is not None:
         return bool(args.abstract)
-    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
+    return abstract_setting(library)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -297,6 +297,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=DIGEST_FORMATS, default="markdown")
     p.add_argument("-o", "--output", metavar="FILE", help="write here ('-': standard output)")
     p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
+
+    p = sub.add_parser(
+        "searches",
+        help="saved searches: list them, save one, delete one (-q @NAME runs one)",
+        description="Saved searches are named queries kept in the library, shared with the "
+        "reader (S names the filter there, @ lists them). `-q @NAME` in list, export and "
+        "digest (and @NAME in the reader's filter) stands for the saved query.",
+    )
+    _common(p, dumps=False)
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--add", nargs=2, metavar=("NAME", "QUERY"), help="save QUERY as NAME")
+    which.add_argument("--delete", metavar="NAME", help="forget a saved search")
+    p.add_argument(
+        "--force", action="store_true", help="with --add: replace a search saved with another query"
+    )
+    p.add_argument("--json", action="store_true", help="JSON Lines: name and query")
 
     p = sub.add_parser("library", help="export or import the whole library as JSON")
     lib_sub = p.add_subparsers(dest="library_command", metavar="ACTION", parser_class=_Parser)
@@ -629,7 +645,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
         _say(sys.stdout, f"{count:6d}  {name}")
-    loaded = {p.id for p in corpus.papers}
+    loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
     if orphans:
         noun = "paper" if len(orphans) == 1 else "papers"
@@ -726,17 +742,27 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .cite import format_records
+    from .cite import export_to_file, format_records
+    from .outfile import OutputError
 
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
-    text = format_records(records, args.format, with_abstract=_with_abstract(args, library))
+    with_abstract = _with_abstract(args, library)
     if args.output and args.output != "-":
-        _write_file(args.output, text, force=args.force)
+        try:  # the reader's export dialog writes through the same function
+            export_to_file(
+                records,
+                args.format,
+                Path(args.output),
+                force=args.force,
+                with_abstract=with_abstract,
+            )
+        except OutputError as exc:
+            raise Failure(str(exc)) from None
         _note(f"Exported {len(records)} papers to {args.output}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(format_records(records, args.format, with_abstract=with_abstract))
     return 1 if corpus.fatal_errors else 0
 
 
@@ -983,7 +1009,56 @@ def cmd_digest(args: argparse.Namespace) -> int:
     return 1 if corpus.fatal_errors else 0
 
 
+def cmd_searches(args: argparse.Namespace) -> int:
+    """List the saved searches; --add saves one (a different query under a taken name only
+    with --force), --delete forgets one."""
+    import json
+
+    from .library import LibraryError
+    from .saved import SavedSearchError, check_name, delete, exists, save, saved
+
+    library = _open_library(args, announce=not (args.add or args.delete))
+    try:
+        if args.add:
+            name, query = args.add
+            query = " ".join(query.split())
+            try:
+                name = check_name(name)
+            except SavedSearchError as exc:
+                raise _Usage(str(exc)) from None
+            if not query:
+                raise _Usage("an empty query cannot be saved")
+            from .search import parse_query
+
+            mistakes = parse_query(query).mistakes
+            if mistakes:
+                parts = ", ".join(repr(part) for part in mistakes)
+                raise _Usage(f"the query cannot use {parts}; nothing saved (see `--help`)")
+            stored = exists(library, name)
+            if stored is not None and stored != query and not args.force:
+                raise Failure(f"@{name} is saved as {stored!r}; pass --force to replace it")
+            save(library, name, query)
+        if args.delete:
+            delete(library, args.delete)
+    except SavedSearchError as exc:
+        raise Failure(str(exc)) from None
+    except LibraryError as exc:
+        raise Failure(str(exc)) from None
+    searches = saved(library)
+    if args.json:
+        for name, query in searches.items():
+            _say(sys.stdout, json.dumps({"name": name, "query": query}, ensure_ascii=False))
+        return 0
+    width = max((len(name) for name in searches), default=0) + 1
+    for name, query in searches.items():
+        _say(sys.stdout, f"{'@' + name:<{width}}  {query}")
+    if not searches and not args.delete:
+        _note("no saved searches (save one with --add NAME QUERY, or S in the reader)")
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "searches": cmd_searches,
     "config": cmd_config,
     "completion": cmd_completion,
     "list": cmd_list,
