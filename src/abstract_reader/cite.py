@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .corpus import Paper
-from .library import Snapshot
+from .library import Library, Snapshot
 from .metadata import Provenance, effective, normalise_doi, venue_year
 from .text import render, sanitise
 
@@ -584,6 +584,21 @@ def format_records(records: Sequence[Record], fmt: str, *, with_abstract: bool =
             )
         return buffer.getvalue()
     raise ValueError(f"unknown format {fmt!r}")
+
+
+def abstract_setting(library: Library) -> bool:
+    """The library's ``cite_abstract`` setting: whether BibTeX carries abstracts and tags."""
+    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
+
+
+def export_to_file(
+    records: Sequence[Record], fmt: str, path: Path, *, force: bool = False, with_abstract: bool
+) -> None:
+    """An export of ``records`` in ``fmt`` written to ``path`` under outfile.py's rule
+    (``export -o`` and the reader's export dialog). Raises ``outfile.OutputError``."""
+    from .outfile import write_file
+
+    write_file(path, format_records(records, fmt, with_abstract=with_abstract), force=force)
 
 
 def _csv_cell(value: str) -> str:

@@ -74,15 +74,12 @@ def _note(text: str) -> None:
 
 def _write_file(name: str, text: str, *, force: bool) -> None:
     """Write an output file under outfile.py's target rule; a refusal or failure is a Failure."""
-    from .outfile import TargetError, write_output
-    from .text import escape_for_terminal
+    from .outfile import OutputError, write_file
 
     try:
-        write_output(Path(name), text, force=force)
-    except TargetError as exc:
+        write_file(Path(name), text, force=force)
+    except OutputError as exc:
         raise Failure(str(exc)) from None
-    except OSError as exc:
-        raise Failure(f"{escape_for_terminal(name)}: {exc.strerror or exc}") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -164,9 +161,11 @@ def _abstract_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
+    from .cite import abstract_setting
+
     if args.abstract is not None:
         return bool(args.abstract)
-    return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
+    return abstract_setting(library)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -646,7 +645,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
         _say(sys.stdout, f"{count:6d}  {name}")
-    loaded = {p.id for p in corpus.papers}
+    loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
     if orphans:
         noun = "paper" if len(orphans) == 1 else "papers"
@@ -743,17 +742,27 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .cite import format_records
+    from .cite import export_to_file, format_records
+    from .outfile import OutputError
 
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
-    text = format_records(records, args.format, with_abstract=_with_abstract(args, library))
+    with_abstract = _with_abstract(args, library)
     if args.output and args.output != "-":
-        _write_file(args.output, text, force=args.force)
+        try:  # the reader's export dialog writes through the same function
+            export_to_file(
+                records,
+                args.format,
+                Path(args.output),
+                force=args.force,
+                with_abstract=with_abstract,
+            )
+        except OutputError as exc:
+            raise Failure(str(exc)) from None
         _note(f"Exported {len(records)} papers to {args.output}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(format_records(records, args.format, with_abstract=with_abstract))
     return 1 if corpus.fatal_errors else 0
 
 

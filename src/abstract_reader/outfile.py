@@ -10,7 +10,9 @@
 - Anything else (a folder, a device such as ``/dev/null``, a FIFO, a socket), reached directly
   or through a link, is refused even with ``force``: "write to standard output" is ``-``.
 
-Refusals raise :class:`TargetError` (one line naming the file); I/O failures raise ``OSError``.
+Refusals raise :class:`TargetError` (one line naming the file); I/O failures raise ``OSError``
+from :func:`write_output`, and :class:`OutputError` (one line naming the file) from
+:func:`write_file`, which the CLI and the reader's export dialog both use.
 """
 
 from __future__ import annotations
@@ -33,12 +35,26 @@ _KINDS = (
 )
 
 
-class TargetError(Exception):
-    """The target is refused; the message is one line naming it."""
+class OutputError(Exception):
+    """The file could not be written; the message is one line naming it."""
+
+
+class TargetError(OutputError):
+    """The target is refused; the message is one line naming it. ``reason`` is that line
+    without the hint for the command line (``--force``, ``-``), for the reader's dialog."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
 
 
 class TargetExists(TargetError, FileExistsError):
-    """An existing file or link, refused without ``force``."""
+    """An existing file or link, refused without ``force``. ``link``: it is a symbolic link
+    (dangling or not), which ``force`` writes through."""
+
+    def __init__(self, message: str, reason: str | None = None, *, link: bool = False) -> None:
+        super().__init__(message, reason)
+        self.link = link
 
 
 def _kind(mode: int) -> str:
@@ -67,19 +83,33 @@ def write_output(path: Path, text: str, *, force: bool = False) -> None:
         if not force:
             state = "a dangling symbolic link" if existing is None else "a symbolic link"
             raise TargetExists(
-                f"{shown}: already exists ({state}; use --force to write to what it points to)"
+                f"{shown}: already exists ({state}; use --force to write to what it points to)",
+                f"{shown}: already exists ({state})",
+                link=True,
             )
         target = Path(os.path.realpath(path))
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         via = " (through a symbolic link)" if target != path else ""
-        raise TargetError(
-            f"{shown}: {_kind(existing.st_mode)}{via}, not a file; refusing to write there"
-            " (use - for standard output)"
-        )
+        refused = f"{shown}: {_kind(existing.st_mode)}{via}, not a file; refusing to write there"
+        raise TargetError(f"{refused} (use - for standard output)", refused)
     if existing is not None and link is not None and not stat.S_ISLNK(link.st_mode) and not force:
-        raise TargetExists(f"{shown}: already exists (use --force to overwrite)")
+        raise TargetExists(
+            f"{shown}: already exists (use --force to overwrite)", f"{shown}: already exists"
+        )
     mode = stat.S_IMODE(existing.st_mode) if existing is not None else None
     _replace(target, text.encode("utf-8"), mode)
+
+
+def write_file(path: Path, text: str, *, force: bool = False) -> None:
+    """:func:`write_output`, with an I/O failure (a folder that does not exist or cannot be
+    written, a full disk) turned into one line naming the file: :class:`OutputError`."""
+    try:
+        write_output(path, text, force=force)
+    except OutputError:
+        raise
+    except OSError as exc:
+        shown = escape_for_terminal(str(path))
+        raise OutputError(f"{shown}: {exc.strerror or exc}") from None
 
 
 def _replace(target: Path, data: bytes, mode: int | None) -> None:

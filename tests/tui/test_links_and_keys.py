@@ -60,6 +60,30 @@ async def test_capital_o_without_a_link_says_so(
         assert any("No web link" in n.message for n in app._notifications)
 
 
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("javascript:alert(1)", "only http and https links are opened, not javascript:"),
+        ("https://evil.example/\x1b]52;c;QUJD\x07", "it contains a control character"),
+        ("ftp://example.org/paper.pdf", "not ftp:"),
+    ],
+)
+async def test_capital_o_on_a_refused_link_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, why: str
+) -> None:
+    monkeypatch.setattr("webbrowser.open", lambda *a, **k: pytest.fail("opened"))
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        app.library.set_metadata(paper_id, Metadata(url=url))
+        await pilot.press("O")
+        await settle(app, pilot)
+        [message] = [n.message for n in app._notifications]
+        assert message.startswith("Link refused, not opened: ")
+        assert why in message and "\n" not in message and "\x1b" not in message
+
+
 async def test_copy_the_id_from_the_palette(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

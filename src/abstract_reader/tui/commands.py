@@ -128,6 +128,9 @@ COMMANDS: tuple[Command, ...] = (
       "C", "C", on_paper=True),
     C("open_link", "Open link", "open the paper's link (URL, DOI or arXiv page) in the web "
       "browser ($BROWSER)", "Citations", "O", "O", on_paper=True),
+    C("export", "Export to a file…", "export the view (in its order) or the marked papers to "
+      "a file: BibTeX, Markdown, CSL-JSON, CSV, JSON Lines, text", "Citations", "E", "E",
+      on_paper=True),
     C("copy_id", "Copy id", "Copy the paper's id (marked papers too)", "Citations",
       action="copy_part('id')"),
     C("copy_abstract", "Copy abstract", "Copy the abstract's text (marked papers too)",
@@ -165,6 +168,7 @@ EXTRA_BINDING_IDS = frozenset(
         *("triage_undo", "triage_leave", "taglist_like"),
         *("filter_apply", "filter_back"),
         *("saved_close", "saved_delete"),
+        *("export_yes", "export_no"),
     }
 )
 

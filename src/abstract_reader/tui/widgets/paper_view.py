@@ -9,9 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.style import Style
 from textual.widgets import Static
 
 from ...text import Rendered, cap, sanitise
+from ...text.links import LinkRefused, doi_link, find_links, web_link
 from ..commands import bindings
 from .paper_list import tag_label
 
@@ -38,12 +40,31 @@ class PaperDetails:
     doi: str | None = None
     note: str | None = None
     provenance: str | None = None  #: where matched metadata came from (source, record, score)
+    eprint: str | None = None  #: the arXiv id, when known (a link to its page)
     title_spans: tuple[tuple[int, int], ...] = ()
     body_spans: tuple[tuple[int, int], ...] = ()
 
 
 #: Math has its own colour, distinct from search hits ($text-warning underline).
 _STYLE_FOR = {"bold": "bold", "italic": "italic", "math": "$text-primary"}
+
+
+def linked(content: Content, url: str, start: int = 0, end: int | None = None) -> Content:
+    """``content`` with ``start:end`` an OSC 8 hyperlink to ``url`` (clickable in terminals
+    that support them), underlined. ``url`` must come from ``text.links.web_link``: Rich
+    writes it into the escape sequence as it is. A Style object, never markup."""
+    return content.stylize("underline", start, end).stylize(Style(link=url), start, end)
+
+
+def _link_line(label: str, text: str, url: str) -> Content:
+    """``label: text``, the text a link to ``url`` when it is a safe web link, else plain
+    with the reason it is not a link."""
+    line = Content(f"{label}: {sanitise(text)}").stylize("$text-muted")
+    try:
+        safe = web_link(url)
+    except LinkRefused as exc:
+        return line + Content(f"  (not a link: {exc})").stylize("$text-warning")
+    return linked(line, safe, len(label) + 2)
 
 
 class PaperView(VerticalScroll, can_focus=True):
@@ -58,6 +79,8 @@ class PaperView(VerticalScroll, can_focus=True):
         yield Static(Content(""), id="paper-body", markup=False)
 
     def show(self, details: PaperDetails | None, message: str = "") -> None:
+        if details is not None and details == self.details:
+            return  # the same paper, drawn the same: no repaint
         same_paper = (
             self.details is not None
             and details is not None
@@ -104,9 +127,11 @@ class PaperView(VerticalScroll, can_focus=True):
         if d.tags:
             lines.append(Content(" ".join(tag_label(t) for t in d.tags)).stylize("$text-success"))
         if d.url:
-            lines.append(Content(f"url: {d.url}").stylize("$text-muted"))
+            lines.append(_link_line("url", d.url, d.url))
         if d.doi:
-            lines.append(Content(f"doi: {d.doi}").stylize("$text-muted"))
+            lines.append(_link_line("doi", d.doi, doi_link(d.doi)))
+        if d.eprint and not (d.url and d.eprint in d.url):
+            lines.append(_link_line("arXiv", d.eprint, "https://arxiv.org/abs/" + d.eprint))
         if d.provenance:
             lines.append(Content(f"metadata: {d.provenance}").stylize("$text-muted"))
         if d.note:
@@ -124,6 +149,8 @@ class PaperView(VerticalScroll, can_focus=True):
         for start, end in d.body_spans:
             if start < len(text):
                 content = content.stylize("$text-warning underline", start + 1, end + 1)
+        for link in find_links(text):  # URLs in the abstract: links, sanitised (text.links)
+            content = linked(content, link.url, link.start + 1, link.end + 1)
         if cut:
             content += Content(f"\n\n… {cut:,} more characters not shown").stylize("$text-muted")
         return content

@@ -1,0 +1,280 @@
+"""The export dialog: the current view or the marked papers to a file, in any format the
+`export` command writes (``cite.export_to_file``, under outfile.py's rule for the target)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Footer, Input, Label, Select, Static
+from textual.worker import Worker, WorkerState
+
+from ...cite import EXPORT_FORMATS, FORMAT_NAMES
+from ...outfile import OutputError, TargetError, TargetExists
+from ...text import escape_for_terminal
+from .editors import _Editor
+
+#: A file name's extension for each export format (the default name follows the format).
+EXTENSIONS = {
+    "bibtex": ".bib",
+    "markdown": ".md",
+    "csl-json": ".json",
+    "csv": ".csv",
+    "jsonl": ".jsonl",
+    "text": ".txt",
+}
+_FORMAT_OF = {ext: fmt for fmt, ext in EXTENSIONS.items()}
+DEFAULT_STEM = "papers"
+
+
+@dataclass(frozen=True, slots=True)
+class PaperSet:
+    """One choice of what to export: ``key`` ("view" / "marked"), its label, its size."""
+
+    key: str
+    label: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRequest:
+    fmt: str
+    what: str  #: a PaperSet key
+    path: Path
+    force: bool
+
+
+#: Runs in a thread: writes the export, returns how many papers it holds; raises OutputError.
+Exporter = Callable[[ExportRequest], int]
+
+
+def shown_path(path: Path) -> str:
+    """An absolute path as a person reads it: ``~`` for the home folder, no control bytes."""
+    absolute = Path(os.path.abspath(path))  # not resolve(): a link keeps its own name
+    home = Path.home()
+    text = str(absolute)
+    if absolute == home or home in absolute.parents:
+        text = "~" + os.sep + str(absolute.relative_to(home)) if absolute != home else "~"
+    return escape_for_terminal(text)
+
+
+def _plural(count: int) -> str:
+    return f"{count:,} paper{'' if count == 1 else 's'}"
+
+
+class ExportDialog(_Editor[str]):
+    """Format, what, file name; Enter or ctrl+s exports. An existing file is replaced only
+    after "y" to "Overwrite …? y/n". Dismissed with the success message."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # only while the question is asked (check_action); the file name field gives up the
+        # focus meanwhile (a focused Input takes every letter before any binding sees it)
+        Binding("ctrl+s", "save", "Export", id="editor_save"),  # the editors' key, named
+        Binding("y", "answer(True)", "Yes", priority=True, id="export_yes"),
+        Binding("n", "answer(False)", "No", priority=True, id="export_no"),
+    ]
+
+    def __init__(
+        self, sets: list[PaperSet], default_what: str, default_format: str, exporter: Exporter
+    ) -> None:
+        super().__init__()
+        self.sets = {s.key: s for s in sets}
+        self.default_what = default_what if default_what in self.sets else sets[0].key
+        self.default_format = default_format if default_format in EXPORT_FORMATS else "bibtex"
+        self.exporter = exporter
+        self._asking: ExportRequest | None = None  #: the overwrite waiting for y / n
+        self._writing: ExportRequest | None = None  #: the export being written
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-box", classes="modal-box"):
+            yield Static("Export papers to a file", classes="modal-title")
+            with Horizontal(classes="field"):
+                yield Label("Format", classes="field-label")
+                yield Select(
+                    [(FORMAT_NAMES[f], f) for f in EXPORT_FORMATS],
+                    value=self.default_format,
+                    allow_blank=False,
+                    id="export-format",
+                )
+            with Horizontal(classes="field"):
+                yield Label("Papers", classes="field-label")
+                yield Select(
+                    [(f"{s.label} ({_plural(s.count)})", s.key) for s in self.sets.values()],
+                    value=self.default_what,
+                    allow_blank=False,
+                    id="export-what",
+                )
+            with Horizontal(classes="field"):
+                yield Label("File", classes="field-label")
+                yield Input(
+                    value=DEFAULT_STEM + EXTENSIONS[self.default_format],
+                    placeholder="a file name (~ is your home folder)",
+                    id="export-path",
+                )
+            yield Static(id="export-preview", markup=False)
+            yield Static(id="export-message", markup=False)
+            yield Label(
+                "Enter or ctrl+s: export · Tab: next field · Esc: cancel", classes="modal-hint"
+            )
+        yield Footer()  # the dialog's own keys
+
+    def on_mount(self) -> None:
+        field = self.query_one("#export-path", Input)
+        field.focus()
+        field.cursor_position = len(field.value)
+        self._preview()
+
+    # -- what the fields say -----------------------------------------------------------------
+    def _format(self) -> str:
+        value = self.query_one("#export-format", Select).value
+        return value if isinstance(value, str) else self.default_format
+
+    def _what(self) -> str:
+        value = self.query_one("#export-what", Select).value
+        return value if isinstance(value, str) else self.default_what
+
+    def _path(self) -> Path | None:
+        text = self.query_one("#export-path", Input).value.strip()
+        return Path(text).expanduser() if text else None
+
+    def _preview(self) -> None:
+        paper_set = self.sets[self._what()]
+        path = self._path()
+        where = f" → {shown_path(path)}" if path is not None else ""
+        self.query_one("#export-preview", Static).update(
+            Content(f"{_plural(paper_set.count)} as {FORMAT_NAMES[self._format()]}{where}").stylize(
+                "$text-accent"
+            )
+        )
+
+    def _say(self, text: str, style: str = "$text-error") -> None:
+        self.query_one("#export-message", Static).update(Content(text).stylize(style))
+
+    @on(Select.Changed, "#export-format")
+    def _format_changed(self, event: Select.Changed) -> None:
+        field = self.query_one("#export-path", Input)
+        new = EXTENSIONS[self._format()]
+        name = field.value
+        for ext in EXTENSIONS.values():  # the name follows the format while it has one of ours
+            if name.endswith(ext) and len(name) > len(ext):
+                field.value = name[: -len(ext)] + new
+                field.cursor_position = len(field.value)
+                break
+        self._changed()
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self) -> None:
+        """A name typed with one of the formats' extensions (x.md, x.jsonl) chooses it."""
+        suffix = Path(self.query_one("#export-path", Input).value.strip()).suffix.lower()
+        fmt = _FORMAT_OF.get(suffix)
+        if fmt is not None and fmt != self._format():
+            self.query_one("#export-format", Select).value = fmt
+        self._changed()
+
+    @on(Select.Changed, "#export-what")
+    def _changed(self) -> None:
+        if self._asking is not None:  # the question was about another file or format
+            self._asking = None
+            self._say("")
+        self._preview()
+
+    # -- exporting ---------------------------------------------------------------------------
+    def changed(self) -> bool:
+        return False  # nothing of the user's is lost by cancelling: Esc just closes
+
+    def warn(self, text: str) -> None:
+        self._say(text, "$text-warning")
+
+    def action_cancel(self) -> None:
+        if self._asking is not None:  # Esc answers the question "no"
+            self.action_answer(False)
+            return
+        super().action_cancel()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "answer":
+            return self._asking is not None
+        return True
+
+    @on(Input.Submitted, "#export-path")
+    def _submitted(self) -> None:
+        self.action_save()
+
+    def action_save(self) -> None:
+        if self._writing is not None:
+            return
+        if self._asking is not None:
+            return  # y or n first
+        path = self._path()
+        if path is None:
+            self._say("Give a file name to export to.")
+            return
+        if str(path) == "-":
+            self._say("- (standard output) is for the export command; give a file name.")
+            return
+        self._run(ExportRequest(self._format(), self._what(), path, force=False))
+
+    def action_answer(self, yes: bool) -> None:
+        request = self._asking
+        if request is None:
+            return
+        self._asking = None
+        self.query_one("#export-path", Input).focus()
+        if yes:
+            self._run(ExportRequest(request.fmt, request.what, request.path, force=True))
+        else:
+            self._say(f"Not exported; {shown_path(request.path)} is unchanged.", "$text-muted")
+
+    def _run(self, request: ExportRequest) -> None:
+        self._writing = request
+        self._say("Exporting…", "$text-muted")
+        self._export(request)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def _export(self, request: ExportRequest) -> int:
+        return self.exporter(request)
+
+    @on(Worker.StateChanged)
+    def _export_done(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "export" or event.state not in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+        ):
+            return
+        event.stop()  # said here, in the dialog, not as a failed background task
+        request, self._writing = self._writing, None
+        if request is None:
+            return
+        if event.state == WorkerState.SUCCESS:
+            count = event.worker.result
+            assert isinstance(count, int)
+            self.dismiss(f"Exported {_plural(count)} to {shown_path(request.path)}")
+            return
+        error = event.worker.error
+        if isinstance(error, TargetExists) and not request.force:
+            self._ask(request, error)
+        elif isinstance(error, TargetError):
+            self._say(error.reason)
+        elif isinstance(error, OutputError):
+            self._say(str(error))
+        else:
+            self._say(f"Could not export: {type(error).__name__}: {error}")
+
+    def _ask(self, request: ExportRequest, error: TargetExists) -> None:
+        self._asking = request
+        self.set_focus(None)  # y and n answer; they are not typed into the file name
+        name = escape_for_terminal(request.path.name)
+        if error.link:
+            self._say(
+                f"{name} is a symbolic link: write to the file it points to? y/n", "$text-warning"
+            )
+        else:
+            self._say(f"Overwrite {name}? y/n", "$text-warning")
