@@ -68,6 +68,7 @@ _WORKER_WHAT = {
     "seen": "Noting what is new",
     "match": "Matching metadata",
     "candidates": "Looking for metadata candidates",
+    "like": "Preparing like: (similar papers)",
 }
 
 
@@ -379,6 +380,16 @@ class MainScreen(Screen[None]):
         if self.session.query_text:
             self._run_filter()
         self._update_status()
+        self._prepare_like(index)
+
+    @work(thread=True, exclusive=True, group="like", exit_on_error=False)
+    def _prepare_like(self, index: SearchIndex) -> None:
+        """The similarity model of the index (idf, norms, each paper's words), built once in
+        the background, so that the first `m`, `like:#tag` or `like:ID` is as quick as the
+        next (a search that needs it first waits for this build, never builds it twice)."""
+        from ...search.similar import prepare
+
+        prepare(index)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
