@@ -21,6 +21,9 @@ from ..session import Session
 from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
 from .screens.main import NARROW_WIDTH, MainScreen
 
+#: Under this many rows dialogs are compact (`Screen.-short` in app.tcss).
+SHORT_HEIGHT = 32
+
 
 class ReaderApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: works for subclasses too
@@ -30,6 +33,9 @@ class ReaderApp(App[int]):
         (0, "-narrow"),
         (NARROW_WIDTH, "-wide"),
     ]
+    # Under SHORT_HEIGHT rows (70×24) dialogs drop blank lines and fields become one line
+    # high (`Screen.-short` in app.tcss): hints and messages stay on screen.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_HEIGHT, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
 
     def __init__(
