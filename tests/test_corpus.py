@@ -68,6 +68,45 @@ def test_file_without_header_loads_with_unknown_venue() -> None:
     assert corpus.errors == []
 
 
+@pytest.mark.parametrize(
+    ("header", "venue", "year"),
+    [
+        ("My Reading List", "My Reading List", None),
+        ("ICML 2025 accepted orals", "ICML 2025 accepted orals", 2025),
+        ("Spotlights from COLT", "Spotlights from COLT", None),
+        ("NeurIPS 2026 Papers", "NeurIPS", 2026),
+    ],
+)
+def test_a_title_line_first_is_the_dumps_header_not_a_paper(
+    tmp_path: Path, header: str, venue: str, year: int | None
+) -> None:
+    dump = write_dump(tmp_path / "d.txt", "We study X. It works.", "Y helps.", header=header)
+    corpus = load_corpus([dump])
+    assert [p.abstract for p in corpus.papers] == ["We study X. It works.", "Y helps."]
+    assert {(p.venue, p.year) for p in corpus.papers} == {(venue, year)}
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "Transformers learn in context.",  # a sentence
+        "Do transformers learn in context?",
+        "We study in-context learning, and find that it is Bayesian inference in disguise "
+        "over a latent concept shared by the prompt examples",  # too long for a heading
+    ],
+)
+def test_a_one_line_abstract_is_never_taken_for_a_header(tmp_path: Path, first: str) -> None:
+    dump = write_dump(tmp_path / "d.txt", first, "A second abstract.", header=None)
+    corpus = load_corpus([dump])
+    assert [p.abstract for p in corpus.papers] == [first, "A second abstract."]
+    assert corpus.papers[0].venue is None
+    # the only paragraph of a file is its abstract, heading-like or not
+    alone = load_corpus(
+        [write_dump(tmp_path / "e.txt", "Graph networks for molecules", header=None)]
+    )
+    assert [p.abstract for p in alone.papers] == ["Graph networks for molecules"]
+
+
 def test_folder_means_its_txt_files_sorted_by_name(tmp_path: Path) -> None:
     write_dump(tmp_path / "b.txt", "Second file abstract text.")
     write_dump(tmp_path / "a.txt", "First file abstract text.")

@@ -40,6 +40,22 @@ def _rendered_text(text: str) -> str:
     return "".join(parser.parts)
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "text", "html"])
+def test_digest_never_repeats_the_year_of_a_venue(tmp_path: Path, fmt: str) -> None:
+    import dataclasses
+
+    corpus = load_corpus([write_dump(tmp_path / "d.txt", "Graph networks pass messages.")])
+    library = Library(tmp_path / "lib.sqlite3")
+    rec = record(corpus.papers[0], library.snapshot)
+    posters = [
+        dataclasses.replace(rec, venue="NeurIPS 2026 poster", year=2026),
+        dataclasses.replace(rec, venue="ICML oral", year=2025),
+    ]
+    text = digest(posters, fmt)
+    assert "NeurIPS 2026 poster" in text and "ICML 2025 oral" in text
+    assert "poster 2026" not in text and "oral 2025" not in text
+
+
 def test_markdown_digest_reads_back_grouped_by_tag(tmp_path: Path) -> None:
     dump = write_dump(
         tmp_path / "d.txt",

@@ -16,6 +16,7 @@ from abstract_reader.metadata import (
     effective_metadata,
     normalise_doi,
     set_by_hand,
+    venue_year,
 )
 
 from .conftest import cli
@@ -114,3 +115,23 @@ def test_meta_doi_banana_is_an_error_and_writes_nothing(seeds: Corpus, tmp_path:
     assert "doi:      10.1000/Xy.1" in good.stdout
     shown = cli("show", pid[:8], db=db)
     assert "metadata:  set by hand" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("venue", "year", "shown"),
+    [
+        ("NeurIPS 2026 poster", 2026, "NeurIPS 2026 poster"),  # never the year twice
+        ("NeurIPS 2025 poster", 2026, "NeurIPS 2025 poster"),  # nor a second year
+        ("NeurIPS poster", 2026, "NeurIPS 2026 poster"),  # a track after the year
+        ("EMNLP Findings", 2024, "EMNLP 2024 Findings"),
+        ("NeurIPS Datasets and Benchmarks Track", 2025, "NeurIPS 2025 Datasets and Benchmarks Track"),
+        ("Advances in Neural Information Processing Systems", 2026,
+         "Advances in Neural Information Processing Systems 2026"),
+        ("ICLR", 2026, "ICLR 2026"),
+        (None, 2026, "2026"),
+        ("My Reading List", None, "My Reading List"),
+        (None, None, ""),
+    ],
+)  # fmt: skip
+def test_venue_and_year_read_as_one_name(venue: str | None, year: int | None, shown: str) -> None:
+    assert venue_year(venue, year) == shown

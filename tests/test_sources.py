@@ -99,6 +99,25 @@ def test_bibtex_latex_decoded_braces_removed(tmp_path: Path) -> None:
     assert godel["eprint"] == "2512.09876" and godel["authors"] == ["Kurt Gödel"]
 
 
+def test_bibtex_titles_read_as_their_authors_meant(tmp_path: Path) -> None:
+    r"""Protective braces go, accents become letters, \& is &, and a bare % is a percent
+    sign (not a LaTeX comment that cut "50% Fewer GPU Hours" down to "50")."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@inproceedings{devlin2019,\n"
+        r"  title = {{BERT}: 50% Fewer {GPU} Hours for {\"U}ber-{R}obust Caf{\'e}s {\&} Co},"
+        "\n  author = {Devlin, Jacob},\n  year = {2019},\n"
+        r"  abstract = {We cut 50% of the cost, and 10\% more with {BERT}.},"
+        "\n}\n",
+        encoding="utf-8",
+    )
+    papers, err, code = _listed(bib, db=tmp_path / "l.db")
+    assert code == 0 and err == ""
+    (paper,) = papers
+    assert paper["title"] == "BERT: 50% Fewer GPU Hours for Über-Robust Cafés & Co"
+    assert paper["abstract"] == "We cut 50% of the cost, and 10% more with BERT."
+
+
 def test_ris_records(tmp_path: Path) -> None:
     papers, err, code = _listed(SOURCES / "refs.ris", db=tmp_path / "l.db")
     assert code == 0 and "record 2 (line 14): no 'ER  -' line" in err

@@ -45,6 +45,7 @@ SUBCOMMANDS = (
     "config",
     "completion",
     "digest",
+    "searches",
 )
 
 
@@ -296,6 +297,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=DIGEST_FORMATS, default="markdown")
     p.add_argument("-o", "--output", metavar="FILE", help="write here ('-': standard output)")
     p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
+
+    p = sub.add_parser(
+        "searches",
+        help="saved searches: list them, save one, delete one (-q @NAME runs one)",
+        description="Saved searches are named queries kept in the library, shared with the "
+        "reader (S names the filter there, @ lists them). `-q @NAME` in list, export and "
+        "digest (and @NAME in the reader's filter) stands for the saved query.",
+    )
+    _common(p, dumps=False)
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--add", nargs=2, metavar=("NAME", "QUERY"), help="save QUERY as NAME")
+    which.add_argument("--delete", metavar="NAME", help="forget a saved search")
+    p.add_argument(
+        "--force", action="store_true", help="with --add: replace a search saved with another query"
+    )
+    p.add_argument("--json", action="store_true", help="JSON Lines: name and query")
 
     p = sub.add_parser("library", help="export or import the whole library as JSON")
     lib_sub = p.add_subparsers(dest="library_command", metavar="ACTION", parser_class=_Parser)
@@ -628,7 +645,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     for name, count in library.tag_counts():
         _say(sys.stdout, f"{count:6d}  {name}")
-    loaded = {p.id for p in corpus.papers}
+    loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
     if orphans:
         noun = "paper" if len(orphans) == 1 else "papers"
@@ -992,7 +1009,56 @@ def cmd_digest(args: argparse.Namespace) -> int:
     return 1 if corpus.fatal_errors else 0
 
 
+def cmd_searches(args: argparse.Namespace) -> int:
+    """List the saved searches; --add saves one (a different query under a taken name only
+    with --force), --delete forgets one."""
+    import json
+
+    from .library import LibraryError
+    from .saved import SavedSearchError, check_name, delete, exists, save, saved
+
+    library = _open_library(args, announce=not (args.add or args.delete))
+    try:
+        if args.add:
+            name, query = args.add
+            query = " ".join(query.split())
+            try:
+                name = check_name(name)
+            except SavedSearchError as exc:
+                raise _Usage(str(exc)) from None
+            if not query:
+                raise _Usage("an empty query cannot be saved")
+            from .search import parse_query
+
+            mistakes = parse_query(query).mistakes
+            if mistakes:
+                parts = ", ".join(repr(part) for part in mistakes)
+                raise _Usage(f"the query cannot use {parts}; nothing saved (see `--help`)")
+            stored = exists(library, name)
+            if stored is not None and stored != query and not args.force:
+                raise Failure(f"@{name} is saved as {stored!r}; pass --force to replace it")
+            save(library, name, query)
+        if args.delete:
+            delete(library, args.delete)
+    except SavedSearchError as exc:
+        raise Failure(str(exc)) from None
+    except LibraryError as exc:
+        raise Failure(str(exc)) from None
+    searches = saved(library)
+    if args.json:
+        for name, query in searches.items():
+            _say(sys.stdout, json.dumps({"name": name, "query": query}, ensure_ascii=False))
+        return 0
+    width = max((len(name) for name in searches), default=0) + 1
+    for name, query in searches.items():
+        _say(sys.stdout, f"{'@' + name:<{width}}  {query}")
+    if not searches and not args.delete:
+        _note("no saved searches (save one with --add NAME QUERY, or S in the reader)")
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "searches": cmd_searches,
     "config": cmd_config,
     "completion": cmd_completion,
     "list": cmd_list,

@@ -6,9 +6,9 @@ same abstract in several dumps, re-ordered or re-exported, is one paper with sev
 
 from __future__ import annotations
 
-import bisect
 import errno
 import hashlib
+import itertools
 import os
 import re
 import stat
@@ -16,51 +16,25 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .paper import Paper, Source
+from .papertable import PaperTable, RowBatch, as_table, id_of
 from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
 from .text import derive_title, disambiguate, escape_for_terminal, sanitise
+
+__all__ = [
+    "Corpus",
+    "CorpusBuilder",
+    "LoadError",
+    "Paper",
+    "Source",
+    "load_corpus",
+    "paper_id",
+]
 
 ID_LENGTH = 16
 MIN_PREFIX = 4
 _BINARY_SAMPLE = 8192
 MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """Where a paper was found: the dump's file name and its 1-based position in it."""
-
-    file: str
-    index: int
-
-    def __str__(self) -> str:
-        return f"{self.file} #{self.index}"
-
-
-@dataclass(slots=True)
-class Paper:
-    id: str
-    abstract: str  #: sanitised source text (LaTeX and emphasis markers kept)
-    title: str  #: the derived stand-in title, or the real one when a source has it
-    title_derived: bool = True
-    venue: str | None = None
-    year: int | None = None
-    sources: list[Source] = field(default_factory=list)
-    authors: tuple[str, ...] = ()
-    url: str | None = None
-    doi: str | None = None
-    eprint: str | None = None  #: the arXiv id, for arXiv records
-    primary_class: str | None = None  #: the arXiv primary category
-    record: str | None = None  #: "source:id" of the metadata record it came from, if any
-
-    @property
-    def short_id(self) -> str:
-        return self.id[:12]
-
-    @property
-    def venue_year(self) -> str:
-        from .metadata import venue_year
-
-        return venue_year(self.venue, self.year) or "unknown venue"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,17 +51,17 @@ class LoadError:
 
 @dataclass(slots=True)
 class Corpus:
-    papers: list[Paper] = field(default_factory=list)
+    #: the papers, in corpus order: a `PaperTable` (a list of `Paper` given here becomes one)
+    papers: PaperTable = field(default_factory=PaperTable)
     errors: list[LoadError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     #: metadata files loaded (``sources``), for ``match`` to read again
     metadata_files: list[str] = field(default_factory=list)
     #: records without an abstract: metadata only, not listed as papers
     metadata_only: list[MetaRecord] = field(default_factory=list)
-    _by_id: dict[str, Paper] = field(default_factory=dict, repr=False)
-    _positions: dict[str, int] = field(default_factory=dict, repr=False)
-    #: the papers and their ids sorted by id, for ``resolve``
-    _sorted: tuple[list[str], list[Paper]] = field(default=([], []), repr=False)
+
+    def __post_init__(self) -> None:
+        self.papers = as_table(self.papers)
 
     def __len__(self) -> int:
         return len(self.papers)
@@ -96,38 +70,29 @@ class Corpus:
         return iter(self.papers)
 
     def get(self, paper_id: str) -> Paper | None:
-        return self._by_id.get(paper_id)
+        return self.papers.get(paper_id)
 
     def index_of(self, paper_id: str) -> int:
         """The paper's position in corpus order (KeyError if it is not loaded)."""
-        if len(self._positions) != len(self.papers):
-            self._positions.clear()
-            self._positions.update((p.id, i) for i, p in enumerate(self.papers))
-        return self._positions[paper_id]
+        return self.papers.index_of(paper_id)
 
     def resolve(self, prefix: str) -> Paper:
         """Find a paper by id or unambiguous id prefix (like git). Raises LookupError."""
         key = prefix.strip().lower()
         if not re.fullmatch(r"[0-9a-f]+", key):
             raise LookupError(f"{escape_for_terminal(prefix)!s}: not a paper id (hex digits)")
-        exact = self._by_id.get(key)
+        exact = self.papers.get(key)
         if exact is not None:
             return exact
         if len(key) < MIN_PREFIX:
             raise LookupError(f"{key}: id prefix too short (at least {MIN_PREFIX} digits)")
-        if len(self._sorted[0]) != len(self.papers):  # built once (again as files load)
-            by_id = sorted(self.papers, key=lambda p: p.id)
-            self._sorted = ([p.id for p in by_id], by_id)
-        ids, papers = self._sorted
-        lo = bisect.bisect_left(ids, key)
-        hi = bisect.bisect_left(ids, key + "g")  # "g": after every hex digit
-        matches = papers[lo:hi]
-        if not matches:
+        rows = self.papers.with_prefix(key)
+        if not rows:
             raise LookupError(f"{key}: no paper with this id in the loaded dumps")
-        if len(matches) > 1:
-            shown = ", ".join(p.short_id for p in matches[:5])
-            raise LookupError(f"{key}: ambiguous id prefix ({len(matches)} papers: {shown})")
-        return matches[0]
+        if len(rows) > 1:
+            shown = ", ".join(self.papers.id(r)[:12] for r in rows[:5])
+            raise LookupError(f"{key}: ambiguous id prefix ({len(rows)} papers: {shown})")
+        return self.papers[rows[0]]
 
     @property
     def fatal_errors(self) -> list[LoadError]:
@@ -153,6 +118,11 @@ _ODD_SPACE_RE = re.compile(r"[^\S ]")  # whitespace other than a plain space
 
 def paper_id(abstract: str) -> str:
     """A hash of the whitespace-normalised abstract (fast path: already normalised)."""
+    return id_of(paper_key(abstract))
+
+
+def paper_key(abstract: str) -> int:
+    """`paper_id` as its 64-bit number (what a `PaperTable` keeps)."""
     irregular = (
         "  " in abstract
         or abstract[:1].isspace()
@@ -160,7 +130,8 @@ def paper_id(abstract: str) -> str:
         or (not abstract.isprintable() and _ODD_SPACE_RE.search(abstract) is not None)
     )
     normalised = " ".join(abstract.split()) if irregular else abstract
-    return hashlib.blake2b(normalised.encode("utf-8"), digest_size=ID_LENGTH // 2).hexdigest()
+    digest = hashlib.blake2b(normalised.encode("utf-8"), digest_size=ID_LENGTH // 2).digest()
+    return int.from_bytes(digest, "big")
 
 
 # ---------------------------------------------------------------------------------------
@@ -173,6 +144,32 @@ _HEADER_RE = re.compile(
     re.IGNORECASE,
 )
 _PARA_SPLIT_RE = re.compile(r"\n(?:[ \t]*\n)+")
+#: Sentence punctuation: ". ", "! ", "? " (or at the end), or a line ending in , ; :
+_PROSE_RE = re.compile(r"[.!?](?:\s|$)|[,;:]\s*$")
+_YEAR_WORD_RE = re.compile(r"(?<![\w.])(?:19|20)\d\d(?![\w.])")
+
+
+def _header(paragraph: str, joined: str, more: bool) -> tuple[str, int | None] | None:
+    """(venue, year) when the first paragraph of a dump is its header, else None.
+
+    "<Venue> <Year> Papers" (or Abstracts, Proceedings); else any title line followed by
+    more text: one short line (at most 12 words, 100 characters) with no sentence
+    punctuation, such as "My Reading List" or "ICML 2025 accepted orals" — kept whole as
+    the venue, with the year it names. A sentence, or the only paragraph of a file, stays
+    an abstract, so a one-line abstract is never taken for a header.
+    """
+    if header := _HEADER_RE.match(joined):
+        return header.group("venue").strip(), int(header.group("year"))
+    if (
+        more
+        and "\n" not in paragraph.strip()
+        and len(joined) <= 100
+        and len(joined.split()) <= 12
+        and not _PROSE_RE.search(joined)
+    ):
+        year = _YEAR_WORD_RE.search(joined)
+        return joined, int(year.group()) if year else None
+    return None
 
 
 @dataclass(slots=True)
@@ -226,7 +223,7 @@ def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
     venue: str | None = None
     year: int | None = None
     abstracts: list[str] = []
-    for paragraph in paragraphs:
+    for n, paragraph in enumerate(paragraphs):
         if "\n" in paragraph:
             joined = " ".join(
                 stripped for line in paragraph.split("\n") if (stripped := line.strip(" \t"))
@@ -237,10 +234,11 @@ def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
             continue
         if not joined.isprintable():  # fast C check; then the real (idempotent) sanitiser
             joined = sanitise(joined)
-        if not abstracts and venue is None and (header := _HEADER_RE.match(joined)):
-            venue = header.group("venue").strip()
-            year = int(header.group("year"))
-            continue
+        if not abstracts and venue is None:
+            more = any(p.strip() for p in itertools.islice(paragraphs, n + 1, None))
+            if header := _header(paragraph, joined, more):
+                venue, year = header
+                continue
         abstracts.append(joined)
     return venue, year, abstracts
 
@@ -352,16 +350,14 @@ class CorpusBuilder:
         self.files, errors = expand_paths(path_list)
         self.corpus = Corpus(errors=errors)
 
-    def add_file(self, path: Path) -> list[Paper]:
-        """Read one dump; returns the papers it added (duplicates only gain a source)."""
-        added: list[Paper] = []
-        for batch in self.add_file_in_batches(path):
-            added.extend(batch)
-        return added
+    def add_file(self, path: Path) -> int:
+        """Read one dump; returns how many papers it added (duplicates only gain a source)."""
+        return sum(len(rows) for rows in self.add_file_in_batches(path))
 
-    def add_file_in_batches(self, path: Path, batch: int = 5000) -> Iterator[list[Paper]]:
+    def add_file_in_batches(self, path: Path, batch: int = 5000) -> Iterator[range]:
         """Read one dump, adding its papers ``batch`` at a time (a reader shows each batch
-        as it comes: one enormous file need not be finished before its first rows show)."""
+        as it comes: one enormous file need not be finished before its first rows show);
+        yields the rows each batch added."""
         if is_metadata_file(path):
             yield from self._add_records(path, batch)
             return
@@ -375,32 +371,35 @@ class CorpusBuilder:
         corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
         corpus.files.append(shown)
         name = sanitise(path.name)  # file names are untrusted text too
-        by_id = corpus._by_id
-        added: list[Paper] = []
-        for index, abstract in enumerate(parsed.abstracts, start=1):
-            pid = paper_id(abstract)
-            existing = by_id.get(pid)
-            if existing is not None:
-                existing.sources.append(Source(name, index))
-                continue
-            paper = Paper(
-                id=pid,
-                abstract=abstract,
-                title=derive_title(abstract),
-                venue=parsed.venue,
-                year=parsed.year,
-                sources=[Source(name, index)],
-            )
-            by_id[pid] = paper
-            added.append(paper)
-            if len(added) >= batch:
-                corpus.papers.extend(added)
-                yield added
-                added = []
-        corpus.papers.extend(added)
-        yield added
+        table = corpus.papers
+        abstracts = parsed.abstracts
+        for first in range(0, len(abstracts), batch):
+            rows = RowBatch()
+            for index in range(first + 1, min(first + batch, len(abstracts)) + 1):
+                abstract = abstracts[index - 1]
+                abstracts[index - 1] = ""  # the table keeps its UTF-8 bytes instead
+                key = paper_key(abstract)
+                source = Source(name, index)
+                pending = rows.positions.get(key)
+                if pending is not None:
+                    rows.more.append((pending, source))
+                    continue
+                existing = table.find(key)
+                if existing >= 0:
+                    table.add_source(existing, source)
+                    continue
+                rows.add(
+                    key,
+                    abstract,
+                    derive_title(abstract),
+                    source,
+                    venue=parsed.venue,
+                    year=parsed.year,
+                )
+            start = table.extend(rows)
+            yield range(start, start + len(rows))
 
-    def _add_records(self, path: Path, batch: int) -> Iterator[list[Paper]]:
+    def _add_records(self, path: Path, batch: int) -> Iterator[range]:
         """Read a metadata file: records with an abstract are papers with real metadata (or
         give it to the same paper from a dump); the others are kept for matching only."""
         corpus = self.corpus
@@ -413,8 +412,8 @@ class CorpusBuilder:
         if not stat.S_ISREG(st.st_mode):
             corpus.errors.append(LoadError(shown, "not a regular file; skipped"))
             return
-        by_id = corpus._by_id
-        added: list[Paper] = []
+        table = corpus.papers
+        rows = RowBatch()
         problems = 0
         started = False
         try:
@@ -431,13 +430,11 @@ class CorpusBuilder:
                 if not item.abstract:
                     corpus.metadata_only.append(item)
                     continue
-                paper = self._paper_from_record(item, by_id)
-                if paper is not None:
-                    added.append(paper)
-                    if len(added) >= batch:
-                        corpus.papers.extend(added)
-                        yield added
-                        added = []
+                self._add_record(item, rows)
+                if len(rows) >= batch:
+                    start = table.extend(rows)
+                    yield range(start, start + len(rows))
+                    rows = RowBatch()
         except SourceError as exc:
             corpus.errors.append(LoadError(shown, str(exc)))
         if problems > MAX_RECORD_PROBLEMS:
@@ -445,80 +442,80 @@ class CorpusBuilder:
             corpus.errors.append(
                 LoadError(shown, f"… and {more} more malformed records skipped", fatal=False)
             )
-        corpus.papers.extend(added)
-        yield added
+        start = table.extend(rows)
+        yield range(start, start + len(rows))
 
-    @staticmethod
-    def _paper_from_record(rec: MetaRecord, by_id: dict[str, Paper]) -> Paper | None:
-        """A new paper for ``rec``, or None when the same abstract is already loaded (it
-        then gains the record's metadata if its own title is derived, and a source)."""
+    def _add_record(self, rec: MetaRecord, rows: RowBatch) -> None:
+        """A new paper for ``rec`` in ``rows``; when the same abstract is already loaded, it
+        gains the record's metadata if its own title is derived, and a source."""
         abstract = rec.abstract or ""
-        pid = paper_id(abstract)
+        key = paper_key(abstract)
         source = Source(sanitise(rec.file), rec.index)
-        existing = by_id.get(pid)
-        if existing is not None:
-            if existing.title_derived:
-                adopt_record(existing, rec)
-            existing.sources.append(source)
-            return None
-        paper = Paper(id=pid, abstract=abstract, title=rec.title or "", sources=[source])
-        adopt_record(paper, rec)
-        by_id[pid] = paper
-        return paper
+        pending = rows.positions.get(key)
+        if pending is not None:  # its title is a record's already: only a source
+            rows.more.append((pending, source))
+            return
+        table = self.corpus.papers
+        existing = table.find(key)
+        if existing >= 0:
+            if table.is_derived(existing):
+                table.adopt(existing, rec)
+            table.add_source(existing, source)
+            return
+        rows.add(
+            key,
+            abstract,
+            rec.title or "",
+            source,
+            derived=False,
+            venue=rec.venue,
+            year=rec.year,
+            meta=(rec.authors, rec.url, rec.doi, rec.eprint, rec.primary_class, rec.label),
+        )
 
     def _merge_normalised(self) -> None:
         """A record whose abstract equals a dump paper's after normalisation (quotes,
         emphasis, LaTeX, hyphenation, …) is that paper: it keeps its id (the library's
         marks are keyed by it) and gains the record's metadata and source."""
-        corpus = self.corpus
-        records = [p for p in corpus.papers if p.record is not None and len(p.sources) == 1]
-        derived = [p for p in corpus.papers if p.title_derived]
+        table = self.corpus.papers
+        if not table.has_meta:
+            return
+        records = [
+            i
+            for i in range(len(table))
+            if table.record(i) is not None and table.source_count(i) == 1
+        ]
+        derived = table.derived_rows()
         if not records or not derived:
             return
         from .match import normalise
 
-        by_key: dict[str, Paper] = {}
-        for paper in derived:
-            by_key.setdefault(normalise(paper.abstract), paper)
-        gone: set[str] = set()
-        for rec_paper in records:
-            target = by_key.get(normalise(rec_paper.abstract))
-            if target is None or not target.title_derived:
+        by_key: dict[str, int] = {}
+        for row in derived:
+            by_key.setdefault(normalise(table.abstract(row)), row)
+        gone: set[int] = set()
+        for rec_row in records:
+            target = by_key.get(normalise(table.abstract(rec_row)))
+            if target is None or not table.is_derived(target):
                 continue
-            for name in ("title", "authors", "year", "venue", "url", "doi", "eprint"):
-                setattr(target, name, getattr(rec_paper, name))
-            target.primary_class, target.record = rec_paper.primary_class, rec_paper.record
-            target.title_derived = False
-            target.sources.extend(rec_paper.sources)
-            gone.add(rec_paper.id)
+            table.merge_into(target, rec_row)
+            gone.add(rec_row)
         if gone:
-            corpus.papers[:] = [p for p in corpus.papers if p.id not in gone]
-            for pid in gone:
-                corpus._by_id.pop(pid, None)
-            corpus._positions.clear()
+            table.drop(gone)
 
     def finish(self) -> Corpus:
         """Merge records into the same dump papers; make the derived titles distinct."""
         self._merge_normalised()
-        papers = [p for p in self.corpus.papers if p.title_derived]
-        distinct = disambiguate([p.title for p in papers], [p.id for p in papers])
-        for paper, title in zip(papers, distinct, strict=True):
-            paper.title = title
+        table = self.corpus.papers
+        rows = table.derived_rows()
+        if rows:
+            titles, ids = table.titles(), table.ids()
+            shown = [titles[i] for i in rows]
+            distinct = disambiguate(shown, [ids[i] for i in rows])
+            for row, before, title in zip(rows, shown, distinct, strict=True):
+                if title != before:
+                    table.set_title(row, title)
         return self.corpus
-
-
-def adopt_record(paper: Paper, rec: MetaRecord) -> None:
-    """Give ``paper`` the record's metadata (its title is then real, not derived)."""
-    paper.title = rec.title or paper.title
-    paper.title_derived = False
-    paper.authors = rec.authors
-    paper.year = rec.year or paper.year
-    paper.venue = rec.venue or paper.venue
-    paper.url = rec.url
-    paper.doi = rec.doi
-    paper.eprint = rec.eprint
-    paper.primary_class = rec.primary_class
-    paper.record = rec.label
 
 
 def load_corpus(

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .cachefile import open_npz, write_atomically
-from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Paper, Source, paper_id
+from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Source, paper_key
+from .papertable import PaperTable, RowBatch
 from .paths import files_key
 from .sources import is_metadata_file
 from .text.sanitise import _SANITISE_TABLE, sanitise
@@ -127,18 +128,35 @@ def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadEr
     abstracts on reading), venues and source files are codes into short name lists."""
     import numpy as np
 
-    papers = corpus.papers
-    venue_names = sorted({p.venue for p in papers if p.venue is not None})
-    venue_code = {v: i for i, v in enumerate(venue_names)}
-    file_names = sorted({s.file for p in papers for s in p.sources})
-    file_code = {f: i for i, f in enumerate(file_names)}
-    counts = np.fromiter((len(p.sources) for p in papers), np.int64, len(papers))
-    source_offsets = np.zeros(len(papers) + 1, np.int64)
+    table = corpus.papers
+    count = len(table)
+    venue_names = sorted(table.venue_names)
+    venue_code = np.array(
+        [venue_names.index(v) for v in table.venue_names] + [-1], np.int32
+    )  # old code → sorted code; -1 stays -1
+    file_names = sorted(table.file_names)
+    first_files = np.array([file_names.index(f) for f in table.file_names] or [0], np.int32)
+    more = table.more_sources
+    counts = np.ones(count, np.int64)
+    for row, extra in more.items():
+        counts[row] += len(extra)
+    source_offsets = np.zeros(count + 1, np.int64)
     np.cumsum(counts, out=source_offsets[1:])
-    sources = [s for p in papers for s in p.sources]
+    total = int(source_offsets[-1])
+    firsts_file = first_files[table._column("files", "int32")] if count else np.zeros(0, np.int32)
+    firsts_index = table._column("indexes", "int64")
+    source_files = np.zeros(total, np.int32)
+    source_index = np.zeros(total, np.int64)
+    source_files[source_offsets[:-1]] = firsts_file
+    source_index[source_offsets[:-1]] = firsts_index
+    for row, extra in more.items():
+        at = int(source_offsets[row]) + 1
+        for k, s in enumerate(extra):
+            source_files[at + k] = file_names.index(s.file)
+            source_index[at + k] = s.index
     meta = {
         "format": CORPUS_FORMAT,
-        "count": len(papers),
+        "count": count,
         "files": corpus.files,
         "venues": venue_names,
         "source_files": file_names,
@@ -149,17 +167,13 @@ def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadEr
         f"{key}.npz",
         lambda handle: np.savez(
             handle,
-            abstracts=_blob(p.abstract for p in papers),
-            titles=_blob(p.title for p in papers),
-            venues=np.fromiter(
-                (-1 if p.venue is None else venue_code[p.venue] for p in papers),
-                np.int32,
-                len(papers),
-            ),
-            years=np.fromiter((p.year or 0 for p in papers), np.int32, len(papers)),
+            abstracts=_blob(table.iter_abstracts()),
+            titles=_blob(table.titles()),
+            venues=venue_code[table.venue_codes()],
+            years=table.years().astype(np.int32),
             source_offsets=source_offsets,
-            source_files=np.fromiter((file_code[s.file] for s in sources), np.int32, len(sources)),
-            source_index=np.fromiter((s.index for s in sources), np.int64, len(sources)),
+            source_files=source_files,
+            source_index=source_index,
             meta=_blob([json.dumps(meta)]),
         ),
         keep=_KEEP,
@@ -168,7 +182,7 @@ def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadEr
 
 def load(
     cache_dir: Path, key: str, files: Sequence[Path] | None = None
-) -> tuple[list[Paper], list[LoadError], list[str]] | None:
+) -> tuple[PaperTable, list[LoadError], list[str]] | None:
     """(papers, per-file errors, loaded files) from the cache, or None when it cannot be
     trusted. ``files``: the dumps asked for (file names in the cache must be among them)."""
     data = open_npz(cache_dir / f"{key}.npz")
@@ -183,7 +197,7 @@ def load(
 
 def _read(
     data: Any, files: Sequence[Path] | None
-) -> tuple[list[Paper], list[LoadError], list[str]] | None:
+) -> tuple[PaperTable, list[LoadError], list[str]] | None:
     import hashlib
 
     import numpy as np
@@ -237,9 +251,10 @@ def _read(
         or (n_sources and source_index.min() < 1)
     ):
         return None
-    # ids: derived again, the same way as parsing (`corpus.paper_id`), never read
+    # ids: derived again, the same way as parsing (`corpus.paper_key`), never read
     blake2b = hashlib.blake2b
-    ids = []
+    from_bytes = int.from_bytes
+    keys = []
     for abstract in abstracts:
         if not abstract:
             return None
@@ -252,10 +267,11 @@ def _read(
             or ("\t" in abstract or "\n" in abstract)
             or (not abstract.isascii() and _ODD_SPACE_RE.search(abstract) is not None)
         ):
-            ids.append(paper_id(abstract))
+            keys.append(paper_key(abstract))
         else:
-            ids.append(blake2b(abstract.encode("utf-8"), digest_size=ID_LENGTH // 2).hexdigest())
-    if len(set(ids)) != count:
+            digest = blake2b(abstract.encode("utf-8"), digest_size=ID_LENGTH // 2).digest()
+            keys.append(from_bytes(digest, "big"))
+    if len(set(keys)) != count:
         return None
     venue_list = [None if c < 0 else venue_names[c] for c in venues.tolist()]
     year_list = years.tolist()
@@ -264,18 +280,34 @@ def _read(
         Source(file_names[f], n)
         for f, n in zip(source_files.tolist(), source_index.tolist(), strict=True)
     ]
-    papers = [
-        Paper(
-            id=ids[i],
-            abstract=abstracts[i],
-            title=titles[i],
+    rows = RowBatch()
+    for i in range(count):
+        rows.add(
+            keys[i],
+            abstracts[i],
+            titles[i],
+            all_sources[offset_list[i]],
             venue=venue_list[i],
             year=year_list[i] or None,
-            sources=all_sources[offset_list[i] : offset_list[i + 1]],
         )
-        for i in range(count)
-    ]
-    return papers, errors, [str(f) for f in loaded]
+        rows.more.extend((i, s) for s in all_sources[offset_list[i] + 1 : offset_list[i + 1]])
+    del abstracts, titles
+    table = PaperTable()
+    for first in range(0, count, 5000):  # chunks of the loading batches' size
+        part = RowBatch()
+        for i in range(first, min(count, first + 5000)):
+            part.add(
+                rows.keys[i],
+                rows.abstracts[i],
+                rows.titles[i],
+                rows.sources[i],
+                venue=rows.venues[i],
+                year=rows.years[i],
+            )
+        table.extend(part)
+    for i, source in rows.more:
+        table.add_source(i, source)
+    return table, errors, [str(f) for f in loaded]
 
 
 def _clean(text: object) -> bool:
@@ -310,12 +342,11 @@ def load_corpus_cached(
     return corpus
 
 
-def adopt(corpus: Corpus, papers: list[Paper], errors: list[LoadError], files: list[str]) -> None:
+def adopt(corpus: Corpus, papers: PaperTable, errors: list[LoadError], files: list[str]) -> None:
     """Fill ``corpus`` with papers read from the cache."""
-    corpus.papers.extend(papers)
+    corpus.papers = papers
     corpus.errors.extend(errors)
     corpus.files.extend(files)
-    corpus._by_id.update((p.id, p) for p in papers)
 
 
 def _size(path: Path) -> int:

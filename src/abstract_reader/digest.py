@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cite import Record, bibtex_key
+from .metadata import venue_year
 from .text import render
 
 FORMATS = ("markdown", "text", "html")
@@ -74,7 +75,7 @@ def digest(records: Sequence[Record], fmt: str, *, subtitle: str = "") -> str:
 
 
 def _venue(rec: Record) -> str:
-    return " ".join(p for p in (rec.venue, str(rec.year) if rec.year else None) if p)
+    return venue_year(rec.venue, rec.year)
 
 
 def _md(text: str) -> str:

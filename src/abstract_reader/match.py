@@ -324,9 +324,9 @@ def targets(corpus: Corpus, snapshot: Snapshot, force: bool) -> tuple[list[Paper
     whose own title is derived (a bare dump's) are matched."""
     todo: list[Paper] = []
     kept: list[Paper] = []
-    for paper in corpus.papers:
-        if not paper.title_derived:
-            continue
+    table = corpus.papers
+    for row in table.derived_rows():
+        paper = table[row]
         meta = snapshot.metadata.get(paper.id)
         if not force and set_by_hand(meta, provenance(snapshot, paper.id)):
             kept.append(paper)

@@ -39,12 +39,28 @@ _ARXIV_URL_RE = re.compile(
 )
 
 
+#: A year written in a venue ("NeurIPS 2025 poster", "ICLR2026").
+_VENUE_YEAR_RE = re.compile(r"(?<!\d)(?:1[89]|2[01])\d\d(?!\d)")
+#: "NeurIPS poster", "EMNLP Findings", "NeurIPS Datasets and Benchmarks Track": a short name
+#: (two capitals at least) then its track, so the year reads best between the two.
+_VENUE_TRACK_RE = re.compile(
+    r"^(?P<name>[^\s]*[A-Z][^\s]*[A-Z][^\s]*)\s+(?P<track>(?i:.*\b(?:posters?|orals?|"
+    r"spotlights?|workshops?|tracks?|findings|demos?|demonstrations?|tutorials?|main|short|"
+    r"long|papers?)\b.*))$"
+)
+
+
 def venue_year(venue: str | None, year: int | None) -> str:
-    """ "NeurIPS 2026"; the year is not repeated when the venue names it ("NeurIPS 2025
-    poster"); "" when neither is known."""
-    if venue and year and str(year) in venue:
+    """ "NeurIPS 2026"; never a second year when the venue names one ("NeurIPS 2025
+    poster"); a venue with a track gets the year after its name ("NeurIPS 2026 poster",
+    "EMNLP 2024 Findings"); "" when neither is known."""
+    if not venue or not year:
+        return venue or (str(year) if year else "")
+    if _VENUE_YEAR_RE.search(venue):
         return venue
-    return " ".join(p for p in (venue, str(year) if year else None) if p)
+    if track := _VENUE_TRACK_RE.match(venue):
+        return f"{track.group('name')} {year} {track.group('track')}"
+    return f"{venue} {year}"
 
 
 def normalise_doi(raw: str) -> str:

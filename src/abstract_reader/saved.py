@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -54,17 +55,85 @@ def delete(library: Library, name: str) -> None:
     library.set_setting(PREFIX + name, "")
 
 
+def exists(library: Library, name: str) -> str | None:
+    """The query saved under ``name`` (exactly that name), or None."""
+    return library.setting(PREFIX + name) or None
+
+
+def references(query: str) -> list[str]:
+    """The ``@name``s a query mentions, in order."""
+    return _REF.findall(query)
+
+
 def expand(library: Library, query: str) -> str:
     """The query with each ``@name`` replaced by the saved query (one level: a saved query
     that mentions ``@other`` keeps it as text). An unknown name is an error."""
-    known = saved(library)
+    text, unknown = expand_known(saved(library), query)
+    if unknown:
+        known = saved(library)
+        raise SavedSearchError(
+            f"no saved search named {unknown[0]!r} (saved: {', '.join(known) or 'none'})"
+        )
+    return text
+
+
+def expand_known(searches: Mapping[str, str], query: str) -> tuple[str, tuple[str, ...]]:
+    """The query with each known ``@name`` replaced by its saved query and each unknown one
+    left out, and the unknown names (the reader says them in its status line, as it does
+    for other parts of a query it cannot use, while the rest of the query still applies)."""
+    unknown: list[str] = []
 
     def replace(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name not in known:
-            raise SavedSearchError(
-                f"no saved search named {name!r} (saved: {', '.join(known) or 'none'})"
-            )
-        return f" {known[name]} "
+        if name not in searches:
+            unknown.append(name)
+            return " "
+        return f" {searches[name]} "
 
-    return " ".join(_REF.sub(replace, query).split())
+    return " ".join(_REF.sub(replace, query).split()), tuple(unknown)
+
+
+def matching(searches: Mapping[str, str], typed: str) -> list[str]:
+    """The names whose name or query contains the typed letters in order (fuzzy, as fzf
+    matches, case-insensitively; spaces separate parts that must each match), best first:
+    a match in the name before one in the query only, then tighter matches, then names the
+    first part starts earlier in, then in the given order. Nothing typed: every name."""
+    parts = typed.casefold().split()
+    if not parts:
+        return list(searches)
+    scored: list[tuple[int, int, int, int, str]] = []
+    for rank, (name, query) in enumerate(searches.items()):
+        total = 0
+        in_query = 0
+        for part in parts:
+            spread = _spread(part, name.casefold())
+            if spread is None:
+                spread = _spread(part, query.casefold())
+                if spread is None:
+                    break
+                in_query = 1
+            total += spread
+        else:
+            start = name.casefold().find(parts[0][0])
+            scored.append((in_query, total, start if start >= 0 else len(name), rank, name))
+    return [name for *_, name in sorted(scored)]
+
+
+def _spread(needle: str, hay: str) -> int | None:
+    """How many letters a subsequence match of ``needle`` in ``hay`` spans beyond the
+    needle's own (0: a substring), or None when it does not match. Greedy from each place
+    the first letter occurs; the tightest wins."""
+    if needle in hay:
+        return 0
+    best: int | None = None
+    start = hay.find(needle[0])
+    while start != -1:
+        at = start
+        for ch in needle[1:]:
+            at = hay.find(ch, at + 1)
+            if at == -1:
+                return best  # later starts cannot match either
+        spread = at - start + 1 - len(needle)
+        best = spread if best is None else min(best, spread)
+        start = hay.find(needle[0], start + 1)
+    return best

@@ -111,8 +111,8 @@ def ids_seen_since(library: Library, corpus: Corpus, since: datetime) -> set[str
     if not fresh:
         return set()
     if len(fresh) == len(seen):
-        return {p.id for p in corpus.papers}
-    return {p.id for p in corpus.papers if all(s.file in fresh for s in p.sources)}
+        return set(corpus.papers.ids())
+    return _ids_only_from(corpus, fresh)
 
 
 def new_ids(library: Library, corpus: Corpus) -> set[str]:
@@ -125,7 +125,13 @@ def new_ids(library: Library, corpus: Corpus) -> set[str]:
     fresh = {name for name, when in seen.items() if (when or moment) > previous}
     if not fresh:
         return set()
-    return {p.id for p in corpus.papers if all(s.file in fresh for s in p.sources)}
+    return _ids_only_from(corpus, fresh)
+
+
+def _ids_only_from(corpus: Corpus, files: set[str]) -> set[str]:
+    """The papers all of whose sources are among ``files``."""
+    table = corpus.papers
+    return {table.id(row) for row in table.rows_only_from(files)}
 
 
 class WithNew:

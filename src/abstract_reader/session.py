@@ -36,9 +36,11 @@ _SORT_FACTS: dict[str, frozenset[Dependency]] = {
 HISTORY_KEY = "filter_history"
 HISTORY_MAX = 100
 
-#: What a query can depend on: a library fact, the marks of this session (``is:marked``), or
-#: which papers are new since the previous session (``is:new``, known once it has begun).
-Dependency = Fact | Literal["marks", "new"]
+#: What a query can depend on: a library fact, the marks of this session (``is:marked``),
+#: which papers are new since the previous session (``is:new``, known once it has begun), or
+#: the saved searches its ``@name``s stand for (settings, not a library fact: the session
+#: compares them after each refresh).
+Dependency = Fact | Literal["marks", "new", "saved"]
 
 #: `is:` values → the fact they read.
 _IS_FACT: dict[str, Dependency] = {
@@ -152,17 +154,47 @@ class Session:
     query_text: str = ""
     sort: str = "relevance"
     _dependencies: frozenset[Dependency] | None = None
+    _expanded: tuple[str, tuple[str, ...]] | None = None  #: search text, unknown @names
+    _saved: dict[str, str] = field(default_factory=dict)  #: the saved searches last seen
     _order: list[int] | None = None  #: row → position in the result (or corpus); None: same
     _rows_of: dict[int, int] | None = None  #: the inverse of ``_order``, made when needed
 
     # -- the library ----------------------------------------------------------------------
-    def refresh(self) -> frozenset[Fact]:
+    def refresh(self) -> frozenset[Dependency]:
         """Catch up with every write since the last call (this process's and others'); the
-        facts that changed. The index's real titles follow the metadata."""
-        changed = self.library.refresh()
+        facts that changed, and ``saved`` when the saved searches did (they are settings,
+        which the library re-reads with any change but does not report). The index's real
+        titles follow the metadata."""
+        from .saved import saved
+
+        changed: frozenset[Dependency] = self.library.refresh()
         if "meta" in changed:
             self.sync_titles()
+        searches = saved(self.library)
+        if searches != self._saved:
+            self._saved = searches
+            self._expanded = None
+            self._dependencies = None
+            changed |= {"saved"}
         return changed
+
+    def saved_searches(self) -> dict[str, str]:
+        """Name → query of the saved searches, as of the last refresh or own write."""
+        return dict(self._saved)
+
+    def save_search(self, name: str, query: str) -> None:
+        """Save (or replace) a named search. Raises SavedSearchError for a bad name or an
+        empty query, LibraryError when the library cannot take it."""
+        from .saved import save
+
+        save(self.library, name, query)
+        self.refresh()
+
+    def delete_search(self, name: str) -> None:
+        from .saved import delete
+
+        delete(self.library, name)
+        self.refresh()
 
     def undo(self) -> str | None:
         """Undo the latest change this reader made; what was undone, or None."""
@@ -172,18 +204,40 @@ class Session:
     def set_query(self, text: str) -> None:
         self.query_text = text
         self._dependencies = None
+        self._expanded = None
+
+    @property
+    def search_text(self) -> str:
+        """The query as searched: each ``@name`` replaced by its saved search (an unknown
+        one left out and said in the status line)."""
+        return self._expansion()[0]
+
+    def _expansion(self) -> tuple[str, tuple[str, ...]]:
+        if self._expanded is None:
+            from .saved import expand_known
+
+            if "@" in self.query_text:
+                self._expanded = expand_known(self._saved, self.query_text)
+            else:
+                self._expanded = (self.query_text, ())
+        return self._expanded
 
     @property
     def dependencies(self) -> frozenset[Dependency]:
         """What the rows depend on: the facts the current query reads (parsed once per query
         text) and those the chosen order reads."""
         if self._dependencies is None:
-            if not self.query_text.strip():
-                self._dependencies = frozenset()
-            else:
+            from .saved import references
+
+            text = self.search_text
+            found: frozenset[Dependency] = frozenset()
+            if text.strip():
                 from .search import parse_query
 
-                self._dependencies = query_dependencies(parse_query(self.query_text))
+                found = query_dependencies(parse_query(text))
+            if references(self.query_text):  # @name: re-run when a saved search changes
+                found |= {"saved"}
+            self._dependencies = found
         return self._dependencies | _SORT_FACTS.get(self.sort, frozenset())
 
     def is_stale(self, changed: Iterable[Dependency]) -> bool:
@@ -384,6 +438,9 @@ class Session:
         if self.result is not None and self.result.ranked_like:  # like: (with its words)
             words = self.result.like_words
             parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
+        unknown = self._expansion()[1] if self.query_text.strip() else ()
+        if unknown:
+            parts.append("no saved search " + ", ".join("@" + name for name in unknown))
         if self.result is not None and self.result.query.ignored:
             parts.append("ignored: " + " ".join(self.result.query.ignored))
         if self.result is not None:

@@ -121,6 +121,27 @@ def _dialog(*keys: str, tags: bool = False) -> Any:
     return run_before
 
 
+def _saved_searches_open() -> Any:
+    """Three saved searches (one with a long query), the list open with a letter typed."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        from abstract_reader.saved import save
+
+        await _ready(pilot)
+        app = pilot.app
+        library = app.library  # type: ignore[attr-defined]
+        save(library, "reading", "like:#reading-list is:unread")
+        save(library, "graphs", "graph | gnn | 'message passing' !survey")
+        save(library, "robust-new", "robust is:new " + "adversarial " * 8)
+        await pilot.press("at")
+        await pilot.pause()
+        pilot.app.screen.query_one("#saved-filter", Input).cursor_blink = False
+        await pilot.press("r")
+        await pilot.pause()
+
+    return run_before
+
+
 def test_tag_editor_70x24(snap_compare: Any, tmp_path: Path) -> None:
     run_before = _dialog("t", tags=True)
     assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)
@@ -157,3 +178,36 @@ def test_export_dialog_70x24(snap_compare: Any, tmp_path: Path) -> None:
 def test_export_dialog_120x40(snap_compare: Any, tmp_path: Path) -> None:
     run_before = _dialog("E")
     assert snap_compare(make_app(tmp_path), terminal_size=WIDE, run_before=run_before)
+
+
+def test_saved_searches_120x40(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=WIDE, run_before=_saved_searches_open())
+
+
+def test_saved_searches_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=_saved_searches_open())
+
+
+def _save_dialog_asking() -> Any:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        from abstract_reader.saved import save
+
+        await _ready(pilot)
+        save(pilot.app.library, "rob", "graph")  # type: ignore[attr-defined]
+        await pilot.press("slash", *"robust", "enter")
+        await settle(pilot.app, pilot)  # type: ignore[arg-type]
+        await pilot.press("S")
+        await pilot.pause()
+        pilot.app.screen.query_one("#save-search-name", Input).cursor_blink = False
+        await pilot.press(*"rob", "enter")  # a name already saved: it asks first
+        await pilot.pause()
+
+    return run_before
+
+
+def test_save_search_dialog_120x40(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=WIDE, run_before=_save_dialog_asking())
+
+
+def test_save_search_dialog_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=_save_dialog_asking())

@@ -33,8 +33,8 @@ def cache_key_for(files: Sequence[str]) -> str | None:
 def corpus_digest(corpus: Corpus) -> np.ndarray:
     """16 bytes that change with any paper's id, title or position."""
     digest = hashlib.blake2b(digest_size=16)
-    for paper in corpus.papers:
-        digest.update(f"{paper.id}\0{paper.title}\0".encode())
+    for paper_id, title in zip(corpus.papers.ids(), corpus.papers.titles(), strict=True):
+        digest.update(f"{paper_id}\0{title}\0".encode())
     return np.frombuffer(digest.digest(), np.uint8)
 
 

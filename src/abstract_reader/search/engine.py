@@ -182,21 +182,20 @@ class SearchIndex:
         else:
             titles: list[_FieldIndex] = []
             self.text = _FieldIndex.build(
-                [p.abstract for p in corpus.papers],
-                while_waiting=lambda: titles.append(
-                    _FieldIndex.build([p.title for p in corpus.papers])
-                ),
+                corpus.papers.abstracts(),
+                while_waiting=lambda: titles.append(_FieldIndex.build(corpus.papers.titles())),
             )
             self.titles = titles[0]
             if cache_dir and cache_key:
                 _save_cache(cache_dir, cache_key, corpus, self.text, self.titles)
-        venues = sorted({(p.venue or "").lower() for p in corpus.papers})
+        table = corpus.papers
+        names = [*table.venue_names, ""]  # code -1 (no venue) is the last one
+        venues = sorted({v.lower() for v in names})
         self._venue_names = venues
         codes = {v: i for i, v in enumerate(venues)}
-        self._venues = np.fromiter(
-            (codes[(p.venue or "").lower()] for p in corpus.papers), np.int32, self.n
-        )
-        self._years = np.fromiter((p.year or 0 for p in corpus.papers), np.int64, self.n)
+        to_sorted = np.array([codes[v.lower()] for v in names], np.int32)
+        self._venues = to_sorted[table.venue_codes()]
+        self._years = table.years()
         self._word_cache: dict[tuple[str, bool, Word], WordMatch] = {}
         self._first_ids: dict[str, IntArray] = {}
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
@@ -216,7 +215,8 @@ class SearchIndex:
         self._phrase_cache.clear()  # phrases are also checked in titles
 
     def title_of(self, doc: int) -> str:
-        return self._title_overrides.get(doc, self.corpus.papers[doc].title)
+        over = self._title_overrides.get(doc)
+        return over if over is not None else self.corpus.papers.title(doc)
 
     # -- searching ----------------------------------------------------------------------
     def search(
@@ -298,7 +298,7 @@ class SearchIndex:
                 if not found:
                     notes.append(f"id:{term.value} matches no paper in the loaded dumps")
                 elif len(found) > 1:
-                    shown = ", ".join(self.corpus.papers[d].short_id for d in found[:3])
+                    shown = ", ".join(self.corpus.papers.id(d)[:12] for d in found[:3])
                     more = ", …" if len(found) > 3 else ""
                     notes.append(
                         f"id:{term.value} is ambiguous ({len(found):,} papers: {shown}{more})"
@@ -509,7 +509,7 @@ class SearchIndex:
         if len(prefix) < MIN_PREFIX:
             return []
         if self._sorted_ids is None:
-            ids = [p.id for p in self.corpus.papers]
+            ids = self.corpus.papers.ids()
             order = sorted(range(len(ids)), key=ids.__getitem__)
             self._sorted_ids = ([ids[i] for i in order], order)
         ids, order = self._sorted_ids
@@ -607,8 +607,8 @@ class SearchIndex:
         if cached is None:
             postings = self.titles.cased if case_sensitive else self.titles.folded
             cached = np.full(self.n, -1, np.int64)
-            for doc, paper in enumerate(self.corpus.papers):
-                m = _WORD_RE.search(paper.title)
+            for doc, title in enumerate(self.corpus.papers.titles()):
+                m = _WORD_RE.search(title)
                 if m:
                     form = fold_accents(m.group()) if case_sensitive else fold(m.group())
                     form = form[:MAX_WORD]
@@ -641,7 +641,7 @@ class SearchIndex:
         todo = docs[known[docs] < 0]
         if todo.size:
             pattern = _phrase_pattern(words)
-            papers = self.corpus.papers
+            abstract = self.corpus.papers.abstract
             title_of = self.title_of
             answers = np.fromiter(
                 (
@@ -650,7 +650,7 @@ class SearchIndex:
                             pattern,
                             # "\n0\n": a word character between, so no phrase runs across;
                             # folded apart: a title's "…" must not slow the abstract's folding
-                            f"{_fold_long(papers[d].abstract)}\n0\n{_fold_long(title_of(d))}",
+                            f"{_fold_long(abstract(d))}\n0\n{_fold_long(title_of(d))}",
                             first=True,
                         )
                     )

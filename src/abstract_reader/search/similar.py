@@ -316,7 +316,7 @@ def for_index(index: SearchIndex) -> Similarity:
 
             raw = {
                 t
-                for piece in set(index.corpus.papers[doc].abstract.split())
+                for piece in set(index.corpus.papers.abstract(doc).split())
                 for t in _TOKEN_RE.findall(piece)
             }
             _cased, folded = _normalise_vocab(sorted(raw))

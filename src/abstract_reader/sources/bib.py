@@ -1,9 +1,12 @@
 """BibTeX (Zotero / Better BibTeX exports with ``abstract``), via bibtexparser v2: LaTeX in
-fields decoded to Unicode (math kept), braces removed for display, authors read as people."""
+fields decoded to Unicode (math kept), braces removed for display, authors read as people.
+A bare ``%`` in a field is a percent sign, as its author meant (BibTeX has no comments inside
+a value), not a LaTeX comment that would cut the rest of the field away."""
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,8 @@ from . import (
     year_in,
 )
 
+#: A % after an even number of backslashes (none, or escaped backslashes) is not escaped.
+_BARE_PERCENT_RE = re.compile(r"(?<!\\)((?:\\\\)*)%")
 _VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "eventtitle", "publisher", "howpublished")
 
 
@@ -33,6 +38,20 @@ def _person(parts: object) -> str | None:
     return f"{name}, {jr}" if name and jr else name
 
 
+def _literal_percent() -> Any:
+    """A middleware (run before LaTeX decoding) that escapes every bare % in a field."""
+    from bibtexparser.middlewares.middleware import BlockMiddleware
+
+    class LiteralPercent(BlockMiddleware):
+        def transform_entry(self, entry: Any, library: Any) -> Any:
+            for found in entry.fields:
+                if isinstance(found.value, str) and "%" in found.value:
+                    found.value = _BARE_PERCENT_RE.sub(r"\1\\%", found.value)
+            return entry
+
+    return LiteralPercent()
+
+
 def read(path: Path) -> Iterator[Item]:
     from bibtexparser import middlewares as mw
     from bibtexparser.entrypoint import parse_string
@@ -42,6 +61,7 @@ def read(path: Path) -> Iterator[Item]:
     library = parse_string(
         text,
         append_middleware=[
+            _literal_percent(),
             mw.LatexDecodingMiddleware(),
             mw.SeparateCoAuthors(),
             mw.SplitNameParts(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .render import strip_markup_fast
 
@@ -34,6 +35,8 @@ _TITLE_CASE_RE = re.compile(
     r"^(?P<name>[A-Z][\w'’-]*(?:\s+(?:[A-Z0-9][\w'’-]*|of|and|for|the|via|in|on))+)"
 )
 _CLEAN_RE = re.compile(r"\*\*|\*|\\text(?:bf|it|sc|tt|rm)\{([^{}]*)\}")
+_PAREN_RE = re.compile(r"\s*\([^()]*\)")
+_RELATIVE_RE = re.compile(r"(?:which|that|where|whose)\b")
 _CLAUSE_RE = re.compile(r",\s|;\s|:\s|\s--\s|\s—\s|—")
 _DESC_STOP_RE = re.compile(r"\s+(?:that|which|where|whose|to|by|as|designed|capable|able)\b")
 _NAME_END_RE = re.compile(r"^\s*(?:$|[,(;:]|(?:that|which|to|for|with|as|is|was|a|an|in)\b)")
@@ -65,8 +68,13 @@ _STOPWORD_END = {
 
 
 def _clean(fragment: str) -> str:
-    cleaned = _CLEAN_RE.sub(lambda m: m.group(1) if m.group(1) is not None else "", fragment)
-    return " ".join(cleaned.split())
+    if "*" in fragment or "\\" in fragment:
+        fragment = _CLEAN_RE.sub(_unwrap, fragment)
+    return " ".join(fragment.split())
+
+
+def _unwrap(match: re.Match[str]) -> str:
+    return match.group(1) or ""
 
 
 #: Words that start a phrase: a title cut before one ends on a whole phrase.
@@ -87,24 +95,21 @@ def shorten(text: str, limit: int = TITLE_MAX) -> str:
     text = " ".join(text[: limit * 4].split()).strip(" ,;:-")  # only the start can be kept
     if len(text) <= limit:
         return text
-    words = text[: limit + 1].split(" ")  # a word cut by the slice never fits anyway
-    kept: list[str] = []
-    size = -1
-    for word in words:
-        if size + 1 + len(word) > limit:
-            break
-        kept.append(word)
-        size += 1 + len(word)
-    if not kept:  # one enormous word
+    space = text.rfind(" ", 0, limit + 1)  # the words before it are those that fit
+    if space < 0:  # one enormous word
         return text[:limit]
-    starts = [
-        i
-        for i in range(3, len(kept))
-        if kept[i].lower() in _PHRASE_STARTS and kept[i - 1].lower() not in ("due", "such")
-    ]
+    kept = text[:space].split(" ")
+    # the last word from the fourth on that starts a phrase (not after "due", "such"),
     # before a preposition or relative word rather than inside "A and B"
-    cut = max((i for i in starts if kept[i].lower() not in ("and", "or", "but")), default=0)
-    cut = cut or max(starts, default=0)
+    cut = conjunction = 0
+    for i in range(len(kept) - 1, 2, -1):
+        word = kept[i].lower()
+        if word in _PHRASE_STARTS and kept[i - 1].lower() not in ("due", "such"):
+            if word not in ("and", "or", "but"):
+                cut = i
+                break
+            conjunction = conjunction or i
+    cut = cut or conjunction
     if cut:
         kept = kept[:cut]
     while len(kept) > 1 and kept[-1].lower().strip(",;:") in _DANGLING:
@@ -126,13 +131,13 @@ def _description(after: str) -> str:
     stop = _DESC_STOP_RE.search(desc)
     if stop:
         desc = desc[: stop.start()]
-    if re.match(r"(?:which|that|where|whose)\b", desc):
+    if _RELATIVE_RE.match(desc):
         return ""
     parts = desc.split(",")
     head = parts[0]
     if len(head.split()) == 1 and len(parts) > 1:  # "training-free, single-pass framework"
         head = f"{head},{parts[1]}"
-    desc = re.sub(r"\s*\([^()]*\)", "", head).strip()
+    desc = _PAREN_RE.sub("", head).strip()
     return _trim_description(desc)
 
 
@@ -270,15 +275,12 @@ def _intro_starts(head: str, lowered: str) -> list[int]:
     return sorted(starts)
 
 
-def _contribution(head: str, starts: list[int]) -> str:
+def _contribution(intro: list[re.Match[str]]) -> str:
     """What 'we propose …' introduces when it has no name: "a unified framework for robust
     domain generalization under …" → "Unified framework for robust domain generalization"."""
-    for start in starts:
-        match = _INTRO_RE.match(head, start)
-        if match is None:
-            continue
+    for match in intro:
         desc = _ARTICLE_RE.sub("", _clean(match.group("rest")))
-        desc = re.sub(r"\s*\([^()]*\)", "", desc)
+        desc = _PAREN_RE.sub("", desc)
         stop = _DESC_STOP_RE.search(desc)
         if stop:
             desc = desc[: stop.start()]
@@ -311,6 +313,15 @@ _VAGUE_STARTS = (
 )
 
 
+def _first_clause(sentence: str) -> str:
+    """The sentence up to its first ", ", "; ", ": ", " -- " or dash (`_CLAUSE_RE`)."""
+    marks = [i for i in map(sentence.find, ",;:—-") if i >= 0]  # where a match can be
+    if not marks:
+        return sentence
+    match = _CLAUSE_RE.search(sentence, max(0, min(marks) - 1))  # "\s--": a space first
+    return sentence[: match.start()] if match else sentence
+
+
 def _first_sentence(head: str) -> str:
     pos = 0
     while True:
@@ -322,7 +333,7 @@ def _first_sentence(head: str) -> str:
         if (
             (not after or after.isspace())
             and not head[i - 1 : i].isupper()
-            and not any(before.endswith(a) for a in _ABBREVIATIONS)
+            and not before.endswith(_ABBREVIATIONS)
         ):
             return head[:i]
         pos = i + 1
@@ -342,14 +353,12 @@ def derive_title(source: str) -> str:
     """
     head = source[:1500]
     lowered = head.lower()
-    starts = _intro_starts(head, lowered)
-    for start in starts:
-        match = _INTRO_RE.match(head, start)
-        if match is None:
-            continue
+    cues = _subject_cues(head, lowered)
+    intro = [m for start in cues.intro if (m := _INTRO_RE.match(head, start)) is not None]
+    for match in intro:
         rest = match.group("rest")
         title = _named(rest)
-        if title is None:
+        if title is None and any(word in rest for word in _CALLED_WORDS):
             called = _CALLED_RE.search(rest)
             if called:
                 title = _named(called.group("name")) or _capitalise(_clean(called.group("name")))
@@ -358,24 +367,25 @@ def derive_title(source: str) -> str:
                     title = f"{title}: {_capitalise(before.rstrip(','))}"
         if title:
             return shorten(strip_markup_fast(title))
-    contribution = _contribution(head, starts)
-    if any(word in lowered for word in _CALLED_WORDS):
-        called = _CALLED_RE.search(head)
+    contribution = _contribution(intro)
+    called_from, realized_from = _ed_cues(head, lowered, cues.we_call)
+    if called_from >= 0:
+        called = _CALLED_RE.search(head, called_from)
         if called:
             title = _named(called.group("name"))
             if title:
                 return shorten(strip_markup_fast(title))
     if contribution:
         return shorten(strip_markup_fast(contribution))
-    named = _named_in_passing(head)
+    named = _named_in_passing(head, realized_from)
     if named:
         return named
     if " we " in lowered or "this paper" in lowered or "our " in lowered or lowered[:3] == "we ":
-        what = _what_it_does(head)
+        what = _what_it_does(head, lowered, cues.what)
         if what:
             return what
     sentence = _first_sentence(head)
-    clause = _CLAUSE_RE.split(sentence, maxsplit=1)[0]
+    clause = _first_clause(sentence)
     lead_in = clause.split(" ", 1)[0].lower() in _LEAD_IN
     if len(clause.split()) < 4 or lead_in:  # too short, or only a lead-in
         clause = sentence
@@ -477,64 +487,72 @@ _REALIZED_RE = re.compile(
 #: "the resulting method, Rescaled ASGD, converges": a name given in an apposition.
 #: "… motivate LoHi, a training-free framework": a coined name (a capital inside).
 _COINED_RE = re.compile(r"[A-Z][a-z]+[A-Z][\w-]*")
-#: Cheap substring checks that gate the two regexes below.
-_REALIZED_CUES = ("realized ", "implemented ", "instantiated ", "embodied ", "culminat")
-_APPOSITION_NOUNS = tuple(
-    noun + ", "
-    for noun in ("method", "algorithm", "framework", "approach", "model", "system", "scheme",
-                 "estimator", "procedure")
-)  # fmt: skip
 _APPOSITION_RE = re.compile(
     r"\b(?:method|algorithm|framework|approach|model|system|scheme|estimator|procedure),\s+"
     r"(?P<name>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,3}),"
 )
 
 
-def _named_in_passing(head: str) -> str:
+def _named_in_passing(head: str, realized_from: int) -> str:
     """A name the abstract gives its contribution without "we propose" ("realized in X (X)",
-    "the resulting method, X,"); a name needs a capital inside it (``ASGD``, ``LoHi``)."""
-    if any(cue in head for cue in _REALIZED_CUES):
-        for match in _REALIZED_RE.finditer(head):
+    "the resulting method, X,"); a name needs a capital inside it (``ASGD``, ``LoHi``).
+    ``realized_from``: where `_REALIZED_RE` can first match (-1: nowhere)."""
+    if realized_from >= 0:
+        for match in _REALIZED_RE.finditer(head, realized_from):
             title = _named(match.group("rest"))
             if title:
                 return shorten(strip_markup_fast(title))
-    if any(noun in head for noun in _APPOSITION_NOUNS):
-        for match in _APPOSITION_RE.finditer(head):
+    a_commas: list[int] = []
+    an_commas: list[int] = []
+    nouns: list[int] = []
+    spaced_noun = False
+    for match in _COMMA_CUES_RE.finditer(head):  # one pass finds the commas that matter
+        comma = match.start()
+        if head.endswith(_APPOSITION_WORDS, 0, comma):
+            nouns.append(comma)
+            spaced_noun = spaced_noun or head.startswith(" ", comma + 1)
+        if head.startswith(" a ", comma + 1):
+            a_commas.append(comma)
+        elif head.startswith(" an ", comma + 1):
+            an_commas.append(comma)
+    if spaced_noun:  # "method, " somewhere; the regex can match from the first noun on
+        for match in _APPOSITION_RE.finditer(head, max(0, nouns[0] - 9)):
             name = match.group("name")
             if any(ch.isupper() for word in name.split() for ch in word[1:]):
                 return shorten(strip_markup_fast(name))
-    for article in (", a ", ", an "):
-        comma = head.find(article)
-        while comma >= 0:  # "LoHi, a …": the word before an apposition, found without a scan
-            word = head[head.rfind(" ", 0, comma) + 1 : comma]
-            if word[1:].islower() or not _COINED_RE.fullmatch(word):
-                comma = head.find(article, comma + 1)
-                continue
-            if head.count(word) >= 3:  # used throughout: the paper's own name
-                desc = _description(head[comma : comma + 200])
-                return shorten(f"{word}: {_capitalise(desc)}" if desc else word)
-            comma = head.find(article, comma + 1)
+    for comma in a_commas + an_commas:  # "LoHi, a …": the word before an apposition
+        word = head[head.rfind(" ", 0, comma) + 1 : comma]
+        if word[1:].islower() or not _COINED_RE.fullmatch(word):
+            continue
+        if head.count(word) >= 3:  # used throughout: the paper's own name
+            desc = _description(head[comma : comma + 200])
+            return shorten(f"{word}: {_capitalise(desc)}" if desc else word)
     return ""
 
 
-def _what_it_does(head: str) -> str:
+_WHAT_PATTERNS = (_MAKES_RE, _FINDING_RE, _STUDIES_RE, _CLAIMS_RE, _DOES_RE)
+#: Matches where any of them does: one cheap test per subject rules most of them out.
+_ANY_WHAT_RE = re.compile(
+    "|".join(f"(?:{re.sub(r'[(][?]P<[a-z]+>', '(?:', p.pattern)})" for p in _WHAT_PATTERNS)
+)
+
+
+def _what_it_does(head: str, lowered: str, starts: list[int] | None) -> str:
     """When nothing is named: what the paper gives, finds, studies or does, as a phrase.
 
     Tried in that order, each on the first sentence that yields at least three words:
     "we give adversarially robust ANN algorithms with …" → "Adversarially robust ANN
     algorithms with sublinear query time"; "Our main finding is that X" → "X"; "we
     consider the problem of X" → "X"; "we argue that X" → "X"; "this paper rethinks X" →
-    "Rethinking X".
+    "Rethinking X". Each is tried where "we ", "this paper", "this work" or "our " starts:
+    ``starts`` (found by `_subject_cues`) or, if None, found here.
     """
-    lowered = head.lower()
-    starts: list[int] = []  # where a subject starts, by str.find: no regex scans the text
-    for subject in ("we ", "this paper", "this work", "our "):
-        i = lowered.find(subject)
-        while i >= 0:
-            starts.append(i)
-            i = lowered.find(subject, i + 1)
-    starts.sort()
-    for pattern in (_MAKES_RE, _FINDING_RE, _STUDIES_RE, _CLAIMS_RE, _DOES_RE):
+    if starts is None:
+        subjects = [
+            i for s in ("we ", "this paper", "this work", "our ") for i in _find_all(lowered, s)
+        ]
+        starts = [i for i in sorted(subjects) if _ANY_WHAT_RE.match(head, i)]
+    for pattern in _WHAT_PATTERNS:
         for start in starts:
             match = pattern.match(head, start)
             if match is None:
@@ -544,6 +562,145 @@ def _what_it_does(head: str) -> str:
             if title and not title.lower().startswith(_VAGUE_STARTS):
                 return title
     return ""
+
+
+# ---------------------------------------------------------------------------------------
+# Finding the cues: where each of the regexes above can match, in a few passes over the text
+# ---------------------------------------------------------------------------------------
+
+
+#: "ed" then a space, after a word that names or realises something: one regex pass finds
+#: every "called X" and "realized in X" cue.
+_ED_CUES_RE = re.compile(
+    r"ed(?=\s)(?:(?<=called)|(?<=termed)|(?<=dubbed)|(?<=named)|(?<=coined)|(?<=realized)"
+    r"|(?<=implemented)|(?<=instantiated)|(?<=embodied))"
+)
+_CALLED_ED = ("called", "termed", "dubbed", "named", "coined")
+#: A comma after a noun that can take a name in apposition, or before " a " / " an ".
+_COMMA_CUES_RE = re.compile(
+    r",(?:(?<=method,)|(?<=algorithm,)|(?<=framework,)|(?<=approach,)|(?<=model,)"
+    r"|(?<=system,)|(?<=scheme,)|(?<=estimator,)|(?<=procedure,)|(?= an? ))"
+)
+_APPOSITION_WORDS = ("method", "algorithm", "framework", "approach", "model", "system",
+                     "scheme", "estimator", "procedure")  # fmt: skip
+_ADVERBS = ("also", "further", "then", "first", "next", "therefore", "thus")
+_ODD_ASCII_SPACES = ("\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _find_all(text: str, needle: str) -> list[int]:
+    found: list[int] = []
+    i = text.find(needle)
+    while i >= 0:
+        found.append(i)
+        i = text.find(needle, i + 1)
+    return found
+
+
+def _plain_spaces(head: str) -> bool:
+    """No whitespace but plain spaces (``\\s`` then means " ")."""
+    if head.isascii():
+        return not any(space in head for space in _ODD_ASCII_SPACES)
+    return head.isprintable()
+
+
+def _ed_cues(head: str, lowered: str, we_call: int) -> tuple[int, int]:
+    """Where `_CALLED_RE` and `_REALIZED_RE` can first match in ``head`` (-1: nowhere).
+
+    Each bound is at or before the first possible match: "which we call" starts 6 before
+    "we call" (at ``we_call`` in ``lowered``); the longest "…ed " word, "instantiated", has
+    12 characters.
+    """
+    called: list[int] = []
+    realized: list[int] = []
+    for match in _ED_CUES_RE.finditer(head):
+        end = match.end()
+        if head.endswith(_CALLED_ED, 0, end):
+            called.append(end - 6)
+        elif head.startswith(" ", end):  # "realized ", "implemented " …
+            realized.append(end - 12)
+    if we_call >= 0:  # and "which we call"; a position in lowered is one in head if as long
+        called.append(we_call - 6 if len(lowered) == len(head) else 0)
+    culminating = head.find("culminat")
+    if culminating >= 0:
+        realized.append(culminating)
+    materialized = head.find("materialized") if realized else -1
+    if materialized >= 0:  # not a cue, but tried once the regex runs: it may come first
+        realized.append(materialized)
+    return (
+        max(0, min(called)) if called else -1,
+        max(0, min(realized)) if realized else -1,
+    )
+
+
+@dataclass(slots=True)
+class _SubjectCues:
+    intro: list[int]  # where "we propose …"-like phrases start (for _INTRO_RE)
+    what: list[int] | None  # where _what_it_does's patterns may match (None: not known)
+    we_call: int  # where "we call" is in the lowered text (-1: nowhere)
+
+
+_INTRO_VERB_ALT = "|".join(_INTRO_VERBS)
+_ADVERB_ALT = "|".join(_ADVERBS)
+#: After a subject: spaces, maybe an adverb and spaces, then an intro verb, where the empty
+#: group "verb" is; or, looking ahead, a verb of _what_it_does's patterns (at most one word
+#: after the subject); or "call" after "we". A regex per subject, each starting with a
+#: literal, which the regex engine skips to as fast as str.find.
+_INTRO_NEXT = rf" +(?:(?:{_ADVERB_ALT}) +)?(?P<verb>)(?={_INTRO_VERB_ALT})"
+_WHAT_VERBS = (
+    r"(?:give|publish|establish|derive|consider|stud(?:y|ies)|investigate|address|tackle|"
+    r"initiate|argue|find|found|show|demonstrate|rethink|formali[sz]e|characteri[sz]e|"
+    r"evaluate|benchmark|revisit|analy[sz]e|examine|quantif(?:y|ies)|critically)"
+)
+_WHAT_NEXT = rf"(?=\s+(?:\w+\s+)?{_WHAT_VERBS})(?P<what>)"
+_SUBJECT_CUE_RES = (
+    re.compile(rf"we(?:{_INTRO_NEXT}|(?= call\s)(?P<call>)|{_WHAT_NEXT})"),
+    re.compile(rf"this (?:paper|work)(?:{_INTRO_NEXT}|{_WHAT_NEXT})"),
+    re.compile(
+        rf"our (?:(?:work|paper)(?:{_INTRO_NEXT}|{_WHAT_NEXT})|(?=(?:main |key |central )?"
+        r"(?:finding|result|insight|message) is that)(?P<finding>))"
+    ),
+)
+#: " and " then an intro verb; the regex starts with "and " (a literal first character
+#: that is not a space is found much faster).
+_AND_INTRO_RE = re.compile(rf"and (?<= and )(?={_INTRO_VERB_ALT})")
+
+
+def _subject_cues(head: str, lowered: str) -> _SubjectCues:
+    """Where the subjects ("we", "this paper", "our work" …) start what the title regexes look
+    for, in a few regex passes over the lowered text; `_intro_starts` when the text has
+    whitespace other than plain spaces.
+
+    Intro: a subject, spaces, maybe an adverb and spaces, then an intro verb; or " and "
+    then a verb when "we" is the subject of the sentence. Where the verb is at ``k``,
+    `_intro_starts` looked for the subject in ``lowered[max(0, k - 40):k]``, so that is
+    where it must be. _what_it_does: its patterns match where "we ", "this paper", "this
+    work" or "our " start; the regexes find a superset (any one word as the adverb) that
+    is only usable if a position in ``lowered`` is the same position in ``head``.
+    """
+    if not _plain_spaces(head):
+        return _SubjectCues(_intro_starts(head, lowered), None, lowered.find("we call"))
+    intro: list[int] = []
+    what: list[int] = []
+    we_call = -1
+    for cue in _SUBJECT_CUE_RES:
+        for match in cue.finditer(lowered):
+            i, k = match.start(), match.start("verb")
+            if k < 0:  # not an intro verb: "we call", or one of _what_it_does's verbs
+                if "call" in cue.groupindex and match.group("call") is not None:
+                    we_call = i if we_call < 0 else we_call
+                else:
+                    what.append(i)
+            elif i >= k - 40 and (
+                i == max(0, k - 40) or not (lowered[i - 1].isalnum() or lowered[i - 1] == "_")
+            ):  # in the 40 characters before the verb, a word of its own (not "owe ")
+                intro.append(i)
+    if "we " in lowered:
+        for match in _AND_INTRO_RE.finditer(lowered):
+            if _we_before(lowered, match.end()):
+                intro.append(match.start())  # "we gain insight … and propose X"
+    intro.sort()
+    what.sort()
+    return _SubjectCues(intro, what if len(lowered) == len(head) else None, we_call)
 
 
 def disambiguate(titles: list[str], keys: list[str]) -> list[str]:

@@ -93,6 +93,10 @@ COMMANDS: tuple[Command, ...] = (
     C("clear_filter", "Clear filter", "Show every paper", "Filtering", action="set_filter('')"),
     C("more_like", "More like this", "every paper ranked by likeness to this one (like:ID)",
       "Filtering", "m", "m", on_paper=True),
+    C("save_search", "Save search", "name the filter's query: @name in the filter (or -q @name "
+      "in the CLI) runs it again", "Filtering", "S", "S", on_paper=True),
+    C("saved_searches", "Saved searches", "the saved searches with their queries: type to "
+      "filter, Enter runs one, ctrl+d deletes one", "Filtering", "at", "@", on_paper=True),
     C("triage", "Triage", "triage the filter's papers one at a time: b keep, r skip, t tag, "
       "l later, p back, u undo, Esc leaves", "Filtering", "exclamation_mark", "!",
       on_paper=True),
@@ -163,6 +167,7 @@ EXTRA_BINDING_IDS = frozenset(
         *("triage_keep", "triage_skip", "triage_tag", "triage_later", "triage_back"),
         *("triage_undo", "triage_leave", "taglist_like"),
         *("filter_apply", "filter_back"),
+        *("saved_close", "saved_delete"),
         *("export_yes", "export_no"),
     }
 )

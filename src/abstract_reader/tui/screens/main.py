@@ -9,7 +9,9 @@ shows them and re-runs the filter when the query reads one of them.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -44,6 +46,17 @@ NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
+#: How long a key waits for its search before the screen goes on without it (the result then
+#: comes from a worker): a search quicker than this is drawn with the key's echo, in one frame.
+SEARCH_WAIT_S = 0.012
+
+
+@functools.cache
+def _search_pool() -> ThreadPoolExecutor:
+    """The search thread: one for the process, started at the first search, so a search
+    begins at once (no thread to start, no hop through the event loop)."""
+    return ThreadPoolExecutor(1, thread_name_prefix="search")
+
 
 #: What each worker group does, for the notification when one fails.
 _WORKER_WHAT = {
@@ -139,6 +152,9 @@ class MainScreen(Screen[None]):
         self.loading_dumps = True
         self.load_progress = (0, 0)
         self._generation = 0
+        self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
+        self._search_again = False  #: a newer query came while it ran
+        self._status_text: str | None = None
         self._keep_position = False
         self._read_timer: Timer | None = None
         self._read_pending: str | None = None  #: the paper the read timer is for
@@ -482,25 +498,66 @@ class MainScreen(Screen[None]):
     def _run_filter(self, *, keep_position: bool = False) -> None:
         """Run the query again. ``keep_position``: a write changed what it matches, so a
         paper that left the result leaves the cursor where it was (on the next paper), not
-        at the top as for a new query."""
+        at the top as for a new query.
+
+        No debounce: the search starts as soon as the key arrives, unless one is running;
+        then the newest query runs right after it (the ones typed between are skipped)."""
         self._generation += 1
         self._keep_position = keep_position
         session = self.session
-        if not session.query_text.strip():
+        text = session.search_text  # @name: the saved search's text
+        if not text.strip():
             self._show_result(None, self._generation)
             return
         if session.index is None:
             self._update_status()
             return
-        self._search(session.index, session.query_text, session.library_view(), self._generation)
+        if self._searching is not None:
+            self._search_again = True
+            return
+        self._start_search(session.index)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, index: SearchIndex, query: str, state: object, generation: int) -> None:
-        from ...session import LibraryView
+    def _start_search(self, index: SearchIndex) -> None:
+        """Search on the search thread and wait up to ``SEARCH_WAIT_S`` for it: a quick
+        search is drawn in the same frame as the key that asked for it (no worker, no second
+        frame); a slow one is handed to a worker, and the screen goes on meanwhile."""
+        generation = self._generation
+        future = _search_pool().submit(
+            index.search, self.session.search_text, self.session.library_view()
+        )
+        try:
+            result = future.result(timeout=SEARCH_WAIT_S)
+        except TimeoutError:
+            self._searching = future
+            self._await_search(future, generation)
+            return
+        except Exception as exc:  # as a failed worker is: said, and the reader goes on
+            self._search_failed(exc)
+            return
+        self._show_result(result, generation)
 
-        assert isinstance(state, LibraryView)
-        result = index.search(query, state)
-        self.app.call_from_thread(self._show_result, result, generation)
+    @work(thread=True, group="search", exit_on_error=False)
+    def _await_search(self, future: Future[SearchResult], generation: int) -> None:
+        wait([future])
+        self.app.call_from_thread(self._search_finished, future, generation)
+
+    def _search_finished(self, future: Future[SearchResult], generation: int) -> None:
+        self._searching = None
+        error = future.exception()
+        if error is not None:
+            self._search_failed(error)
+        else:
+            self._show_result(future.result(), generation)
+        if self._search_again:  # keys came meanwhile: the newest query, now
+            self._search_again = False
+            index = self.session.index
+            if index is not None and self.session.search_text.strip():
+                self._start_search(index)
+
+    def _search_failed(self, error: BaseException) -> None:
+        detail = f"{type(error).__name__}: {error}"
+        what = _WORKER_WHAT["search"]
+        self.notify(f"{what} failed ({detail}).", title="Error", severity="error", markup=False)
 
     def _show_result(self, result: SearchResult | None, generation: int) -> None:
         if generation != self._generation:
@@ -527,6 +584,19 @@ class MainScreen(Screen[None]):
         paper_list.set_source(self._rows, position)
         self._show_current()
         self._update_status()
+        self._flush_refreshes()
+
+    def _flush_refreshes(self) -> None:
+        """Hand the screen now what the widgets need repainted (Textual would do it when each
+        widget is next idle, often after the screen's next frame), so a result is painted in
+        the frame that echoes the key, not one frame later."""
+        for widget in self.walk_children(with_self=False):
+            if getattr(widget, "_repaint_required", False) or getattr(
+                widget, "_layout_required", False
+            ):
+                check = getattr(widget, "_check_refresh", None)
+                if check is not None:
+                    check()
 
     def _move_to(self, paper_id: str) -> bool:
         position = self.session.position_of(paper_id)
@@ -573,7 +643,9 @@ class MainScreen(Screen[None]):
 
     @on(PaperList.CursorMoved)
     def _cursor_moved(self, event: PaperList.CursorMoved) -> None:
-        self._show_current()
+        shown = self.query_one(PaperView).details
+        if shown is None or shown.paper_id != self.query_one(PaperList).current_id:
+            self._show_current()  # (a new result has shown its paper already)
         if event.by_user and event.paper_id is not None:
             self._schedule_read(event.paper_id)
         else:
@@ -662,7 +734,10 @@ class MainScreen(Screen[None]):
             loading=self.loading_dumps,
             load_progress=self.load_progress,
         )
-        self.query_one("#status", Static).update(Content(" · ".join(parts)))
+        text = " · ".join(parts)
+        if text != self._status_text:  # unchanged: no repaint
+            self._status_text = text
+            self.query_one("#status", Static).update(Content(text))
 
     # -- actions: moving ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -672,8 +747,9 @@ class MainScreen(Screen[None]):
             return self.query_one("#filter", Input).has_focus
         if action in _LETTER_ACTIONS and self.query_one("#filter", Input).has_focus:
             return False  # letters are text there: not offered in the footer either
-        if action == "focus_filter":
-            # Where text is being typed (the filter, an editor, the palette), `/` is text.
+        if action in ("focus_filter", "saved_searches"):
+            # Where text is being typed (the filter, an editor, the palette), `/` is text,
+            # and so is `@` (Textual's own check misses it: its key is named "at")
             from textual.widgets import TextArea
 
             if isinstance(self.app.focused, Input | TextArea) or self.app.screen.is_modal:
@@ -752,6 +828,61 @@ class MainScreen(Screen[None]):
         if isinstance(self.app.screen, PaperScreen):
             self.action_close_paper()
         self._fill_filter(f"like:{paper.id[:12]}")
+
+    def action_save_search(self) -> None:
+        """Name the filter's query (screens/searches.py); the library keeps it."""
+        from .searches import SaveSearchDialog
+
+        query = " ".join(self.session.query_text.split())
+        if not query:
+            self.notify("The filter is empty: type a query first, then S names it.", timeout=4)
+            return
+        if self.library.read_only:
+            self.notify("The library is read-only.", title="Not saved", severity="error")
+            return
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+
+        def save(name: str | None) -> None:
+            if name is None:
+                return
+            # the name was checked by the dialog and the query is not empty
+            self._write(lambda: self.session.save_search(name, query), done=f"Saved as @{name}")
+
+        self.app.push_screen(SaveSearchDialog(query, self._saved_now), save)
+
+    def _saved_now(self) -> dict[str, str]:
+        """The saved searches as stored now (another process may just have saved one)."""
+        self.refresh_library()
+        return self.session.saved_searches()
+
+    def action_saved_searches(self) -> None:
+        """The saved searches: run one (it fills the filter) or delete one."""
+        from .searches import SavedSearches, SearchAction
+
+        if isinstance(self.app.screen, PaperScreen):
+            self.action_close_paper()
+
+        def chosen(action: SearchAction | None) -> None:
+            if action is None:
+                return
+            if action.kind == "run":
+                self._fill_filter(action.query)
+                self._remember_query()
+                self.query_one(PaperList).focus()
+            elif action.kind == "delete":
+                from ...saved import SavedSearchError
+
+                try:
+                    self._write(
+                        lambda: self.session.delete_search(action.name),
+                        done=f"Deleted @{action.name}",
+                    )
+                except SavedSearchError:  # another process deleted it meanwhile: say so
+                    self.refresh_library()
+                    self.notify(f"@{action.name} was already deleted.", markup=False)
+
+        self.app.push_screen(SavedSearches(self._saved_now), chosen)
 
     def action_triage(self) -> None:
         """The filter's papers one at a time, from the current one (screens/triage.py)."""

@@ -79,6 +79,8 @@ class PaperView(VerticalScroll, can_focus=True):
         yield Static(Content(""), id="paper-body", markup=False)
 
     def show(self, details: PaperDetails | None, message: str = "") -> None:
+        if details is not None and details == self.details:
+            return  # the same paper, drawn the same: no repaint
         same_paper = (
             self.details is not None
             and details is not None

@@ -1,0 +1,640 @@
+"""The corpus's papers as columns, not as a Python object per paper.
+
+A `PaperTable` is a ``Sequence[Paper]``: ``table[i]`` builds the `Paper` (the public value
+type) on demand from columns, and keeps the last few hundred it built. The columns come in
+*chunks*, one per loading batch (so appending never copies what is there) or one per
+checked slice of a memory-mapped corpus cache:
+
+- abstracts and titles: UTF-8 bytes with ``int64`` offsets (a title set later, by
+  `disambiguate` or a metadata record, is kept aside in a small dict);
+- the id: its 64 bits as a ``uint64`` key (16 hex digits; hex order is key order);
+- ``title_derived`` one byte, venue a code into a short list of names, year (0: none);
+- the first source: a file code and a position; the rare further sources and the rare
+  metadata fields (authors, URL, DOI, …, of papers from metadata records) in side dicts.
+
+In-memory chunks use the stdlib ``array`` (numpy is not imported for a small corpus before
+the first frame); chunks from a cache file are numpy views of the mapped file. Ids are
+looked up in an index of the keys sorted (a list and `bisect` while the table is small,
+numpy `searchsorted` from a few thousand rows on), merged with each new chunk on the next
+look-up. Every change after loading goes through a method of the table, never through a
+`Paper` it returned (those are copies).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, overload
+
+from .paper import Paper, Source
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from .sources import MetaRecord
+
+KEY_BITS = 64
+_LRU = 512  #: Papers kept once built (the list redraws the same rows again and again)
+_NUMPY_FROM = 4096  #: rows from which the id index is a numpy array
+_ID_RE = re.compile(r"[0-9a-f]{16}")
+
+#: the rare fields: authors, url, doi, eprint, primary_class, record
+_Meta = tuple[tuple[str, ...], str | None, str | None, str | None, str | None, str | None]
+_NO_META: _Meta = ((), None, None, None, None, None)
+
+
+def key_of(paper_id: str) -> int | None:
+    """The 64-bit key of a paper id (16 lower-case hex digits), None for anything else."""
+    if len(paper_id) != 16 or _ID_RE.fullmatch(paper_id) is None:
+        return None
+    return int(paper_id, 16)
+
+
+def id_of(key: int) -> str:
+    return f"{key:016x}"
+
+
+class Chunk:
+    """Consecutive rows' columns. ``abstracts``/``titles`` are byte buffers; their offsets
+    (``n + 1`` of them) point into those buffers, not necessarily from 0 (a chunk of a
+    mapped cache shares the whole file's buffer)."""
+
+    __slots__ = (
+        "abstract_offsets",
+        "abstracts",
+        "derived",
+        "files",
+        "indexes",
+        "keys",
+        "n",
+        "title_offsets",
+        "titles",
+        "venues",
+        "years",
+    )
+
+    def __init__(
+        self,
+        *,
+        abstracts: Any,
+        abstract_offsets: Any,
+        titles: Any,
+        title_offsets: Any,
+        derived: Any,
+        keys: Any,
+        venues: Any,
+        years: Any,
+        files: Any,
+        indexes: Any,
+    ) -> None:
+        self.n = len(keys)
+        self.abstracts = abstracts
+        self.abstract_offsets = abstract_offsets
+        self.titles = titles
+        self.title_offsets = title_offsets
+        self.derived = derived
+        self.keys = keys
+        self.venues = venues
+        self.years = years
+        self.files = files
+        self.indexes = indexes
+
+
+@dataclass(slots=True)
+class RowBatch:
+    """New rows gathered while loading, appended to the table at once (`PaperTable.extend`)."""
+
+    keys: list[int] = field(default_factory=list)
+    abstracts: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    derived: list[bool] = field(default_factory=list)
+    venues: list[str | None] = field(default_factory=list)
+    years: list[int | None] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    meta: dict[int, _Meta] = field(default_factory=dict)  #: position in the batch → fields
+    more: list[tuple[int, Source]] = field(default_factory=list)  #: further sources
+    positions: dict[int, int] = field(default_factory=dict)  #: key → position in the batch
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def add(
+        self,
+        key: int,
+        abstract: str,
+        title: str,
+        source: Source,
+        *,
+        derived: bool = True,
+        venue: str | None = None,
+        year: int | None = None,
+        meta: _Meta | None = None,
+    ) -> None:
+        self.positions[key] = len(self.keys)
+        if meta is not None and meta != _NO_META:
+            self.meta[len(self.keys)] = meta
+        self.keys.append(key)
+        self.abstracts.append(abstract)
+        self.titles.append(title)
+        self.derived.append(derived)
+        self.venues.append(venue)
+        self.years.append(year)
+        self.sources.append(source)
+
+
+def _text_column(texts: Iterable[str]) -> tuple[bytes, array[int]]:
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = array("q", [0])
+    total = 0
+    for piece in encoded:
+        total += len(piece)
+        offsets.append(total)
+    return b"".join(encoded), offsets
+
+
+class _IdIndex:
+    """The rows sorted by id key: ``keys`` ascending, ``rows`` their positions."""
+
+    __slots__ = ("keys", "numpy", "rows", "upto")
+
+    def __init__(self) -> None:
+        self.keys: Any = []
+        self.rows: Any = []
+        self.upto = 0  #: rows [0, upto) are in the index
+        self.numpy = False
+
+    def merge(self, table: PaperTable) -> None:
+        n = len(table)
+        if self.upto >= n:
+            return
+        if not self.numpy and n >= _NUMPY_FROM:
+            import numpy as np
+
+            self.keys = np.asarray(self.keys, np.uint64)
+            self.rows = np.asarray(self.rows, np.int64)
+            self.numpy = True
+        if self.numpy:
+            import numpy as np
+
+            new = table.keys(self.upto, n)
+            order = np.argsort(new, kind="stable")
+            sorted_new = new[order]
+            where = np.searchsorted(self.keys, sorted_new)
+            self.keys = np.insert(self.keys, where, sorted_new)
+            self.rows = np.insert(self.rows, where, order.astype(np.int64) + self.upto)
+        else:
+            for row in range(self.upto, n):
+                key = table.key(row)
+                at = bisect.bisect_left(self.keys, key)
+                self.keys.insert(at, key)
+                self.rows.insert(at, row)
+        self.upto = n
+
+    def find(self, key: int) -> int:
+        keys = self.keys
+        at: int
+        if self.numpy:
+            import numpy as np
+
+            at = int(np.searchsorted(keys, np.uint64(key)))
+        else:
+            at = bisect.bisect_left(keys, key)
+        if at < len(keys) and int(keys[at]) == key:
+            return int(self.rows[at])
+        return -1
+
+    def between(self, lo: int, hi: int) -> list[int]:
+        """Rows whose key is in [lo, hi), in key order (hi may be 2**64)."""
+        keys = self.keys
+        if self.numpy:
+            import numpy as np
+
+            a = int(np.searchsorted(keys, np.uint64(lo)))
+            b = len(keys) if hi >= 1 << KEY_BITS else int(np.searchsorted(keys, np.uint64(hi)))
+            return [int(r) for r in self.rows[a:b].tolist()]
+        a = bisect.bisect_left(keys, lo)
+        b = bisect.bisect_left(keys, hi)
+        return list(self.rows[a:b])
+
+
+class PaperTable(Sequence[Paper]):
+    """The papers of a corpus, in corpus order (see the module's docstring)."""
+
+    def __init__(self, papers: Iterable[Paper] = ()) -> None:
+        self._chunks: list[Chunk] = []
+        self._starts: list[int] = []
+        self._n = 0
+        self._title_over: dict[int, str] = {}
+        self._meta: dict[int, _Meta] = {}
+        self._more: dict[int, list[Source]] = {}
+        self.venue_names: list[str] = []
+        self._venue_codes: dict[str, int] = {}
+        self.file_names: list[str] = []
+        self._file_codes: dict[str, int] = {}
+        self._built: dict[int, Paper] = {}
+        self._index = _IdIndex()
+        self._lock = threading.Lock()
+        batch = RowBatch()
+        for p in papers:  # (a repeated paper is kept: a crafted cache in a test has one)
+            key = key_of(p.id)
+            if key is None:
+                raise ValueError(f"{p.id!r}: not a paper id")
+            batch.add(
+                key,
+                p.abstract,
+                p.title,
+                p.sources[0],
+                derived=p.title_derived,
+                venue=p.venue,
+                year=p.year,
+                meta=(p.authors, p.url, p.doi, p.eprint, p.primary_class, p.record),
+            )
+            pos = len(batch) - 1
+            batch.more.extend((pos, s) for s in p.sources[1:])
+        if len(batch):
+            self.extend(batch)
+
+    # -- the sequence ---------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Paper: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Paper]: ...
+    def __getitem__(self, i: int | slice) -> Paper | list[Paper]:
+        if isinstance(i, slice):
+            return [self._paper(j) for j in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("paper index out of range")
+        return self._paper(i)
+
+    def __iter__(self) -> Iterator[Paper]:
+        for i in range(self._n):
+            yield self._paper(i)
+
+    def __repr__(self) -> str:
+        return f"<PaperTable of {self._n} papers>"
+
+    def _paper(self, i: int) -> Paper:
+        built = self._built
+        paper = built.get(i)
+        if paper is not None:
+            return paper
+        chunk, j = self._locate(i)
+        more = self._more.get(i)
+        sources = [Source(self.file_names[int(chunk.files[j])], int(chunk.indexes[j]))]
+        if more:
+            sources.extend(more)
+        code = int(chunk.venues[j])
+        authors, url, doi, eprint, primary_class, record = self._meta.get(i, _NO_META)
+        paper = Paper(
+            id=id_of(int(chunk.keys[j])),
+            abstract=self._text(chunk.abstracts, chunk.abstract_offsets, j),
+            title=self._title(chunk, i, j),
+            title_derived=bool(chunk.derived[j]),
+            venue=None if code < 0 else self.venue_names[code],
+            year=int(chunk.years[j]) or None,
+            sources=sources,
+            authors=authors,
+            url=url,
+            doi=doi,
+            eprint=eprint,
+            primary_class=primary_class,
+            record=record,
+        )
+        if len(built) >= _LRU:
+            built.pop(next(iter(built), -1), None)
+        built[i] = paper
+        return paper
+
+    def _locate(self, i: int) -> tuple[Chunk, int]:
+        k = bisect.bisect_right(self._starts, i) - 1
+        return self._chunks[k], i - self._starts[k]
+
+    @staticmethod
+    def _text(data: Any, offsets: Any, j: int) -> str:
+        return str(memoryview(data)[int(offsets[j]) : int(offsets[j + 1])], "utf-8")
+
+    def _title(self, chunk: Chunk, i: int, j: int) -> str:
+        over = self._title_over.get(i)
+        return over if over is not None else self._text(chunk.titles, chunk.title_offsets, j)
+
+    def _changed(self, i: int) -> None:
+        self._built.pop(i, None)
+
+    # -- single fields (no Paper built) ---------------------------------------------------
+    def key(self, i: int) -> int:
+        chunk, j = self._locate(i)
+        return int(chunk.keys[j])
+
+    def id(self, i: int) -> str:
+        return id_of(self.key(i))
+
+    def abstract(self, i: int) -> str:
+        chunk, j = self._locate(i)
+        return self._text(chunk.abstracts, chunk.abstract_offsets, j)
+
+    def title(self, i: int) -> str:
+        chunk, j = self._locate(i)
+        return self._title(chunk, i, j)
+
+    def is_derived(self, i: int) -> bool:
+        chunk, j = self._locate(i)
+        return bool(chunk.derived[j])
+
+    def record(self, i: int) -> str | None:
+        return self._meta.get(i, _NO_META)[5]
+
+    def source_count(self, i: int) -> int:
+        return 1 + len(self._more.get(i, ()))
+
+    # -- whole columns --------------------------------------------------------------------
+    def keys(self, start: int = 0, stop: int | None = None) -> npt.NDArray[np.uint64]:
+        """The id keys of rows [start, stop) as a ``uint64`` array (a copy)."""
+        return self._column("keys", "uint64", start, stop)
+
+    def ids(self) -> list[str]:
+        """Every paper's id, in corpus order."""
+        return [id_of(k) for k in self._values("keys")]
+
+    def derived_rows(self) -> list[int]:
+        """The rows whose title is derived."""
+        return [i for i, flag in enumerate(self._values("derived")) if flag]
+
+    def _values(self, name: str) -> Iterator[int]:
+        """A column's values as Python ints (no numpy needed: small corpora load before the
+        first frame, numpy after it)."""
+        for chunk in self._chunks:
+            column = getattr(chunk, name)
+            yield from column.tolist() if hasattr(column, "tolist") else column
+
+    def iter_abstracts(self) -> Iterator[str]:
+        text = self._text
+        for chunk in self._chunks:
+            data, offsets = chunk.abstracts, chunk.abstract_offsets
+            for j in range(chunk.n):
+                yield text(data, offsets, j)
+
+    def abstracts(self) -> TextColumn:
+        """The abstracts as a sequence of strings, decoded when read."""
+        return TextColumn(self, title=False)
+
+    def titles(self) -> list[str]:
+        """Every paper's title (derived or real), in corpus order."""
+        out: list[str] = []
+        text = self._text
+        over = self._title_over
+        for start, chunk in zip(self._starts, self._chunks, strict=True):
+            data, offsets = chunk.titles, chunk.title_offsets
+            out.extend(text(data, offsets, j) for j in range(chunk.n))
+            if over:
+                for i in range(start, start + chunk.n):
+                    if i in over:
+                        out[i] = over[i]
+        return out
+
+    def derived(self) -> npt.NDArray[np.bool_]:
+        return self._column("derived", "uint8").astype(bool)
+
+    def venue_codes(self) -> npt.NDArray[np.int32]:
+        """Each paper's venue as an index into ``venue_names`` (-1: none)."""
+        return self._column("venues", "int32")
+
+    def years(self) -> npt.NDArray[np.int64]:
+        """Each paper's year (0: none)."""
+        return self._column("years", "int64")
+
+    def rows_only_from(self, files: set[str]) -> list[int]:
+        """Rows all of whose sources are in ``files`` (file names, as in `Source.file`)."""
+        import numpy as np
+
+        codes = np.array([n in files for n in self.file_names] or [False], bool)
+        ok = codes[self._column("files", "int32")] if self._n else np.zeros(0, bool)
+        for row, more in self._more.items():
+            if ok[row] and not all(s.file in files for s in more):
+                ok[row] = False
+        return [int(r) for r in np.flatnonzero(ok).tolist()]
+
+    def _column(
+        self, name: str, dtype: str, start: int = 0, stop: int | None = None
+    ) -> npt.NDArray[Any]:
+        import numpy as np
+
+        stop = self._n if stop is None else stop
+        parts = []
+        for first, chunk in zip(self._starts, self._chunks, strict=True):
+            a, b = max(start, first), min(stop, first + chunk.n)
+            if a < b:
+                parts.append(np.asarray(getattr(chunk, name)[a - first : b - first], dtype))
+        if not parts:
+            return np.zeros(0, dtype)
+        return np.concatenate(parts) if len(parts) > 1 else np.array(parts[0], dtype)
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        return self._chunks
+
+    @property
+    def title_overrides(self) -> dict[int, str]:
+        return self._title_over
+
+    @property
+    def more_sources(self) -> dict[int, list[Source]]:
+        return self._more
+
+    @property
+    def has_meta(self) -> bool:
+        return bool(self._meta)
+
+    # -- looking up ids ---------------------------------------------------------------------
+    def find(self, key: int) -> int:
+        """The row of an id key, -1 if it is not loaded."""
+        with self._lock:
+            self._index.merge(self)
+            return self._index.find(key)
+
+    def index_of(self, paper_id: str) -> int:
+        key = key_of(paper_id)
+        row = -1 if key is None else self.find(key)
+        if row < 0:
+            raise KeyError(paper_id)
+        return row
+
+    def get(self, paper_id: str) -> Paper | None:
+        key = key_of(paper_id)
+        row = -1 if key is None else self.find(key)
+        return None if row < 0 else self._paper(row)
+
+    def with_prefix(self, prefix: str) -> list[int]:
+        """Rows whose id starts with ``prefix`` (hex digits), sorted by id."""
+        if not prefix or len(prefix) > 16 or re.fullmatch(r"[0-9a-f]+", prefix) is None:
+            return []
+        shift = 4 * (16 - len(prefix))
+        lo = int(prefix, 16) << shift
+        with self._lock:
+            self._index.merge(self)
+            return self._index.between(lo, lo + (1 << shift))
+
+    # -- loading --------------------------------------------------------------------------
+    def _venue_code(self, venue: str | None) -> int:
+        if venue is None:
+            return -1
+        code = self._venue_codes.get(venue)
+        if code is None:
+            code = self._venue_codes[venue] = len(self.venue_names)
+            self.venue_names.append(venue)
+        return code
+
+    def _file_code(self, name: str) -> int:
+        code = self._file_codes.get(name)
+        if code is None:
+            code = self._file_codes[name] = len(self.file_names)
+            self.file_names.append(name)
+        return code
+
+    def extend(self, batch: RowBatch) -> int:
+        """Append a batch of new rows (keys not loaded yet); returns the first one's row."""
+        first = self._n
+        if not len(batch):
+            return first
+        abstracts, abstract_offsets = _text_column(batch.abstracts)
+        titles, title_offsets = _text_column(batch.titles)
+        chunk = Chunk(
+            abstracts=abstracts,
+            abstract_offsets=abstract_offsets,
+            titles=titles,
+            title_offsets=title_offsets,
+            derived=bytearray(batch.derived),
+            keys=array("Q", batch.keys),
+            venues=array("i", [self._venue_code(v) for v in batch.venues]),
+            years=array("q", [y or 0 for y in batch.years]),
+            files=array("i", [self._file_code(s.file) for s in batch.sources]),
+            indexes=array("q", [s.index for s in batch.sources]),
+        )
+        for pos, meta in batch.meta.items():
+            self._meta[first + pos] = meta
+        for pos, source in batch.more:
+            self._more.setdefault(first + pos, []).append(source)
+        self.append_chunk(chunk)
+        return first
+
+    def append_chunk(self, chunk: Chunk) -> None:
+        """Publish a chunk (readers in other threads see it whole or not at all)."""
+        self._chunks.append(chunk)
+        self._starts.append(self._n)
+        self._n += chunk.n
+
+    def set_names(self, venues: list[str], files: list[str]) -> None:
+        """The venue and file names that mapped chunks' codes index (an empty table only)."""
+        assert not self._n
+        self.venue_names = list(venues)
+        self._venue_codes = {v: i for i, v in enumerate(venues)}
+        self.file_names = list(files)
+        self._file_codes = {f: i for i, f in enumerate(files)}
+
+    # -- changes at load (never through a Paper) ------------------------------------------
+    def add_source(self, i: int, source: Source) -> None:
+        self._more.setdefault(i, []).append(source)
+        self._changed(i)
+
+    def set_title(self, i: int, title: str) -> None:
+        self._title_over[i] = title
+        self._changed(i)
+
+    def _set(self, name: str, i: int, value: int) -> None:
+        chunk, j = self._locate(i)
+        column = getattr(chunk, name)
+        if getattr(column, "flags", None) is not None and not column.flags.writeable:
+            import numpy as np
+
+            column = np.array(column)  # a mapped cache's column: copied once
+            setattr(chunk, name, column)
+        column[j] = value
+        self._changed(i)
+
+    def adopt(self, i: int, rec: MetaRecord) -> None:
+        """The paper takes the record's metadata (its title is then real, not derived)."""
+        if rec.title:
+            self.set_title(i, rec.title)
+        self._set("derived", i, 0)
+        if rec.year:
+            self._set("years", i, rec.year)
+        if rec.venue:
+            self._set("venues", i, self._venue_code(rec.venue))
+        self._meta[i] = (rec.authors, rec.url, rec.doi, rec.eprint, rec.primary_class, rec.label)
+        self._changed(i)
+
+    def merge_into(self, target: int, other: int) -> None:
+        """``target`` takes ``other``'s metadata (title, authors, year, venue, …) and
+        sources (`CorpusBuilder` then drops ``other``)."""
+        paper = self._paper(other)
+        self.set_title(target, paper.title)
+        self._set("derived", target, 0)
+        self._set("years", target, paper.year or 0)
+        self._set("venues", target, self._venue_code(paper.venue))
+        self._meta[target] = self._meta.get(other, _NO_META)
+        self._more.setdefault(target, []).extend(paper.sources)
+        self._changed(target)
+
+    def drop(self, rows: set[int]) -> None:
+        """Remove rows (rare: records merged into dump papers); the others keep their order."""
+        kept = [p for i, p in enumerate(self) if i not in rows]
+        fresh = PaperTable(kept)
+        self._chunks, self._starts, self._n = fresh._chunks, fresh._starts, fresh._n
+        self._title_over, self._meta, self._more = fresh._title_over, fresh._meta, fresh._more
+        self.venue_names, self._venue_codes = fresh.venue_names, fresh._venue_codes
+        self.file_names, self._file_codes = fresh.file_names, fresh._file_codes
+        self._built = {}
+        with self._lock:
+            self._index = _IdIndex()
+
+    def clear(self) -> None:
+        self.drop(set(range(self._n)))
+
+
+class TextColumn(Sequence[str]):
+    """A table's abstracts (or titles) as strings, decoded when read."""
+
+    def __init__(self, table: PaperTable, *, title: bool) -> None:
+        self._table = table
+        self._n = len(table)
+        self._get = table.title if title else table.abstract
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._n)
+            if step == 1:
+                return list(self._iter(start, stop))
+            return [self._get(j) for j in range(start, stop, step)]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("index out of range")
+        return self._get(i)
+
+    def __iter__(self) -> Iterator[str]:
+        return self._iter(0, self._n)
+
+    def _iter(self, start: int, stop: int) -> Iterator[str]:
+        get = self._get
+        for j in range(start, stop):
+            yield get(j)
+
+
+def as_table(papers: Sequence[Paper] | PaperTable) -> PaperTable:
+    return papers if isinstance(papers, PaperTable) else PaperTable(papers)

@@ -1,0 +1,257 @@
+"""Saved searches: name the current filter (a small name prompt), and the list of saved
+searches (filter as you type, Enter runs one, ctrl+d deletes one after asking).
+
+The searches themselves live in the library's settings (``abstract_reader.saved``), so the
+CLI (``-q @name``, ``abstract-reader saved``) and every reader share them; these screens only
+ask and show. Esc follows the one rule: it cancels, and asks first when something typed
+would be lost (a name) or a question is pending (it then only takes the question back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...saved import SavedSearchError, check_name, matching
+from .editors import _Editor
+
+#: How often an open list looks for searches saved or deleted elsewhere (the CLI, another
+#: reader); the same rate as the main screen's poll of the library.
+POLL_S = 1.0
+
+
+def _shown_query(query: str, limit: int = 200) -> str:
+    return query if len(query) <= limit else query[: limit - 1] + "…"
+
+
+class SaveSearchDialog(_Editor[str]):
+    """Ask for a name for ``query``; dismissed with the name (the caller saves it). A name
+    already saved with another query is replaced only after a second Enter."""
+
+    def __init__(self, query: str, existing: Callable[[], dict[str, str]]) -> None:
+        super().__init__()
+        self.query_text = query
+        self.existing = existing  #: the saved searches now (read when Enter is pressed)
+        self._overwrite: str | None = None  #: the name Enter again replaces
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="save-search-box", classes="modal-box"):
+            yield Static("Save the filter as a search", classes="modal-title")
+            yield Static(
+                Content.assemble(("Query  ", "$text-muted"), _shown_query(self.query_text)),
+                id="save-search-query",
+                markup=False,
+            )
+            yield Input(placeholder="name — letters, digits, - and _", id="save-search-name")
+            yield Static(id="save-search-message", markup=False)
+            yield Static(  # wraps on a small terminal (a Label would be cut)
+                "Enter: save · Esc: cancel · then @name in the filter (or -q @name in the "
+                "CLI) runs it",
+                classes="modal-hint",
+            )
+        yield Footer()  # the dialog's own keys
+
+    def on_mount(self) -> None:
+        self.query_one("#save-search-name", Input).focus()
+
+    @property
+    def name_typed(self) -> str:
+        return self.query_one("#save-search-name", Input).value.strip()
+
+    def changed(self) -> bool:
+        return bool(self.name_typed)
+
+    def warn(self, text: str) -> None:
+        self.query_one("#save-search-message", Static).update(
+            Content(text).stylize("$text-warning")
+        )
+
+    @on(Input.Changed, "#save-search-name")
+    def _typed(self) -> None:
+        self._overwrite = None  # a question about another name no longer stands
+        self._confirming = False
+        self.query_one("#save-search-message", Static).update("")
+
+    @on(Input.Submitted, "#save-search-name")
+    def _submitted(self) -> None:
+        self.action_save()
+
+    def action_save(self) -> None:
+        try:
+            name = check_name(self.name_typed)
+        except SavedSearchError as exc:
+            self.warn(str(exc))
+            return
+        stored = self.existing().get(name)
+        if stored is not None and stored != self.query_text.strip() and self._overwrite != name:
+            self._overwrite = name
+            self.warn(
+                f"@{name} is saved as “{_shown_query(stored, 80)}”: Enter again replaces it, "
+                "Esc keeps it."
+            )
+            return
+        self.dismiss(name)
+
+    def action_cancel(self) -> None:
+        if self._overwrite is not None:  # Esc answers the question: keep the stored one
+            self._overwrite = None
+            self.query_one("#save-search-message", Static).update(
+                Content("Kept the stored search: type another name, or Esc to cancel.")
+            )
+            return
+        super().action_cancel()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchAction:
+    """What the list of saved searches asks for: run one, or delete one."""
+
+    kind: str  # "run" | "delete"
+    name: str
+    query: str
+
+
+class _FilterField(Input):
+    """The list's filter field: ↑ / ↓ / PgUp / PgDn move through the list below it (they
+    mean nothing in a one-line field), everything else is text."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move('cursor_up')", show=False),
+        Binding("down", "move('cursor_down')", show=False),
+        Binding("pageup", "move('page_up')", show=False),
+        Binding("pagedown", "move('page_down')", show=False),
+    ]
+
+    def action_move(self, how: str) -> None:
+        options = self.screen.query_one("#saved-list", OptionList)
+        getattr(options, f"action_{how}")()
+
+
+class SavedSearches(ModalScreen[SearchAction | None]):
+    """Every saved search with its query, filtered as you type. Enter runs the highlighted
+    one; ctrl+d deletes it after a second ctrl+d; Esc takes a pending question back, else
+    closes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Close", id="saved_close"),
+        # priority: the field's own ctrl+d (delete the next letter) is also on Del
+        Binding("ctrl+d", "delete", "Delete", priority=True, id="saved_delete"),
+    ]
+
+    def __init__(self, load: Callable[[], dict[str, str]]) -> None:
+        super().__init__()
+        self.load = load  #: the saved searches now (after a look at the library)
+        self.searches = load()
+        self._names: list[str] = []
+        self._confirm_delete: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="saved-box", classes="modal-box"):
+            yield Static("Saved searches", classes="modal-title")
+            yield _FilterField(placeholder="type to filter by name or query", id="saved-filter")
+            yield OptionList(id="saved-list")
+            yield Static(id="saved-message", markup=False)
+            yield Static("Enter: run · ↑↓ move · ctrl+d: delete · Esc: close", classes="modal-hint")
+        yield Footer()  # the dialog's own keys
+
+    def on_mount(self) -> None:
+        self._fill()
+        self.query_one("#saved-filter", Input).focus()
+        self.set_interval(POLL_S, self._poll)
+
+    def _poll(self) -> None:
+        searches = self.load()
+        if searches != self.searches:
+            self.searches = searches
+            self._fill(keep=True)
+
+    def _fill(self, *, keep: bool = False) -> None:
+        """Show the searches matching what is typed, the best first and highlighted (or,
+        ``keep``, the one highlighted before, when it is still there)."""
+        options = self.query_one("#saved-list", OptionList)
+        current = self._current() if keep else None
+        typed = self.query_one("#saved-filter", Input).value
+        self._names = matching(self.searches, typed)
+        options.clear_options()
+        if not self.searches:
+            options.add_option(
+                Option(
+                    Content("No saved searches yet: S in the list names the current filter."),
+                    disabled=True,
+                )
+            )
+            return
+        if not self._names:
+            options.add_option(Option(Content("No saved search matches."), disabled=True))
+            return
+        options.add_options(
+            [
+                Option(
+                    Content.assemble(
+                        ("@" + name, "bold"),
+                        ("  " + _shown_query(self.searches[name]), "$text-muted"),
+                    ),
+                    id=name,
+                )
+                for name in self._names
+            ]
+        )
+        options.highlighted = self._names.index(current) if current in self._names else 0
+
+    def _current(self) -> str | None:
+        options = self.query_one("#saved-list", OptionList)
+        index = options.highlighted
+        if index is None or not self._names or index >= len(self._names):
+            return None
+        return self._names[index]
+
+    def _say(self, text: str, style: str = "") -> None:
+        content = Content(text)
+        self.query_one("#saved-message", Static).update(
+            content.stylize(style) if style else content
+        )
+
+    @on(Input.Changed, "#saved-filter")
+    def _typed(self) -> None:
+        self._confirm_delete = None
+        self._say("")
+        self._fill()
+
+    @on(Input.Submitted, "#saved-filter")
+    def _submitted(self) -> None:
+        self._run(self._current())
+
+    @on(OptionList.OptionSelected, "#saved-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self._run(event.option.id)
+
+    def _run(self, name: str | None) -> None:
+        if name is not None and name in self.searches:
+            self.dismiss(SearchAction("run", name, self.searches[name]))
+
+    def action_delete(self) -> None:
+        name = self._current()
+        if name is None:
+            return
+        if self._confirm_delete == name:
+            self.dismiss(SearchAction("delete", name, self.searches[name]))
+            return
+        self._confirm_delete = name
+        self._say(f"Delete @{name}? ctrl+d again deletes it, Esc keeps it.", "$text-warning")
+
+    def action_cancel(self) -> None:
+        if self._confirm_delete is not None:
+            self._confirm_delete = None
+            self._say("Kept.")
+            return
+        self.dismiss(None)
