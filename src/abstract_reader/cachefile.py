@@ -43,12 +43,35 @@ def open_npz(path: Path) -> Any:
         return None
 
 
+def open_mapped(path: Path) -> Any:
+    """A cache file mapped read-only (``mmap.mmap``), or None: only a regular file (never a
+    FIFO, device or symlink), not empty."""
+    import mmap
+    import stat
+
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+            return None
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+
+
 def write_atomically(
     cache_dir: Path, name: str, write: Callable[[BinaryIO], object], keep: int
 ) -> bool:
     """Write a cache file: a fresh ``mkstemp`` file in ``cache_dir`` (created with O_EXCL,
     so no link is followed; named ``.tmp-<pid>-…`` so that files of killed processes are
-    removed later) renamed over ``name``; then keep the newest ``keep`` ``.npz`` files.
+    removed later) renamed over ``name``; then keep the newest ``keep`` files with its suffix.
     Failing to write a cache is not an error: False."""
     import tempfile
 
@@ -69,7 +92,8 @@ def write_atomically(
             raise  # KeyboardInterrupt, SystemExit: the temporary file is gone all the same
         return False
     try:
-        entries = [e for e in cache_dir.glob("*.npz") if e.is_file() and not e.is_symlink()]
+        pattern = f"*{Path(name).suffix}"
+        entries = [e for e in cache_dir.glob(pattern) if e.is_file() and not e.is_symlink()]
         entries.sort(key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[keep:]:
             old.unlink(missing_ok=True)
