@@ -422,7 +422,7 @@ def import_document(library: Library, data: Any) -> int:
                 change.apply({"op": "tag", "name": name, "add": {pid: at}})
             if entry.note is not None and entry.note.strip():
                 note = sanitise(entry.note)
-                row = conn.execute("SELECT body FROM notes WHERE paper_id = ?", (pid,)).fetchone()
+                row = change._paper_row("notes", pid)
                 existing = None if row is None else as_text(row[0])
                 body = note
                 if existing and existing != note and note not in existing:
@@ -446,10 +446,7 @@ def import_document(library: Library, data: Any) -> int:
 
 def _merge_meta(change: _Change, pid: str, meta: _Meta) -> None:
     """Imported metadata over the stored one, field by field (a missing field keeps ours)."""
-    row = change.conn.execute(
-        "SELECT title, authors, url, doi, year FROM metadata WHERE paper_id = ?", (pid,)
-    ).fetchone()
-    old = row or (None, "[]", None, None, None)
+    old = change._paper_row("metadata", pid) or [None, "[]", None, None, None]
     authors = meta.authors or json_list(old[1])
     new_row = [
         clean_field(meta.title) if meta.title else old[0],

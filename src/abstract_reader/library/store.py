@@ -79,6 +79,11 @@ Op = dict[str, Any]
 
 _MARK_FACT: dict[str, Fact] = {"bookmarks": "bookmarks", "read_marks": "read"}
 _MARK_TIME = {"bookmarks": "created_at", "read_marks": "read_at"}
+#: The value columns of the tables with one row per paper that a delta replaces whole.
+_ROW_COLUMNS: dict[str, tuple[str, ...]] = {
+    "notes": ("body",),
+    "metadata": ("title", "authors", "url", "doi", "year"),
+}
 
 
 class _Change:
@@ -258,47 +263,47 @@ class _Change:
         return True
 
     def _note(self, pid: str, body: str | None, expect: str | Unchecked | None) -> bool:
-        row = self.conn.execute("SELECT body FROM notes WHERE paper_id = ?", (pid,)).fetchone()
-        current = None if row is None else as_text(row[0])
+        found = self._paper_row("notes", pid)
+        current = None if found is None else as_text(found[0])
         if expect is not UNCHECKED and sanitise(current or "") != sanitise(expect or ""):
             return False
         if body is not None and not body.strip():
             body = None
-        if body == current:
-            return True
-        if body is None:
-            self.conn.execute("DELETE FROM notes WHERE paper_id = ?", (pid,))
-        else:
-            self.conn.execute(
-                "INSERT INTO notes(paper_id, body, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT(paper_id) DO UPDATE SET body = excluded.body,"
-                " updated_at = excluded.updated_at",
-                (pid, body, time.time()),
-            )
-        self._done("notes", [pid], {"op": "note", "id": pid, "body": current, "expect": body})
+        if body != current:
+            self._set_paper_row("notes", pid, None if body is None else [body])
+            self._done("notes", [pid], {"op": "note", "id": pid, "body": current, "expect": body})
         return True
 
     def _meta(self, pid: str, row: list[Any] | None, expect: Any) -> bool:
-        found = self.conn.execute(
-            "SELECT title, authors, url, doi, year FROM metadata WHERE paper_id = ?", (pid,)
-        ).fetchone()
-        current = None if found is None else list(found)
+        current = self._paper_row("metadata", pid)
         if expect is not UNCHECKED and current != expect:
             return False
-        if row == current:
-            return True
-        if row is None:
-            self.conn.execute("DELETE FROM metadata WHERE paper_id = ?", (pid,))
-        else:
-            self.conn.execute(
-                "INSERT INTO metadata(paper_id, title, authors, url, doi, year, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(paper_id) DO UPDATE SET"
-                " title = excluded.title, authors = excluded.authors, url = excluded.url,"
-                " doi = excluded.doi, year = excluded.year, updated_at = excluded.updated_at",
-                (pid, *row, time.time()),
-            )
-        self._done("meta", [pid], {"op": "meta", "id": pid, "row": current, "expect": row})
+        if row != current:
+            self._set_paper_row("metadata", pid, row)
+            self._done("meta", [pid], {"op": "meta", "id": pid, "row": current, "expect": row})
         return True
+
+    def _paper_row(self, table: str, pid: str) -> list[Any] | None:
+        """A paper's stored values in a one-row-per-paper table (``_ROW_COLUMNS``), or None."""
+        columns = ", ".join(_ROW_COLUMNS[table])
+        found = self.conn.execute(
+            f"SELECT {columns} FROM {table} WHERE paper_id = ?", (pid,)
+        ).fetchone()
+        return None if found is None else list(found)
+
+    def _set_paper_row(self, table: str, pid: str, values: list[Any] | None) -> None:
+        """Store a paper's values in a one-row-per-paper table, stamped ``updated_at`` now;
+        None deletes its row."""
+        if values is None:
+            self.conn.execute(f"DELETE FROM {table} WHERE paper_id = ?", (pid,))
+            return
+        columns = (*_ROW_COLUMNS[table], "updated_at")
+        self.conn.execute(
+            f"INSERT INTO {table}(paper_id, {', '.join(columns)})"
+            f" VALUES (?, {', '.join('?' * len(columns))}) ON CONFLICT(paper_id) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in columns),
+            (pid, *values, time.time()),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -676,9 +681,7 @@ class Library:
 
         def build(change: _Change) -> None:
             if not change.apply(op):
-                row = change.conn.execute(
-                    "SELECT body FROM notes WHERE paper_id = ?", (paper_id,)
-                ).fetchone()
+                row = change._paper_row("notes", paper_id)
                 theirs = "" if row is None else sanitise(as_text(row[0]))
                 raise NoteConflict(paper_id, body, theirs)
 
