@@ -116,11 +116,11 @@ def test_cache_writes_follow_no_links(tmp_path: Path) -> None:
     victim.write_text("precious")
     key = key_for([dump])
     assert key is not None
-    for name in (f".{key}.{os.getpid()}.tmp.npz", f"{key}.npz"):  # old and final names
+    for name in (f".{key}.{os.getpid()}.tmp.npz", f"{key}.corpus"):  # old and final names
         (cache / name).symlink_to(victim)
     load_corpus_cached([dump], cache, min_bytes=0)
     assert victim.read_text() == "precious"
-    assert (cache / f"{key}.npz").is_file() and not (cache / f"{key}.npz").is_symlink()
+    assert (cache / f"{key}.corpus").is_file() and not (cache / f"{key}.corpus").is_symlink()
     index_cache = tmp_path / "index"
     index_cache.mkdir()
     corpus = load_corpus([dump])
@@ -139,9 +139,9 @@ def test_a_fifo_or_link_as_cache_file_is_ignored(tmp_path: Path) -> None:
     fresh = load_corpus([dump])
     load_corpus_cached([dump], cache, min_bytes=0)
     key = key_for([dump])
-    real = cache / f"{key}.npz"
-    real.rename(tmp_path / "elsewhere.npz")
-    real.symlink_to(tmp_path / "elsewhere.npz")  # a link: not read (someone else's file)
+    real = cache / f"{key}.corpus"
+    real.rename(tmp_path / "elsewhere.corpus")
+    real.symlink_to(tmp_path / "elsewhere.corpus")  # a link: not read (someone else's file)
     assert _facts(load_corpus_cached([dump], cache, min_bytes=0)) == _facts(fresh)
     real.unlink()
     os.mkfifo(real)  # would block a plain open() for ever
@@ -256,7 +256,7 @@ def test_fuzzed_cache_files_show_what_parsing_shows(tmp_path: Path, data: st.Dat
     assert key is not None
     SearchIndex(fresh, cache_dir=index_cache, cache_key=key)
     target = data.draw(st.sampled_from([corpus_cache, index_cache]))
-    (path,) = [p for p in target.iterdir() if p.suffix in (".npz", ".idx")]
+    (path,) = [p for p in target.iterdir() if p.suffix in (".corpus", ".idx")]
     blob = bytearray(path.read_bytes())
     for _ in range(data.draw(st.integers(1, 8))):
         kind = data.draw(st.sampled_from(["flip", "truncate", "splice"]))

@@ -35,7 +35,7 @@ def test_cached_corpus_is_the_parsed_corpus(
     paths = [SEEDS, bad, tmp_path / "missing.txt"]
     parsed = load_corpus(paths)
     first = load_corpus_cached(paths, tmp_path / "cache", min_bytes=0)  # parses and saves
-    assert len(list((tmp_path / "cache").glob("*.npz"))) == 1
+    assert len(list((tmp_path / "cache").glob("*.corpus"))) == 1
 
     def no_parsing(*args: object) -> None:
         raise AssertionError("parsed again instead of reading the cache")
@@ -63,7 +63,7 @@ def test_a_damaged_cache_is_ignored(tmp_path: Path) -> None:
     load_corpus_cached([dump], tmp_path / "cache", min_bytes=0)
     key = key_for([dump])
     assert key is not None
-    (tmp_path / "cache" / f"{key}.npz").write_bytes(b"not a cache")
+    (tmp_path / "cache" / f"{key}.corpus").write_bytes(b"not a cache")
     assert load(tmp_path / "cache", key) is None
     again = load_corpus_cached([dump], tmp_path / "cache", min_bytes=0)
     assert again.papers[0].abstract == "An abstract about damaged caches."
@@ -86,7 +86,7 @@ def test_cli_lists_the_same_papers_from_the_cache(tmp_path: Path) -> None:
 
     env = {**os.environ, "ABSTRACT_READER_CACHE": str(env_cache)}
     first = cli("list", "-d", str(big), env=env)
-    assert (env_cache / "corpus").is_dir() and any((env_cache / "corpus").glob("*.npz"))
+    assert (env_cache / "corpus").is_dir() and any((env_cache / "corpus").glob("*.corpus"))
     second = cli("list", "-d", str(big), env=env)
     assert first.returncode == second.returncode == 0
     assert first.stdout == second.stdout and len(second.stdout.splitlines()) == 70_000

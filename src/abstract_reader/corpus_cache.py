@@ -9,34 +9,48 @@ The cache can never change what the user sees:
   again from its abstract, every text must already be sanitised, every number and file name
   must be one the dumps could have given. Anything that does not check out — a missing
   field, a count that does not add up — and the dumps are parsed again.
-- ``.npz`` arrays and JSON, never pickle; written to a fresh ``mkstemp`` file in the cache
-  folder (``O_EXCL``: no link followed) and renamed into place; read only from a regular
-  file (never a FIFO or device, never through a symlink).
+- One flat file, never pickle: a JSON header and aligned arrays, *memory-mapped* on
+  reading, so the table's columns are views of the file (a warm start costs page faults,
+  not a copy). Written to a fresh ``mkstemp`` file in the cache folder (``O_EXCL``: no link
+  followed) and renamed into place; read only from a regular file (never a FIFO or
+  device, never through a symlink).
+- What must be checked before rows show (numbers, codes, offsets) is checked at once with
+  numpy; the texts and ids are checked a chunk at a time (`Opened.publish`), each chunk
+  published to the table as it passes, so the first rows show as soon as the first chunk
+  has passed. A chunk that fails → `CacheRefused`: the caller clears what it showed and
+  parses the dumps.
+- The mapping can change under us only if someone writes into the cache file itself (we
+  only ever replace it): every text a `PaperTable` gives is sanitised again when it is not
+  all printable (one C scan), so not even that can send a control character to the
+  terminal.
 
 Small corpora are not cached: parsing them is as fast as reading a cache.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, BinaryIO
 
 from . import __version__
-from .cachefile import open_npz, write_atomically
+from .cachefile import open_mapped, write_atomically
 from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Source, paper_key
-from .papertable import PaperTable, RowBatch
+from .papertable import PaperTable
 from .paths import files_key
 from .sources import is_metadata_file
 from .text.sanitise import _SANITISE_TABLE, sanitise
 
-if TYPE_CHECKING:  # numpy is imported only when a cache is read or written (large corpora)
-    import numpy as np
-
-CORPUS_FORMAT = 2
+CORPUS_FORMAT = 3
+MAGIC = b"ARCORPUS"
+SUFFIX = ".corpus"
+CHUNK = 5000  #: papers checked and published at a time
+_ALIGN = 64
 MIN_BYTES = 4 << 20  #: corpora smaller than this are parsed every time
 _KEEP = 3  #: cached corpora kept (each about the size of its dumps)
 
@@ -73,246 +87,423 @@ def content_digest(path: Path) -> str | None:
             return None
 
 
-def _blob(texts: Iterable[str]) -> np.ndarray:
-    import numpy as np
-
-    # NUL never occurs in sanitised text (it becomes U+2400), so it can separate the texts
-    return np.frombuffer("\0".join(texts).encode("utf-8"), dtype=np.uint8)
-
-
-def _texts(blob: np.ndarray, count: int) -> list[str]:
-    """The texts of a blob, checked: all must be sanitised (as parsing leaves them), so no
-    control or bidi character can reach the terminal from a cache. Decoded a few MB at a
-    time (cut at separators), so that no second copy of the whole blob is ever made."""
-    import numpy as np
-
-    if blob.dtype != np.uint8 or blob.ndim != 1:
-        raise ValueError("not a text blob")
-    if not count:
-        if blob.size:
-            raise ValueError("count mismatch")
-        return []
-    ends = np.flatnonzero(blob == 0)
-    if ends.size != count - 1:
-        raise ValueError("count mismatch")
-    texts: list[str] = []
-    start = 0
-    step = max(1, (count * (4 << 20)) // max(1, blob.size))  # texts per ~4 MB
-    for first in range(0, count, step):
-        last = min(count, first + step)
-        stop = int(ends[last - 1]) if last < count else blob.size
-        chunk = str(blob[start:stop].data, "utf-8")
-        if _UNSAFE_RE.search(chunk) is not None:
-            raise ValueError("text that was not sanitised")
-        texts.extend(chunk.split("\0"))
-        start = stop + 1
-    if len(texts) != count:
-        raise ValueError("count mismatch")
-    return texts
+class CacheRefused(Exception):
+    """Part of a cache file did not check out: parse the dumps."""
 
 
 def _unsafe_pattern() -> re.Pattern[str]:
-    """Any character that `sanitise` replaces, but NUL (the texts' separator)."""
-    table = "".join(chr(c) for c in _SANITISE_TABLE if c and chr(c) != sanitise(chr(c)))
+    """Any character that `sanitise` replaces."""
+    table = "".join(chr(c) for c in _SANITISE_TABLE if chr(c) != sanitise(chr(c)))
     return re.compile(f"[{re.escape(table)}]")
 
 
 _UNSAFE_RE = _unsafe_pattern()
-_ODD_SPACE_RE = re.compile(r"[^\S \0]")  # whitespace other than a plain space
+_ODD_SPACE_RE = re.compile(r"[^\S ]")  # whitespace other than a plain space
+
+#: the sections of a cache file: dtype, and the count they must have (n: papers, m: the
+#: further sources, None: any)
+_SECTIONS: dict[str, tuple[str, str | None]] = {
+    "abstracts": ("|u1", None),
+    "abstract_offsets": ("<i8", "n+1"),
+    "titles": ("|u1", None),
+    "title_offsets": ("<i8", "n+1"),
+    "venues": ("<i4", "n"),
+    "years": ("<i4", "n"),
+    "files": ("<i4", "n"),
+    "indexes": ("<i8", "n"),
+    "more_rows": ("<i8", "m"),
+    "more_files": ("<i4", "m"),
+    "more_indexes": ("<i8", "m"),
+    "sums": ("<u4", "c"),  #: CRC-32 of each chunk's abstracts and titles
+}
+_TEXTS = ("abstracts", "titles")
+_HEAD = len(MAGIC) + 16  #: magic, the header's size, its CRC-32 (and 4 bytes to spare)
 
 
-def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadError]) -> None:
+def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadError]) -> bool:
     """Write the parsed corpus (atomically); failing to write a cache is not an error.
 
-    Flat arrays, no per-paper JSON: ids are not stored (they are derived again from the
-    abstracts on reading), venues and source files are codes into short name lists."""
+    Straight from the table's columns: its abstracts' bytes are written as they are, chunk
+    by chunk (no joined copy); ids are not stored (they are derived again on reading)."""
     import numpy as np
 
     table = corpus.papers
     count = len(table)
-    venue_names = sorted(table.venue_names)
-    venue_code = np.array(
-        [venue_names.index(v) for v in table.venue_names] + [-1], np.int32
-    )  # old code → sorted code; -1 stays -1
-    file_names = sorted(table.file_names)
-    first_files = np.array([file_names.index(f) for f in table.file_names] or [0], np.int32)
-    more = table.more_sources
-    counts = np.ones(count, np.int64)
-    for row, extra in more.items():
-        counts[row] += len(extra)
-    source_offsets = np.zeros(count + 1, np.int64)
-    np.cumsum(counts, out=source_offsets[1:])
-    total = int(source_offsets[-1])
-    firsts_file = first_files[table._column("files", "int32")] if count else np.zeros(0, np.int32)
-    firsts_index = table._column("indexes", "int64")
-    source_files = np.zeros(total, np.int32)
-    source_index = np.zeros(total, np.int64)
-    source_files[source_offsets[:-1]] = firsts_file
-    source_index[source_offsets[:-1]] = firsts_index
-    for row, extra in more.items():
-        at = int(source_offsets[row]) + 1
-        for k, s in enumerate(extra):
-            source_files[at + k] = file_names.index(s.file)
-            source_index[at + k] = s.index
+    more_rows: list[int] = []
+    more_files: list[int] = []
+    more_indexes: list[int] = []
+    file_code = {name: i for i, name in enumerate(table.file_names)}
+    for row in sorted(table.more_sources):
+        for source in table.more_sources[row]:
+            more_rows.append(row)
+            more_files.append(file_code.setdefault(source.file, len(file_code)))
+            more_indexes.append(source.index)
+    file_names = list(file_code)
+    titles = table.titles(raw=True)
+    title_bytes = [t.encode("utf-8") for t in titles]
+    del titles
+    title_offsets = np.zeros(count + 1, np.int64)
+    np.cumsum([len(t) for t in title_bytes], out=title_offsets[1:])
+    abstract_parts: list[tuple[Any, int, int]] = []  # (buffer, start, stop) per chunk
+    abstract_offsets = np.zeros(count + 1, np.int64)
+    at = 0
+    row = 0
+    for chunk in table.chunks:
+        offsets = np.asarray(chunk.abstract_offsets, np.int64)
+        start, stop = int(offsets[0]), int(offsets[-1])
+        abstract_offsets[row + 1 : row + chunk.n + 1] = offsets[1:] - start + at
+        abstract_parts.append((chunk.abstracts, start, stop))
+        at += stop - start
+        row += chunk.n
+    arrays: dict[str, Any] = {
+        "abstract_offsets": abstract_offsets,
+        "title_offsets": title_offsets,
+        "venues": table.venue_codes().astype("<i4"),
+        "years": table.years().astype("<i4"),
+        "files": table._column("files", "int32").astype("<i4"),
+        "indexes": table._column("indexes", "int64").astype("<i8"),
+        "more_rows": np.array(more_rows, "<i8"),
+        "more_files": np.array(more_files, "<i4"),
+        "more_indexes": np.array(more_indexes, "<i8"),
+    }
+    import zlib
+
+    sums = []
+    for first in range(0, count, CHUNK):
+        last = min(count, first + CHUNK)
+        crc = 0
+        a, b = int(abstract_offsets[first]), int(abstract_offsets[last])
+        for buffer, start, stop in abstract_parts:  # the chunk's bytes, across parts
+            size = stop - start
+            lo, hi = max(a, 0), min(b, size)
+            if lo < hi:
+                crc = zlib.crc32(memoryview(buffer)[start + lo : start + hi], crc)
+            a, b = a - size, b - size
+        title_blob = b"".join(title_bytes[first:last])
+        sums.append(zlib.crc32(title_blob, crc))
+    arrays["sums"] = np.array(sums, "<u4")
+    sizes = {"abstracts": at, "titles": int(title_offsets[-1])}
+    sections: dict[str, list[object]] = {}
     meta = {
         "format": CORPUS_FORMAT,
         "count": count,
         "files": corpus.files,
-        "venues": venue_names,
+        "venues": table.venue_names,
         "source_files": file_names,
         "errors": [[e.path, e.message, e.fatal] for e in file_errors],
+        "sections": sections,
+        "chunk": CHUNK,
+        "numbers": _numbers_crc(arrays),
     }
-    write_atomically(
-        cache_dir,
-        f"{key}.npz",
-        lambda handle: np.savez(
-            handle,
-            abstracts=_blob(table.iter_abstracts()),
-            titles=_blob(table.titles()),
-            venues=venue_code[table.venue_codes()],
-            years=table.years().astype(np.int32),
-            source_offsets=source_offsets,
-            source_files=source_files,
-            source_index=source_index,
-            meta=_blob([json.dumps(meta)]),
-        ),
-        keep=_KEEP,
-    )
+    # the header's size depends on the offsets it holds: lay out from a generous bound
+    base = _ALIGN * (1 + (len(json.dumps(meta)) + _HEAD + 64 * len(_SECTIONS) * 2) // _ALIGN)
+    position = base
+    for name, (dtype, _count) in _SECTIONS.items():
+        if name in sizes:
+            length = sizes[name]
+        else:
+            length = int(arrays[name].size)
+        sections[name] = [position, dtype, length]
+        position += length * np.dtype(dtype).itemsize
+        position = -(-position // _ALIGN) * _ALIGN
+    head = json.dumps(meta).encode("utf-8")
+    if _HEAD + len(head) > base:
+        return False
+
+    def write(handle: BinaryIO) -> None:
+        crc = zlib.crc32(head).to_bytes(4, "little")
+        handle.write(MAGIC + len(head).to_bytes(8, "little") + crc + b"\0" * 4 + head)
+        for name in _SECTIONS:
+            offset = int(sections[name][0])  # type: ignore[call-overload]
+            handle.write(b"\0" * (offset - handle.tell()))
+            if name == "abstracts":
+                for buffer, start, stop in abstract_parts:
+                    handle.write(memoryview(buffer)[start:stop])
+            elif name == "titles":
+                for piece in title_bytes:
+                    handle.write(piece)
+            else:
+                handle.write(arrays[name].tobytes())
+
+    written = write_atomically(cache_dir, f"{key}{SUFFIX}", write, keep=_KEEP)
+    for old in cache_dir.glob("*.npz"):  # the format before this one: never read again
+        with contextlib.suppress(OSError):
+            if old.is_file() and not old.is_symlink():
+                old.unlink()
+    return written
+
+
+class Opened:
+    """A cache file mapped and checked as far as numpy checks go; the texts and ids are
+    checked chunk by chunk as `publish` adds them to a table."""
+
+    def __init__(self, mapped: Any, files: Sequence[Path] | None) -> None:
+        import zlib
+
+        import numpy as np
+
+        size = len(mapped)
+        if size < _HEAD or mapped[: len(MAGIC)] != MAGIC:
+            raise CacheRefused("not a corpus cache")
+        head_size = int.from_bytes(mapped[len(MAGIC) : len(MAGIC) + 8], "little")
+        if head_size > size - _HEAD:
+            raise CacheRefused("header size")
+        head = mapped[_HEAD : _HEAD + head_size]
+        if zlib.crc32(head) != int.from_bytes(mapped[len(MAGIC) + 8 : len(MAGIC) + 12], "little"):
+            raise CacheRefused("header checksum")
+        meta = json.loads(str(head, "utf-8"))
+        chunk = meta["chunk"]
+        if type(chunk) is not int or chunk < 1:
+            raise CacheRefused("chunk")
+        count = meta["count"]
+        if meta["format"] != CORPUS_FORMAT or type(count) is not int or count < 0:
+            raise CacheRefused("format")
+        venue_names, file_names, loaded = meta["venues"], meta["source_files"], meta["files"]
+        strings = [*venue_names, *file_names, *loaded]
+        if not all(isinstance(v, str) and _clean(v) for v in strings):
+            raise CacheRefused("names")
+        allowed = {str(f) for f in files} if files is not None else set(loaded)
+        if any(f not in allowed for f in loaded):
+            raise CacheRefused("files")
+        if not set(file_names) <= {sanitise(Path(f).name) for f in loaded}:
+            raise CacheRefused("source files")
+        errors = [LoadError(p, m, f) for p, m, f in meta["errors"]]
+        if any(
+            e.path not in allowed or not _clean(e.message) or type(e.fatal) is not bool
+            for e in errors
+        ):
+            raise CacheRefused("errors")
+        sections = meta["sections"]
+        if not isinstance(sections, dict) or set(sections) != set(_SECTIONS):
+            raise CacheRefused("sections")
+        data_start = _HEAD + head_size
+        arrays: dict[str, Any] = {}
+        more = None
+        for name, (dtype, wanted) in _SECTIONS.items():
+            offset, stored_dtype, length = sections[name]
+            if (
+                stored_dtype != dtype
+                or type(offset) is not int
+                or type(length) is not int
+                or offset < data_start
+                or offset % _ALIGN
+                or length < 0
+                or offset + length * np.dtype(dtype).itemsize > size
+            ):
+                raise CacheRefused(name)
+            if wanted == "m":
+                more = length if more is None else more
+            chunks = -(-count // chunk)
+            expected = {"n": count, "n+1": count + 1, "m": more, "c": chunks, None: length}[wanted]
+            if length != expected:
+                raise CacheRefused(name)
+            arrays[name] = np.frombuffer(mapped, np.dtype(dtype), length, offset)
+        if meta["numbers"] != _numbers_crc(arrays):
+            raise CacheRefused("numbers checksum")
+        n = count
+        for text, offsets in (("abstracts", "abstract_offsets"), ("titles", "title_offsets")):
+            blob, ends = arrays[text], arrays[offsets]
+            steps = np.diff(ends)
+            if (
+                ends[0] != 0
+                or ends[-1] != blob.size
+                or (steps.size and steps.min() < (1 if text == "abstracts" else 0))
+            ):
+                raise CacheRefused(offsets)
+            # every text starts at a character: no UTF-8 continuation byte at an offset
+            inner = ends[:-1][ends[:-1] < blob.size]
+            if inner.size and np.any((blob[inner] & 0xC0) == 0x80):
+                raise CacheRefused(offsets)
+        venues, years = arrays["venues"], arrays["years"]
+        m = arrays["more_rows"].size
+        if n and (
+            venues.min() < -1
+            or venues.max() >= len(venue_names)
+            or np.any((years != 0) & ((years < 1900) | (years > 2099)))
+            or arrays["files"].min() < 0
+            or arrays["files"].max() >= len(file_names)
+            or arrays["indexes"].min() < 1
+        ):
+            raise CacheRefused("codes")
+        if m and (
+            arrays["more_rows"].min() < 0
+            or arrays["more_rows"].max() >= n
+            or np.any(np.diff(arrays["more_rows"]) < 0)
+            or arrays["more_files"].min() < 0
+            or arrays["more_files"].max() >= len(file_names)
+            or arrays["more_indexes"].min() < 1
+        ):
+            raise CacheRefused("sources")
+        self.mapped = mapped
+        self.blob_offset = int(sections["abstracts"][0])
+        self.chunk = chunk
+        self.count = n
+        self.arrays = arrays
+        self.venue_names: list[str] = venue_names
+        self.file_names: list[str] = file_names
+        self.errors = errors
+        self.files = [str(f) for f in loaded]
+
+    def publish(self, table: PaperTable) -> Iterator[range]:
+        """Check the texts and derive the ids a chunk at a time, appending each chunk to
+        ``table`` (empty) once it has passed; yields the rows added. `CacheRefused` when a
+        chunk fails (the rows of earlier chunks are in ``table`` then)."""
+        import numpy as np
+
+        from .papertable import Chunk
+
+        arrays = self.arrays
+        table.set_names(self.venue_names, self.file_names)
+        sources = [
+            Source(self.file_names[f], i)
+            for f, i in zip(
+                arrays["more_files"].tolist(), arrays["more_indexes"].tolist(), strict=True
+            )
+        ]
+        more_rows = arrays["more_rows"].tolist()
+        blob, offsets = arrays["abstracts"], arrays["abstract_offsets"]
+        titles, title_offsets = arrays["titles"], arrays["title_offsets"]
+        at_more = 0
+        sums = arrays["sums"].tolist()
+        chunk = self.chunk
+        for first in range(0, self.count, chunk):
+            last = min(self.count, first + chunk)
+            crc = _crc(blob, offsets, first, last, 0)
+            if _crc(titles, title_offsets, first, last, crc) != sums[first // chunk]:
+                raise CacheRefused("texts checksum")
+            keys = _check_chunk(blob, offsets, first, last)
+            _check_texts(titles, title_offsets, first, last)
+            ordered = np.sort(keys)
+            if np.any(ordered[1:] == ordered[:-1]) or table.any_of(keys):
+                raise CacheRefused("a repeated paper")
+            while at_more < len(more_rows) and more_rows[at_more] < last:
+                table.add_source(more_rows[at_more], sources[at_more])
+                at_more += 1
+            table.append_chunk(
+                Chunk(
+                    abstracts=blob,
+                    abstract_offsets=offsets[first : last + 1],
+                    titles=titles,
+                    title_offsets=title_offsets[first : last + 1],
+                    derived=np.ones(last - first, np.uint8),  # dumps only: derived titles
+                    keys=keys,
+                    venues=arrays["venues"][first:last],
+                    years=arrays["years"][first:last],
+                    files=arrays["files"][first:last],
+                    indexes=arrays["indexes"][first:last],
+                )
+            )
+            start = self.blob_offset
+            _drop_pages(self.mapped, start + int(offsets[first]), start + int(offsets[last]))
+            yield range(first, last)
+
+
+def _crc(blob: Any, offsets: Any, first: int, last: int, crc: int) -> int:
+    import zlib
+
+    return zlib.crc32(memoryview(blob)[int(offsets[first]) : int(offsets[last])], crc)
+
+
+def _numbers_crc(arrays: dict[str, Any]) -> int:
+    """CRC-32 of every section but the texts (whose chunks have their own)."""
+    import zlib
+
+    crc = 0
+    for name in _SECTIONS:
+        if name not in _TEXTS:
+            crc = zlib.crc32(memoryview(arrays[name]).cast("B"), crc)
+    return crc
+
+
+def _drop_pages(mapped: Any, start: int, stop: int) -> None:
+    """Checked texts leave this process's resident memory (they stay in the page cache and
+    come back on the next touch): checking a whole cache must not cost its size in RSS.
+    ``start``/``stop``: offsets in the file."""
+    import mmap
+
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    if advice is None or stop <= start:
+        return
+    first = start // mmap.PAGESIZE * mmap.PAGESIZE
+    with contextlib.suppress(OSError, ValueError):
+        mapped.madvise(advice, first, stop - first)
+
+
+def _check_texts(blob: Any, offsets: Any, first: int, last: int) -> tuple[str, bool]:
+    """The texts of rows [first, last) as one string, and whether it is all printable; or
+    `CacheRefused`: they must be valid UTF-8 (the offsets were checked to start
+    characters) and sanitised as parsing leaves them."""
+    start, stop = int(offsets[first]), int(offsets[last])
+    try:
+        text = str(memoryview(blob)[start:stop], "utf-8")
+    except UnicodeDecodeError:
+        raise CacheRefused("not UTF-8") from None
+    # every character `sanitise` replaces is unprintable: one C scan for the usual chunk
+    printable = text.isprintable()
+    if not printable and _UNSAFE_RE.search(text) is not None:
+        raise CacheRefused("text that was not sanitised")
+    return text, printable
+
+
+def _check_chunk(blob: Any, offsets: Any, first: int, last: int) -> Any:
+    """The abstracts of rows [first, last) checked; their id keys, derived again the way
+    parsing derives them (`corpus.paper_key`), never read from the file."""
+    import hashlib
+
+    import numpy as np
+
+    text, printable = _check_texts(blob, offsets, first, last)
+    ends = offsets[first : last + 1].tolist()
+    view = memoryview(blob)
+    blake2b = hashlib.blake2b
+    from_bytes = int.from_bytes
+    size = ID_LENGTH // 2
+    # the fast path hashes the bytes as they are: only for abstracts that are already
+    # whitespace-normalised (no double, leading, trailing or other space; every other
+    # space is unprintable, so a printable chunk has none)
+    irregular_chunk = "  " in text or (not printable and _ODD_SPACE_RE.search(text) is not None)
+    keys: list[int] = []
+    add = keys.append
+    for a, b in itertools.pairwise(ends):
+        piece = view[a:b]
+        if irregular_chunk or piece[0] == 0x20 or piece[-1] == 0x20:
+            add(paper_key(str(piece, "utf-8")))
+        else:
+            add(from_bytes(blake2b(piece, digest_size=size).digest(), "big"))
+    return np.array(keys, np.uint64)
+
+
+def _clean(text: object) -> bool:
+    """Text as parsing leaves it: sanitised (no control or bidi character)."""
+    return isinstance(text, str) and _UNSAFE_RE.search(text) is None
+
+
+def open_cache(cache_dir: Path, key: str, files: Sequence[Path] | None = None) -> Opened | None:
+    """The cache file of ``key`` mapped and checked (but for its texts and ids, which
+    `Opened.publish` checks as it goes), or None when there is none it could trust."""
+    mapped = open_mapped(cache_dir / f"{key}{SUFFIX}")
+    if mapped is None:
+        return None
+    try:
+        return Opened(mapped, files)
+    except Exception:  # a damaged or foreign file: parse the dumps again
+        return None
 
 
 def load(
     cache_dir: Path, key: str, files: Sequence[Path] | None = None
 ) -> tuple[PaperTable, list[LoadError], list[str]] | None:
-    """(papers, per-file errors, loaded files) from the cache, or None when it cannot be
-    trusted. ``files``: the dumps asked for (file names in the cache must be among them)."""
-    data = open_npz(cache_dir / f"{key}.npz")
-    if data is None:
+    """(papers, per-file errors, loaded files) from the cache, all checked, or None."""
+    opened = open_cache(cache_dir, key, files)
+    if opened is None:
         return None
-    try:
-        with data:
-            return _read(data, files)
-    except Exception:  # a damaged or foreign file: parse the dumps again
-        return None
-
-
-def _read(
-    data: Any, files: Sequence[Path] | None
-) -> tuple[PaperTable, list[LoadError], list[str]] | None:
-    import hashlib
-
-    import numpy as np
-
-    meta = json.loads(_texts(data["meta"], 1)[0])
-    count = meta["count"]
-    if meta["format"] != CORPUS_FORMAT or type(count) is not int or count < 0:
-        return None
-    abstracts = _texts(data["abstracts"], count)
-    titles = _texts(data["titles"], count)
-    venue_names, file_names = meta["venues"], meta["source_files"]
-    loaded = meta["files"]
-    strings = [*venue_names, *file_names, *loaded]
-    if not all(isinstance(v, str) and _clean(v) for v in strings):
-        return None
-    allowed = {str(f) for f in files} if files is not None else set(loaded)
-    if any(f not in allowed for f in loaded):
-        return None
-    if not set(file_names) <= {sanitise(Path(f).name) for f in loaded}:
-        return None
-    errors = [LoadError(p, m, f) for p, m, f in meta["errors"]]
-    if any(
-        e.path not in allowed or not _clean(e.message) or type(e.fatal) is not bool for e in errors
-    ):
-        return None
-    venues, years = data["venues"], data["years"]
-    offsets, source_files, source_index = (
-        data["source_offsets"],
-        data["source_files"],
-        data["source_index"],
-    )
-    expected = (
-        (venues, np.int32, count),
-        (years, np.int32, count),
-        (offsets, np.int64, count + 1),
-        (source_files, np.int32, None),
-        (source_index, np.int64, None),
-    )
-    for array, dtype, size in expected:
-        if array.dtype != dtype or array.ndim != 1 or (size is not None and array.size != size):
-            return None
-    n_sources = source_files.size
-    if (
-        source_index.size != n_sources
-        or offsets[0] != 0
-        or offsets[-1] != n_sources
-        or np.any(np.diff(offsets) < 1)  # every paper comes from somewhere
-        or (venues.size and (venues.min() < -1 or venues.max() >= len(venue_names)))
-        or np.any((years != 0) & ((years < 1900) | (years > 2099)))
-        or (n_sources and (source_files.min() < 0 or source_files.max() >= len(file_names)))
-        or (n_sources and source_index.min() < 1)
-    ):
-        return None
-    # ids: derived again, the same way as parsing (`corpus.paper_key`), never read
-    blake2b = hashlib.blake2b
-    from_bytes = int.from_bytes
-    keys = []
-    for abstract in abstracts:
-        if not abstract:
-            return None
-        if (
-            "  " in abstract
-            or abstract[0] == " "
-            or abstract[-1] == " "
-            # other whitespace: in ASCII only tab and newline pass `_UNSAFE_RE` (isascii is
-            # a flag test, `in` a memchr; the regex only for the rare non-ASCII abstract)
-            or ("\t" in abstract or "\n" in abstract)
-            or (not abstract.isascii() and _ODD_SPACE_RE.search(abstract) is not None)
-        ):
-            keys.append(paper_key(abstract))
-        else:
-            digest = blake2b(abstract.encode("utf-8"), digest_size=ID_LENGTH // 2).digest()
-            keys.append(from_bytes(digest, "big"))
-    if len(set(keys)) != count:
-        return None
-    venue_list = [None if c < 0 else venue_names[c] for c in venues.tolist()]
-    year_list = years.tolist()
-    offset_list = offsets.tolist()
-    all_sources = [
-        Source(file_names[f], n)
-        for f, n in zip(source_files.tolist(), source_index.tolist(), strict=True)
-    ]
-    rows = RowBatch()
-    for i in range(count):
-        rows.add(
-            keys[i],
-            abstracts[i],
-            titles[i],
-            all_sources[offset_list[i]],
-            venue=venue_list[i],
-            year=year_list[i] or None,
-        )
-        rows.more.extend((i, s) for s in all_sources[offset_list[i] + 1 : offset_list[i + 1]])
-    del abstracts, titles
     table = PaperTable()
-    for first in range(0, count, 5000):  # chunks of the loading batches' size
-        part = RowBatch()
-        for i in range(first, min(count, first + 5000)):
-            part.add(
-                rows.keys[i],
-                rows.abstracts[i],
-                rows.titles[i],
-                rows.sources[i],
-                venue=rows.venues[i],
-                year=rows.years[i],
-            )
-        table.extend(part)
-    for i, source in rows.more:
-        table.add_source(i, source)
-    return table, errors, [str(f) for f in loaded]
-
-
-def _clean(text: object) -> bool:
-    """Text as parsing leaves it: sanitised (no control or bidi character)."""
-    return isinstance(text, str) and _UNSAFE_RE.search(text) is None and "\0" not in text
+    try:
+        for _rows in opened.publish(table):
+            pass
+    except Exception:
+        return None
+    return table, opened.errors, opened.files
 
 
 def load_corpus_cached(
@@ -330,8 +521,7 @@ def load_corpus_cached(
     if key is not None:
         cached = load(cache_dir, key, builder.files)
         if cached is not None:
-            papers, file_errors, files = cached
-            adopt(corpus, papers, file_errors, files)
+            adopt(corpus, *cached)
             return corpus
     first_file_error = len(corpus.errors)
     for path in builder.files:

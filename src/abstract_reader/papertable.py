@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
 from .paper import Paper, Source
+from .text.sanitise import sanitise
 
 if TYPE_CHECKING:
     import numpy as np
@@ -208,6 +209,16 @@ class _IdIndex:
             return int(self.rows[at])
         return -1
 
+    def any_of(self, keys: Any) -> bool:
+        if not self.numpy:
+            return any(self.find(int(k)) >= 0 for k in keys.tolist())
+        import numpy as np
+
+        if not len(self.keys):
+            return False
+        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return bool(np.any(self.keys[at] == keys))
+
     def between(self, lo: int, hi: int) -> list[int]:
         """Rows whose key is in [lo, hi), in key order (hi may be 2**64)."""
         keys = self.keys
@@ -321,6 +332,14 @@ class PaperTable(Sequence[Paper]):
 
     @staticmethod
     def _text(data: Any, offsets: Any, j: int) -> str:
+        """One text, sanitised again if it has anything but printable characters (texts
+        are sanitised at ingest and checked when a cache is read; but a mapped cache file
+        could be written into after its check: this costs one C scan of the text)."""
+        text = str(memoryview(data)[int(offsets[j]) : int(offsets[j + 1])], "utf-8")
+        return text if text.isprintable() else sanitise(text)
+
+    @staticmethod
+    def _raw_text(data: Any, offsets: Any, j: int) -> str:
         return str(memoryview(data)[int(offsets[j]) : int(offsets[j + 1])], "utf-8")
 
     def _title(self, chunk: Chunk, i: int, j: int) -> str:
@@ -387,10 +406,11 @@ class PaperTable(Sequence[Paper]):
         """The abstracts as a sequence of strings, decoded when read."""
         return TextColumn(self, title=False)
 
-    def titles(self) -> list[str]:
-        """Every paper's title (derived or real), in corpus order."""
+    def titles(self, *, raw: bool = False) -> list[str]:
+        """Every paper's title (derived or real), in corpus order. ``raw``: as stored, not
+        sanitised again (for writing a cache, whose reading checks them)."""
         out: list[str] = []
-        text = self._text
+        text = self._raw_text if raw else self._text
         over = self._title_over
         for start, chunk in zip(self._starts, self._chunks, strict=True):
             data, offsets = chunk.titles, chunk.title_offsets
@@ -460,6 +480,14 @@ class PaperTable(Sequence[Paper]):
         with self._lock:
             self._index.merge(self)
             return self._index.find(key)
+
+    def any_of(self, keys: npt.NDArray[np.uint64]) -> bool:
+        """Is any of these keys loaded already?"""
+        if not self._n:
+            return False
+        with self._lock:
+            self._index.merge(self)
+            return self._index.any_of(keys)
 
     def index_of(self, paper_id: str) -> int:
         key = key_of(paper_id)
@@ -588,7 +616,9 @@ class PaperTable(Sequence[Paper]):
         """Remove rows (rare: records merged into dump papers); the others keep their order."""
         kept = [p for i, p in enumerate(self) if i not in rows]
         fresh = PaperTable(kept)
-        self._chunks, self._starts, self._n = fresh._chunks, fresh._starts, fresh._n
+        self._n = 0  # first: a reader in another thread sees no rows, then the new ones
+        self._chunks, self._starts = fresh._chunks, fresh._starts
+        self._n = fresh._n
         self._title_over, self._meta, self._more = fresh._title_over, fresh._meta, fresh._more
         self.venue_names, self._venue_codes = fresh.venue_names, fresh._venue_codes
         self.file_names, self._file_codes = fresh.file_names, fresh._file_codes

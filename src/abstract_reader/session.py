@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _SORT_FACTS: dict[str, frozenset[Dependency]] = {
     "title": frozenset({"meta"}),
     "year": frozenset({"meta"}),
-    "bookmarked": frozenset({"bookmarks"}),
+    "recent": frozenset({"bookmarks", "tags"}),
     "unread": frozenset({"read"}),
 }
 

@@ -68,6 +68,7 @@ _WORKER_WHAT = {
     "seen": "Noting what is new",
     "match": "Matching metadata",
     "candidates": "Looking for metadata candidates",
+    "like": "Preparing like: (similar papers)",
 }
 
 
@@ -239,23 +240,36 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load_in_thread(self, builder: CorpusBuilder) -> None:
-        from ...corpus_cache import adopt, key_for, load, save
+        from functools import partial
+
+        from ...corpus_cache import key_for, open_cache, save
         from ...sources import is_metadata_file
 
         call = self.app.call_from_thread
         total = len(builder.files)
+        corpus = builder.corpus
+        cache = self.cache_dir.with_name("corpus")
         # only dumps are cached (metadata records carry fields the cache does not keep), and
         # the cache must name exactly the dumps asked for
         dumps_only = not any(is_metadata_file(p) for p in builder.files)
         key = key_for(builder.files) if dumps_only else None
-        cached = load(self.cache_dir.with_name("corpus"), key, builder.files) if key else None
-        if cached is not None:  # the same dumps as last time: no parsing
-            adopt(builder.corpus, *cached)
-            call(self._papers_arrived, total, total)
-            call(self._all_loaded)
-            self._index_in_thread()
-            return
-        first_file_error = len(builder.corpus.errors)
+        opened = open_cache(cache, key, builder.files) if key else None
+        if opened is not None:  # the same dumps as last time: mapped, not parsed
+            try:
+                # rows show chunk by chunk as their texts and ids are checked
+                for _rows in opened.publish(corpus.papers):
+                    call(self._papers_arrived, 0, total)
+            except Exception:  # CacheRefused, or damage: what was shown goes, the dumps are parsed
+                call(corpus.papers.clear)  # on the UI thread: no row read half-cleared
+                call(self._papers_arrived, 0, total)
+            else:
+                corpus.errors.extend(opened.errors)
+                corpus.files.extend(opened.files)
+                call(self._papers_arrived, total, total)
+                call(self._all_loaded)
+                self._index_in_thread()
+                return
+        first_file_error = len(corpus.errors)
         call(self._papers_arrived, 0, total)
         for n, path in enumerate(builder.files, start=1):
             for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
@@ -263,13 +277,10 @@ class MainScreen(Screen[None]):
             call(self._papers_arrived, n, total)
         builder.finish()
         call(self._all_loaded)
-        if key is not None:
-            save(
-                self.cache_dir.with_name("corpus"),
-                key,
-                builder.corpus,
-                builder.corpus.errors[first_file_error:],
-            )
+        if key is not None:  # saved beside the index build, not before it
+            errors = corpus.errors[first_file_error:]
+            write = partial(save, cache, key, corpus, errors)
+            call(self.run_worker, write, thread=True, group="corpus-cache", exit_on_error=False)
         self._index_in_thread()
 
     def first_frame(self) -> None:
@@ -369,6 +380,16 @@ class MainScreen(Screen[None]):
         if self.session.query_text:
             self._run_filter()
         self._update_status()
+        self._prepare_like(index)
+
+    @work(thread=True, exclusive=True, group="like", exit_on_error=False)
+    def _prepare_like(self, index: SearchIndex) -> None:
+        """The similarity model of the index (idf, norms, each paper's words), built once in
+        the background, so that the first `m`, `like:#tag` or `like:ID` is as quick as the
+        next (a search that needs it first waits for this build, never builds it twice)."""
+        from ...search.similar import prepare
+
+        prepare(index)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:

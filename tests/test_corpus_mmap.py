@@ -1,0 +1,126 @@
+"""The corpus cache is mapped, not read: the table's columns are views of the file, its
+texts and ids are checked chunk by chunk, and a file that fails any check is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from abstract_reader.corpus import Corpus, CorpusBuilder, load_corpus
+from abstract_reader.corpus_cache import (
+    CacheRefused,
+    key_for,
+    load_corpus_cached,
+    open_cache,
+)
+from abstract_reader.papertable import PaperTable
+
+from .cache_edit import edit_cache, put_text
+from .conftest import write_dump
+
+
+def _facts(corpus: Corpus) -> list[tuple[object, ...]]:
+    return [
+        (p.id, p.abstract, p.title, p.title_derived, p.venue, p.year, p.sources)
+        for p in corpus.papers
+    ]
+
+
+def _dumps(tmp_path: Path, n: int = 12_000) -> list[Path]:
+    a = [f"Abstract {k} about topic {k % 89}, with words to spare." for k in range(n)]
+    first = write_dump(tmp_path / "a.txt", *a)
+    second = write_dump(tmp_path / "b.txt", *a[:50], "A paper only in b.", header=None)
+    return [first, second]
+
+
+def test_a_warm_corpus_is_the_cold_one_and_maps_its_columns(tmp_path: Path) -> None:
+    paths = _dumps(tmp_path)
+    cold = load_corpus_cached(paths, tmp_path / "cache", min_bytes=0)
+    key = key_for(paths)
+    assert key is not None
+    opened = open_cache(tmp_path / "cache", key, paths)
+    assert opened is not None
+    table = PaperTable()
+    published = [len(rows) for rows in opened.publish(table)]
+    assert published == [5000, 5000, 2001]  # chunk by chunk
+    chunk = table.chunks[0]
+    assert isinstance(chunk.abstracts, np.ndarray) and not chunk.abstracts.flags.owndata
+    warm = load_corpus_cached(paths, tmp_path / "cache", min_bytes=0)
+    assert _facts(warm) == _facts(cold) == _facts(load_corpus(paths))
+    assert [len(p.sources) for p in warm.papers[:51]] == [2] * 50 + [1]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "escape",
+        "bidi",
+        "offsets",
+        "offsets-past-end",
+        "split-character",
+        "repeated",
+        "year",
+        "source",
+        "bytes",
+    ],
+)
+def test_a_tampered_cache_is_refused_and_the_dumps_are_parsed(
+    tmp_path: Path, damage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _dumps(tmp_path)
+    cache = tmp_path / "cache"
+    fresh = load_corpus(paths)
+    load_corpus_cached(paths, cache, min_bytes=0)
+    (path,) = cache.glob("*.corpus")
+
+    def edit(arrays: dict[str, np.ndarray]) -> None:
+        row = 7000  # in the second chunk: the first one has passed when this one fails
+        if damage == "escape":
+            put_text(arrays, row, b"\x1b]52;c;")
+        elif damage == "bidi":
+            put_text(arrays, row, "\u202e".encode())
+        elif damage == "offsets":  # going backwards
+            arrays["abstract_offsets"][row] = arrays["abstract_offsets"][row + 1] + 1
+        elif damage == "offsets-past-end":
+            arrays["abstract_offsets"][-1] += 1
+        elif damage == "split-character":
+            put_text(arrays, row, "é".encode())
+            arrays["abstract_offsets"][row] += 1  # the cut falls inside "é"
+        elif damage == "repeated":  # a text made equal to another: the same id twice
+            a, b = arrays["abstract_offsets"][[row, row + 1]]
+            c = int(arrays["abstract_offsets"][row + 1])
+            d = int(arrays["abstract_offsets"][row + 2])
+            if d - c == b - a:
+                arrays["abstracts"][c:d] = arrays["abstracts"][a:b]
+            else:
+                arrays["abstract_offsets"][row + 1] = a  # an empty text
+        elif damage == "year":
+            arrays["years"][row] = 12
+        elif damage == "source":
+            arrays["files"][row] = 9
+        elif damage == "bytes":
+            put_text(arrays, row, b"\xff\xfe")
+
+    edit_cache(path, edit)
+    key = key_for(paths)
+    assert key is not None
+    opened = open_cache(cache, key, paths)
+    if opened is not None:  # what numpy checks at once passed: the chunk check refuses
+        table = PaperTable()
+        with pytest.raises(CacheRefused):
+            for _rows in opened.publish(table):
+                pass
+        assert len(table) == 5000  # the first chunk had been published
+    parsed: list[Path] = []
+    add_file = CorpusBuilder.add_file
+
+    def spy(self: CorpusBuilder, p: Path) -> int:
+        parsed.append(p)
+        return add_file(self, p)
+
+    monkeypatch.setattr(CorpusBuilder, "add_file", spy)
+    again = load_corpus_cached(paths, cache, min_bytes=0)
+    assert parsed == paths
+    assert _facts(again) == _facts(fresh)

@@ -1,0 +1,87 @@
+"""A warm start (the corpus cache present) maps the cache and shows rows chunk by chunk as
+they are checked: the same papers in the same order as a cold start, never a refused text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from abstract_reader.corpus import CorpusBuilder
+from abstract_reader.tui.screens.main import MainScreen
+
+from ..cache_edit import edit_cache, put_text
+from ..conftest import write_dump
+from .conftest import listed, make_app, settle
+
+WIDE = (140, 40)
+
+
+def _dump(tmp_path: Path) -> Path:
+    abstracts = [f"Abstract {n} on topic {n % 89}, checked chunk by chunk." for n in range(12_000)]
+    return write_dump(tmp_path / "big.txt", *abstracts)
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    seen: list[int] = []
+    original = MainScreen._papers_arrived
+
+    def spy(self: MainScreen, done: int, total: int) -> None:
+        seen.append(len(self.session.corpus.papers))
+        original(self, done, total)
+
+    monkeypatch.setattr(MainScreen, "_papers_arrived", spy)
+    monkeypatch.setattr("abstract_reader.tui.screens.main.SYNC_LOAD_BYTES", 0)
+    return seen
+
+
+async def _cold(tmp_path: Path, dump: Path) -> tuple[list[str], list[str]]:
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert app.main.loaded == 12_000
+        return app.session.corpus.papers.ids(), listed(app)
+
+
+def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("parsed instead of reading the cache")
+
+    monkeypatch.setattr(CorpusBuilder, "add_file_in_batches", refuse)
+
+
+async def test_a_warm_start_shows_rows_while_the_cache_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dump = _dump(tmp_path)
+    seen = _spy(monkeypatch)
+    cold_ids, cold_rows = await _cold(tmp_path, dump)
+    assert list((tmp_path / "corpus").glob("*.corpus"))  # saved beside the index build
+    seen.clear()
+    _no_parsing(monkeypatch)
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert app.session.corpus.papers.ids() == cold_ids  # the same papers, same order
+        assert listed(app) == cold_rows
+    assert 5000 in seen and 10_000 in seen  # rows arrived chunk by chunk
+    assert seen.index(5000) < seen.index(10_000) < seen.index(12_000)
+
+
+async def test_a_cache_refused_halfway_is_cleared_and_the_dump_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dump = _dump(tmp_path)
+    seen = _spy(monkeypatch)
+    cold_ids, cold_rows = await _cold(tmp_path, dump)
+    (path,) = (tmp_path / "corpus").glob("*.corpus")
+    edit_cache(path, lambda arrays: put_text(arrays, 11_000, b"\x1b[2J"))  # the last chunk
+    seen.clear()
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert app.session.corpus.papers.ids() == cold_ids
+        assert listed(app) == cold_rows
+        assert all("\x1b" not in p.abstract for p in app.session.corpus.papers)
+    assert 10_000 in seen and 0 in seen[seen.index(10_000) :]  # shown, cleared, parsed
