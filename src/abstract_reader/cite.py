@@ -132,15 +132,16 @@ _BIB_ESCAPES = {
 _MATH_SPAN = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
 
 
+_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.S)
+
+
 def _balanced(text: str) -> bool:
+    if "{" not in text and "}" not in text:
+        return True
     depth = 0
-    escaped = False
-    for ch in text:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == "{":
+    for match in _BRACE_OR_ESCAPE.finditer(text):
+        ch = match.group()
+        if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
@@ -173,6 +174,8 @@ _ACRONYM_PLURAL_RE = re.compile(r"^([A-Z][A-Z0-9]+)(s)$")
 
 
 def _escape_plain(text: str, keep_braces: bool, protect: bool, first: bool) -> str:
+    if not protect:  # words and the gaps between them are escaped alike
+        return _escape_chars(text, keep_braces)
     out: list[str] = []
     depth = 0
     title_case = _title_case(text) if protect else False
