@@ -288,7 +288,7 @@ def test_permission_denied_even_as_root(tmp_path: Path) -> None:
     good = _good(base)
     # import everything as root (the interpreter lives in root's home), then drop to nobody
     script = (
-        "import os,sys,sqlite3,json,textwrap,shutil,argparse,gettext,locale,errno,stat;"
+        "import os,sys,sqlite3,json,textwrap,shutil,argparse,gettext,locale,errno,stat,mmap;"
         "import abstract_reader.cli, abstract_reader.corpus, abstract_reader.library,"
         " abstract_reader.cite, abstract_reader.text, abstract_reader.paths;"
         "abstract_reader.cli.build_parser();gettext.translation('x',fallback=True);"

@@ -132,15 +132,16 @@ _BIB_ESCAPES = {
 _MATH_SPAN = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
 
 
+_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.S)
+
+
 def _balanced(text: str) -> bool:
+    if "{" not in text and "}" not in text:
+        return True
     depth = 0
-    escaped = False
-    for ch in text:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == "{":
+    for match in _BRACE_OR_ESCAPE.finditer(text):
+        ch = match.group()
+        if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
@@ -173,21 +174,24 @@ _ACRONYM_PLURAL_RE = re.compile(r"^([A-Z][A-Z0-9]+)(s)$")
 
 
 def _escape_plain(text: str, keep_braces: bool, protect: bool, first: bool) -> str:
+    if not protect:  # words and the gaps between them are escaped alike
+        return _escape_chars(text, keep_braces)
     out: list[str] = []
     depth = 0
     title_case = _title_case(text) if protect else False
     pos = 0
     index = 0 if first else 1
+    last = ""  # the last character before the current word that is not a space
     for match in _WORD_RE.finditer(text):
-        out.append(_escape_chars(text[pos : match.start()], keep_braces))
-        for ch in text[pos : match.start()]:
-            if keep_braces and ch == "{":
-                depth += 1
-            elif keep_braces and ch == "}":
-                depth -= 1
+        gap = text[pos : match.start()]
+        out.append(_escape_chars(gap, keep_braces))
+        if keep_braces:
+            depth += gap.count("{") - gap.count("}")
+        if stripped := gap.rstrip():
+            last = stripped[-1]
         word = match.group()
-        before = text[: match.start()].rstrip()
-        sentence_start = index == 0 or before.endswith((":", ".", "?", "!"))
+        sentence_start = index == 0 or last in _SENTENCE_ENDS
+        last = word[-1]
         if protect and depth == 0 and _needs_protection(word, title_case, sentence_start):
             plural = _ACRONYM_PLURAL_RE.match(word)
             out.append(f"{{{plural.group(1)}}}s" if plural else f"{{{word}}}")
@@ -199,8 +203,13 @@ def _escape_plain(text: str, keep_braces: bool, protect: bool, first: bool) -> s
     return "".join(out)
 
 
+_SENTENCE_ENDS = frozenset(":.?!")
+_ESCAPE_TABLE = str.maketrans(_BIB_ESCAPES)
+_ESCAPE_TABLE_KEEP_BRACES = str.maketrans({k: v for k, v in _BIB_ESCAPES.items() if k not in "{}"})
+
+
 def _escape_chars(text: str, keep_braces: bool) -> str:
-    return "".join(ch if keep_braces and ch in "{}" else _BIB_ESCAPES.get(ch, ch) for ch in text)
+    return text.translate(_ESCAPE_TABLE_KEEP_BRACES if keep_braces else _ESCAPE_TABLE)
 
 
 _SMALL_WORDS = {

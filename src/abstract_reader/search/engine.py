@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -378,7 +378,7 @@ class SearchIndex:
                     ids = library.ids_with_tag(value[1:])
                 else:
                     ids = library.ids_with_state(value[3:])
-                seeds = [p for p in map(self._position, ids) if p is not None]
+                seeds = sorted(self.corpus.papers.rows_of(ids))
                 ranking = model.like_set_cached(seeds)
                 name = value if value.startswith("#") else f"{value[3:]} papers"
                 names.append(name if seeds else f"{name} (none)")
@@ -495,18 +495,18 @@ class SearchIndex:
         elif term.value == "unread":
             ids = library.ids_with_state("read")
             mask[:] = True
-            for paper_id in ids:
-                pos = self._position(paper_id)
-                if pos is not None:
-                    mask[pos] = False
+            mask[self._rows_of(ids)] = False
             return mask
         else:
             ids = library.ids_with_state(term.value)
-        for paper_id in ids:
-            pos = self._position(paper_id)
-            if pos is not None:
-                mask[pos] = True
+        mask[self._rows_of(ids)] = True
         return mask
+
+    def _rows_of(self, ids: Iterable[str]) -> IntArray:
+        """The positions of these papers (the loaded ones; rows past this index's papers,
+        loaded after it was built, are left out)."""
+        rows = np.array(self.corpus.papers.rows_of(ids), dtype=np.int64)
+        return rows[rows < self.n]
 
     def _doc_with_prefix(self, prefix: str) -> int | None:
         """The one paper whose id starts with ``prefix`` (at least 4 digits), else None.
@@ -527,12 +527,6 @@ class SearchIndex:
         lo = bisect.bisect_left(ids, prefix)
         hi = bisect.bisect_left(ids, prefix + "g")  # "g": after every hex digit
         return order[lo:hi]
-
-    def _position(self, paper_id: str) -> int | None:
-        try:
-            return self.corpus.index_of(paper_id)
-        except KeyError:
-            return None
 
     def match_word(self, word: Word, title: bool = False) -> WordMatch:
         key = ("t" if title else "a", title, word)

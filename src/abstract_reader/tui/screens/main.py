@@ -260,8 +260,7 @@ class MainScreen(Screen[None]):
                 for _rows in opened.publish(corpus.papers):
                     call(self._papers_arrived, 0, total)
             except Exception:  # CacheRefused, or damage: what was shown goes, the dumps are parsed
-                call(corpus.papers.clear)  # on the UI thread: no row read half-cleared
-                call(self._papers_arrived, 0, total)
+                call(self._papers_cleared, total)
             else:
                 corpus.errors.extend(opened.errors)
                 corpus.files.extend(opened.files)
@@ -312,6 +311,12 @@ class MainScreen(Screen[None]):
     def _indexing(self, done: int, total: int) -> None:
         self.index_progress = (done, total)
         self._update_status()
+
+    def _papers_cleared(self, files_total: int) -> None:
+        """The rows of a refused cache go, in one step on the UI thread: no frame is drawn
+        between the corpus emptied and the list told so."""
+        self.session.corpus.papers.clear()
+        self._papers_arrived(0, files_total)
 
     def _papers_arrived(self, files_done: int, files_total: int) -> None:
         self.load_progress = (files_done, files_total)
