@@ -58,3 +58,18 @@ async def test_a_paper_tagged_elsewhere_moves_to_the_top(tmp_path: Path) -> None
         await until(pilot, lambda: _rows(app)[1] != tagged)
         assert _rows(app) == [bookmarked] + [pid for pid in dump_order if pid != bookmarked]
         assert app.query_one(PaperList).current_id == kept
+
+
+async def test_the_order_saved_under_its_old_name_still_applies(tmp_path: Path) -> None:
+    """A library written before `recent` existed says `sort = bookmarked`: the reader starts
+    in the recent order, not in relevance."""
+    db = tmp_path / "lib.sqlite3"
+    with Library(db) as lib:
+        lib.set_setting("sort", "bookmarked")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        bookmarked = app.session.corpus.papers[40].id
+        assert cli("bookmark", bookmarked, db=db).returncode == 0
+        await until(pilot, lambda: _rows(app)[0] == bookmarked)
+        assert "sorted by recently tagged or bookmarked" in _status(app)

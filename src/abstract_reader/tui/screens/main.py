@@ -29,7 +29,7 @@ from ...corpus import CorpusBuilder, LoadError, Paper
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
 from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
-from ...sorting import SORTS
+from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise
 from ..commands import COMMANDS, bindings
 from ..widgets.paper_list import PaperList, Row
@@ -200,7 +200,7 @@ class MainScreen(Screen[None]):
         query = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
         self.session.set_query(query)
         self._restore_paper = self.library.setting("paper")
-        sort = self.library.setting("sort", "relevance") or "relevance"
+        sort = canonical_sort(self.library.setting("sort", "relevance") or "relevance")
         self.session.sort = sort if sort in SORTS else "relevance"
         if query:
             self._fill_filter(query, run=False)
