@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree
 
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, OptionList, Static, TextArea
 
 from abstract_reader.corpus import Corpus
 from abstract_reader.library import Library
@@ -423,6 +423,26 @@ async def test_tag_list_filters_to_a_tag(tmp_path: Path) -> None:
             app.session.corpus.papers[3].title,
             app.session.corpus.papers[7].title,
         ]
+
+
+async def test_tag_list_shows_a_tag_with_a_space_as_one_tag(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper = app.session.corpus.papers[5]
+        app.library.add_tags([paper.id], ["reading list"])
+        await pilot.press("T")
+        assert isinstance(app.screen, TagList)
+        options = app.screen.query_one("#taglist", OptionList)
+        label = str(options.get_option_at_index(0).prompt)
+        assert label.split()[-2:] == ['#"reading', 'list"'], label  # as the rows show it
+        await pilot.press("d")
+        message = str(app.screen.query_one("#taglist-message", Static).render())
+        assert '#"reading list"' in message
+        await pilot.press("escape")
+        await pilot.press("T", "enter")
+        await settle(app, pilot)
+        assert listed(app) == [paper.title]
 
 
 async def test_copy_without_any_clipboard_shows_the_text(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

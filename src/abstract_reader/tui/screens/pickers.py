@@ -16,6 +16,7 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...cite import FORMAT_NAMES, FORMATS
+from ..widgets.paper_list import tag_label
 
 
 class CitePicker(ModalScreen[tuple[str, bool] | None]):
@@ -116,7 +117,7 @@ class TagList(ModalScreen[TagAction | None]):
                 yield OptionList(
                     *[
                         Option(
-                            Content.assemble((f"{count:>{width}}  ", "$text-muted"), "#" + name),
+                            Content.assemble((f"{count:>{width}}  ", "$text-muted"), tag_label(name)),
                             id=name,
                         )
                         for name, count in self.counts
@@ -181,7 +182,7 @@ class TagList(ModalScreen[TagAction | None]):
         self._confirm_delete = tag
         count = dict(self.counts)[tag]
         self.query_one("#taglist-message", Static).update(
-            Content(f"Press d again to remove #{tag} from {count} paper(s).").stylize(
+            Content(f"Press d again to remove {tag_label(tag)} from {count} paper(s).").stylize(
                 "$text-warning"
             )
         )
