@@ -256,6 +256,29 @@ def test_load_problems_are_counted_one_way(tmp_path: Path) -> None:
     assert clean.returncode == 0 and clean.stderr == ""
 
 
+def test_an_export_of_no_paper_leaves_the_file_alone(tmp_path: Path) -> None:
+    """A query matching nothing would empty an existing export: refused, exit 1, one line."""
+    out = tmp_path / "out.bib"
+    out.write_bytes(b"@misc{mine, title={Kept}}\n")
+    for force in ((), ("--force",)):
+        result = cli(
+            "export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(out), *force, db=tmp_path / "l.db"
+        )
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"abstract-reader: nothing to export: no paper matches; {out} not written"
+        ]
+        assert out.read_bytes() == b"@misc{mine, title={Kept}}\n"
+    fresh = tmp_path / "new.bib"
+    assert (
+        cli(
+            "export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(fresh), db=tmp_path / "l.db"
+        ).returncode
+        == 1
+    )
+    assert not fresh.exists()
+
+
 @pytest.mark.parametrize("query", ["is:bookmarkd", "robust is:nosuch"])
 def test_a_query_with_a_bad_part_is_a_usage_error_not_every_paper(
     tmp_path: Path, query: str

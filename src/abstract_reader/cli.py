@@ -751,6 +751,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     records = _records(corpus, library, args)
     with_abstract = _with_abstract(args, library)
     if args.output and args.output != "-":
+        if not records:  # an export of nothing would empty the file (an old export, say)
+            raise Failure(f"nothing to export: no paper matches; {args.output} not written")
         try:  # the reader's export dialog writes through the same function
             export_to_file(
                 records,
