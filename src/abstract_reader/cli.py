@@ -697,6 +697,12 @@ def cmd_meta(args: argparse.Namespace) -> int:
                     year=args.year if args.year is not None else base.year,
                 ),
             )
+            if args.url:  # saved as given, but said now rather than only when `O` refuses it
+                from .text.links import refusal
+
+                why = refusal(args.url)
+                if why:
+                    _error(f"warning: --url is saved, but the reader will not open it: {why}")
         meta = library.snapshot.metadata.get(pid, Metadata())
         return (
             "\n".join(
