@@ -154,6 +154,27 @@ def test_tag_bookmark_read_note_meta_round_trip(seeds: Corpus, db: Path) -> None
     assert "no metadata" in cleared.stdout
 
 
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ('https://example.org/a b"c<d>', "it contains a space or line break"),
+        ("javascript:alert(1)", "only http and https links are opened, not javascript:"),
+    ],
+)
+def test_meta_url_the_reader_would_refuse_is_saved_with_a_warning(
+    seeds: Corpus, db: Path, url: str, why: str
+) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    result = cli("meta", rse.id[:8], "--url", url, db=db)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"abstract-reader: warning: --url is saved, but the reader will not open it: {why}"
+    ]
+    assert cli("meta", rse.id[:8], db=db).stdout.startswith(f"url:      {url}")
+    good = cli("meta", rse.id[:8], "--url", "https://example.org/paper", db=db)
+    assert good.returncode == 0 and good.stderr == ""
+
+
 def test_tags_lists_counts_and_orphans(seeds: Corpus, db: Path, tmp_path: Path) -> None:
     a, b = seeds.papers[0], seeds.papers[1]
     cli("tag", a.id, "x", db=db)
@@ -254,6 +275,29 @@ def test_load_problems_are_counted_one_way(tmp_path: Path) -> None:
     assert len(only_warned.stderr.splitlines()) == 1 and "warning: " in only_warned.stderr
     clean = cli("list", "-d", str(good))
     assert clean.returncode == 0 and clean.stderr == ""
+
+
+def test_an_export_of_no_paper_leaves_the_file_alone(tmp_path: Path) -> None:
+    """A query matching nothing would empty an existing export: refused, exit 1, one line."""
+    out = tmp_path / "out.bib"
+    out.write_bytes(b"@misc{mine, title={Kept}}\n")
+    for force in ((), ("--force",)):
+        result = cli(
+            "export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(out), *force, db=tmp_path / "l.db"
+        )
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"abstract-reader: nothing to export: no paper matches; {out} not written"
+        ]
+        assert out.read_bytes() == b"@misc{mine, title={Kept}}\n"
+    fresh = tmp_path / "new.bib"
+    assert (
+        cli(
+            "export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(fresh), db=tmp_path / "l.db"
+        ).returncode
+        == 1
+    )
+    assert not fresh.exists()
 
 
 @pytest.mark.parametrize("query", ["is:bookmarkd", "robust is:nosuch"])

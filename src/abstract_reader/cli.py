@@ -697,6 +697,12 @@ def cmd_meta(args: argparse.Namespace) -> int:
                     year=args.year if args.year is not None else base.year,
                 ),
             )
+            if args.url:  # saved as given, but said now rather than only when `O` refuses it
+                from .text.links import refusal
+
+                why = refusal(args.url)
+                if why:
+                    _error(f"warning: --url is saved, but the reader will not open it: {why}")
         meta = library.snapshot.metadata.get(pid, Metadata())
         return (
             "\n".join(
@@ -751,6 +757,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     records = _records(corpus, library, args)
     with_abstract = _with_abstract(args, library)
     if args.output and args.output != "-":
+        if not records:  # an export of nothing would empty the file (an old export, say)
+            raise Failure(f"nothing to export: no paper matches; {args.output} not written")
         try:  # the reader's export dialog writes through the same function
             export_to_file(
                 records,

@@ -11,7 +11,7 @@ from typing import Any
 import bibtexparser
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
 
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.export import ExportDialog
@@ -227,3 +227,61 @@ async def test_esc_cancels_and_writes_nothing(
         await pilot.press("enter")
         assert (await _exported(app, pilot)).endswith("papers.bib")
         assert (tmp_path / "papers.bib").is_file()
+
+
+async def test_an_empty_view_is_not_exported_and_the_file_is_left_alone(tmp_path: Path) -> None:
+    """0 papers would empty papers.bib (after "Overwrite? y"): refused, with one line."""
+    target = tmp_path / "papers.bib"
+    target.write_bytes(b"@misc{mine, title={Kept}}\n")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "zzzzqq")
+        await pilot.press("enter")
+        assert len(app.query_one(PaperList).source) == 0
+        await _open_dialog(app, pilot)
+        await _type_path(pilot, target)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Nothing to export" in _message(app))
+        assert _message(app) == "Nothing to export: the view is empty. Nothing was written."
+        await pilot.press("ctrl+s")  # and again, not an overwrite question
+        await pilot.pause()
+        assert "Overwrite" not in _message(app) and isinstance(app.screen, ExportDialog)
+        await app.workers.wait_for_complete()
+        assert target.read_bytes() == b"@misc{mine, title={Kept}}\n"
+        assert not [n for n in app._notifications if n.message.startswith("Exported")]
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ExportDialog))
+        assert target.read_bytes() == b"@misc{mine, title={Kept}}\n"
+
+
+async def test_a_message_about_another_file_or_format_goes_when_it_changes(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await _open_dialog(app, pilot)
+        await _type_path(pilot, "/nonexistent/x.bib")
+        await pilot.press("enter")
+        await until(pilot, lambda: "nonexistent" in _message(app))
+        await _type_path(pilot, tmp_path / "x.bib")  # another file: the error was not about it
+        await until(pilot, lambda: _message(app) == "")
+        # "Not exported; …/papers.bib is unchanged." goes when the format changes the name
+        target = tmp_path / "papers.bib"
+        target.write_bytes(b"mine\n")
+        await _type_path(pilot, target)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Overwrite papers.bib? y/n" in _message(app))
+        await pilot.press("n")
+        await until(pilot, lambda: "unchanged" in _message(app))
+        await pilot.press("shift+tab", "shift+tab")  # the papers, then the format
+        assert app.screen.focused is app.screen.query_one("#export-format", Select)
+        await pilot.press("enter", "down", "down", "down", "enter")  # BibTeX → … → CSV
+        await until(
+            pilot, lambda: app.screen.query_one("#export-path", Input).value.endswith(".csv")
+        )
+        preview = str(app.screen.query_one("#export-preview", Static).render())
+        assert preview.endswith("papers.csv")
+        await until(pilot, lambda: _message(app) == "")
+        assert target.read_bytes() == b"mine\n"

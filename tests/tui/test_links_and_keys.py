@@ -282,3 +282,68 @@ async def test_the_footer_shows_the_filters_own_keys_while_it_has_focus(tmp_path
         await pilot.press("escape")  # the footer's Esc does what it says
         await pilot.pause()
         assert app.query_one(PaperList).has_focus and "Bookmark" in footer()
+
+
+def _browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    opened: list[str] = []
+
+    def fake_open(url: str, *args: object, **kwargs: object) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr("webbrowser.open", fake_open)
+    return opened
+
+
+@pytest.mark.parametrize(
+    ("meta", "expected", "what"),
+    [
+        (Metadata(url="https://example.org/a b", doi="10.1/x"), "https://doi.org/10.1/x", "DOI"),
+        (Metadata(url="javascript:alert(1)", doi="10.5/y"), "https://doi.org/10.5/y", "DOI"),
+    ],
+)
+async def test_capital_o_opens_the_next_safe_link_when_the_url_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, meta: Metadata, expected: str, what: str
+) -> None:
+    opened = _browser(monkeypatch)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        app.library.set_metadata(paper_id, meta)
+        await pilot.press("O")
+        await settle(app, pilot)
+        assert opened == [expected]
+        [message] = [n.message for n in app._notifications]
+        assert message.startswith(f"Opened the {what}, {expected} (the URL was refused: ")
+        assert ("space" in message) or ("not javascript:" in message)
+
+
+async def test_capital_o_opens_the_link_in_the_abstract(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No URL, DOI or arXiv id, but the abstract has an underlined link: `O` opens it; and
+    after a refused URL too."""
+    opened = _browser(monkeypatch)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "VeriStressGT")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        link = "https://github.com/NeurIPSAnon12345/VeriStressGT.git"
+        await pilot.press("O")
+        await settle(app, pilot)
+        assert opened == [link]
+        assert [n.message for n in app._notifications] == [
+            f"Opened the link in the abstract, {link}"
+        ]
+        paper_id = app.query_one(PaperList).current_id or ""
+        app.library.set_metadata(paper_id, Metadata(url="https://example.org/a b"))
+        await pilot.press("O")
+        await settle(app, pilot)
+        assert opened == [link, link]
+        assert [n.message for n in app._notifications][-1] == (
+            f"Opened the link in the abstract, {link} "
+            "(the URL was refused: it contains a space or line break)"
+        )

@@ -866,3 +866,36 @@ async def test_metadata_fields_never_merge_in_a_burst(tmp_path: Path) -> None:
         await settle(app, pilot)
         assert app.screen.query_one("#meta-title", Input).value == "Zz"
         assert app.screen.query_one("#meta-authors", Input).value == "Ada"
+
+
+async def test_metadata_editor_warns_about_a_url_o_would_refuse(tmp_path: Path) -> None:
+    """`javascript:…` is not saved on the first Enter: one line says why `O` would refuse
+    it; Enter again keeps it as typed; a changed URL is checked afresh."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        await pilot.press("e")
+        assert isinstance(app.screen, MetadataEditor)
+        await pilot.press("tab", "tab", *"javascript:alert(1)", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MetadataEditor)
+        message = str(app.screen.query_one("#meta-error", Static).render())
+        assert message == (
+            "O will not open this URL: only http and https links are opened, not javascript:. "
+            "Save again to keep it anyway."
+        )
+        assert paper_id not in app.library.snapshot.metadata
+        await pilot.press("backspace")  # javascript:alert(1 — another URL: warned again
+        await until(pilot, lambda: str(app.screen.query_one("#meta-error", Static).render()) == "")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, MetadataEditor)
+        assert "O will not open" in str(app.screen.query_one("#meta-error", Static).render())
+        await pilot.press("ctrl+s")  # insisting saves it
+        await until(pilot, lambda: not isinstance(app.screen, MetadataEditor))
+        assert app.library.snapshot.metadata[paper_id].url == "javascript:alert(1"
+        # a good URL saves at once
+        await pilot.press("e", "tab", "tab", "ctrl+u", *"https://example.org/p", "enter")
+        await until(pilot, lambda: not isinstance(app.screen, MetadataEditor))
+        assert app.library.snapshot.metadata[paper_id].url == "https://example.org/p"

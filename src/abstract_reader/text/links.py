@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
@@ -113,3 +114,26 @@ def find_links(text: str) -> list[FoundLink]:
             continue
         found.append(FoundLink(start, end, url))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChoice:
+    """What `O` opens of a paper's links: the first one ``web_link`` accepts."""
+
+    what: str | None  #: "URL", "DOI", … of the link opened; None when none is safe
+    url: str | None  #: its safe form
+    refused: tuple[tuple[str, str, str], ...]  #: (what, link, why) of the ones passed over
+
+
+def choose_link(candidates: Sequence[tuple[str, str]]) -> LinkChoice:
+    """The first of ``candidates`` ((what, link) in the order they are tried) that is a safe
+    web link, with the refused ones before it."""
+    refused: list[tuple[str, str, str]] = []
+    for what, link in candidates:
+        try:
+            safe = web_link(link)
+        except LinkRefused as exc:
+            refused.append((what, link, str(exc)))
+            continue
+        return LinkChoice(what, safe, tuple(refused))
+    return LinkChoice(None, None, tuple(refused))

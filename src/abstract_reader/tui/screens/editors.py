@@ -17,6 +17,7 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
+from ...text.links import refusal
 from ..widgets.paper_list import tag_label
 
 if TYPE_CHECKING:
@@ -242,6 +243,7 @@ class MetadataEditor(_Editor[Metadata]):
         self.looking = looking
         self.candidates: list[Candidate] = []
         self.used: int | None = None  #: the candidate the fields were filled with
+        self._url_warned: str | None = None  #: the refused URL the user was warned about
 
     def compose(self) -> ComposeResult:
         m = self.meta
@@ -343,10 +345,23 @@ class MetadataEditor(_Editor[Metadata]):
     def _submitted(self) -> None:
         self.action_save()
 
+    @on(Input.Changed, "#meta-url")
+    def _url_changed(self) -> None:
+        if self._url_warned is not None:  # the warning was about another URL
+            self._url_warned = None
+            self.query_one("#meta-error", Static).update(Content(""))
+
     def action_save(self) -> None:
         edited = self._edited()
         if isinstance(edited, str):
             self.query_one("#meta-error", Static).update(Content(edited).stylize("$text-error"))
+            return
+        url = edited.url
+        if url and url != self._url_warned and (why := refusal(url)):
+            # a link `O` and the paper view would refuse: said before it is saved; saving
+            # again (the URL unchanged) keeps it as typed
+            self._url_warned = url
+            self.warn(f"O will not open this URL: {why}. Save again to keep it anyway.")
             return
         self.dismiss(edited)
 

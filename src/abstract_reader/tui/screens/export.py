@@ -181,8 +181,11 @@ class ExportDialog(_Editor[str]):
 
     @on(Select.Changed, "#export-what")
     def _changed(self) -> None:
-        if self._asking is not None:  # the question was about another file or format
-            self._asking = None
+        # A question, an error or "Not exported; … is unchanged" was about the file, format
+        # or papers chosen before: it goes, so the dialog never speaks of another file.
+        # ("Exporting…" stays while a write runs: its outcome is said when it ends.)
+        self._asking = None
+        if self._writing is None:
             self._say("")
         self._preview()
 
@@ -220,7 +223,21 @@ class ExportDialog(_Editor[str]):
         if str(path) == "-":
             self._say("- (standard output) is for the export command; give a file name.")
             return
+        if self._nothing_to_export():
+            return
         self._run(ExportRequest(self._format(), self._what(), path, force=False))
+
+    def _nothing_to_export(self) -> bool:
+        """An export of no papers would write an empty file (or empty an existing one): it is
+        refused, with one line, and nothing is written."""
+        paper_set = self.sets[self._what()]
+        if paper_set.count > 0:
+            return False
+        if paper_set.key == "marked":
+            self._say("Nothing to export: no marked papers. Nothing was written.")
+        else:
+            self._say("Nothing to export: the view is empty. Nothing was written.")
+        return True
 
     def action_answer(self, yes: bool) -> None:
         request = self._asking

@@ -1289,37 +1289,59 @@ class MainScreen(Screen[None]):
         self._copy("\n\n".join(parts) if kind == "abstract" else "\n".join(parts), what)
 
     def action_open_link(self) -> None:
+        """The paper's URL, else its DOI, its arXiv page, the first link in its abstract (the
+        ones the paper view underlines): the first that is a safe web link (text/links.py).
+        A refused URL is named with its reason, whether another link was opened or none."""
         paper = self.current_paper()
         if paper is None:
             return
         from ...text import escape_for_terminal
-        from ...text.links import LinkRefused, web_link
+        from ...text.links import choose_link, doi_link, find_links
 
-        link = self.session.link_of(paper)
-        if link is None:
+        meta = self.session.metadata(paper)
+        candidates: list[tuple[str, str]] = []
+        if meta.url:
+            candidates.append(("URL", meta.url))
+        if meta.doi:
+            candidates.append(("DOI", doi_link(meta.doi)))  # as the paper view links it
+        if meta.eprint:
+            candidates.append(("arXiv page", "https://arxiv.org/abs/" + meta.eprint))
+        shown_abstract = render(paper.abstract, DISPLAY_LIMIT).text[:DISPLAY_LIMIT]
+        candidates += [("link in the abstract", link.url) for link in find_links(shown_abstract)]
+        choice = choose_link(candidates)
+        if not candidates:
             self.notify(
                 "No web link known for this paper: e sets a URL or DOI.", severity="warning"
             )
             return
-        try:
-            safe = web_link(link)  # what the paper view links to, too
-        except LinkRefused as exc:
+        if choice.url is None or choice.what is None:
+            _what, link, why = choice.refused[0]
             shown = escape_for_terminal(link if len(link) <= 60 else link[:59] + "…")
             self.notify(
-                f"Link refused, not opened: {shown} — {exc}. e sets another URL.",
+                f"Link refused, not opened: {shown} — {why}. e sets another URL.",
                 severity="warning",
                 markup=False,
             )
             return
-        self._open_in_browser(safe)
+        note = ""
+        if choice.refused:
+            what, _link, why = choice.refused[0]
+            note = f" (the {what} was refused: {why})"
+        if choice.refused or choice.what == "link in the abstract":
+            self._open_in_browser(choice.url, f"the {choice.what}, ", note)
+        else:
+            self._open_in_browser(choice.url)
 
     @work(thread=True, group="browser", exit_on_error=False)
-    def _open_in_browser(self, url: str) -> None:
+    def _open_in_browser(self, url: str, what: str = "", note: str = "") -> None:
         """Through ``webbrowser``, so ``$BROWSER`` is honoured."""
         import webbrowser
 
         opened = webbrowser.open(url)
-        message = f"Opened {url}" if opened else f"No web browser could open {url}"
+        if opened:
+            message = f"Opened {what}{url}{note}"
+        else:
+            message = f"No web browser could open {what}{url}{note}"
         self.app.call_from_thread(
             self.notify, message, severity="information" if opened else "warning", markup=False
         )
