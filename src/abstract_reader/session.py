@@ -209,8 +209,26 @@ class Session:
     @property
     def search_text(self) -> str:
         """The query as searched: each ``@name`` replaced by its saved search (an unknown
-        one left out and said in the status line)."""
+        one left out, said in the status line, and the query then matches nothing)."""
         return self._expansion()[0]
+
+    @property
+    def unknown_saved(self) -> tuple[str, ...]:
+        """The ``@name``s of the query that name no saved search: the query matches nothing
+        (as the CLI refuses it), and the status line says them."""
+        return self._expansion()[1] if self.query_text.strip() else ()
+
+    @property
+    def filters(self) -> bool:
+        """Is there a query to run (words, or an ``@name``, known or not)?"""
+        return bool(self.search_text.strip() or self.unknown_saved)
+
+    def take_result(self, result: SearchResult | None) -> None:
+        """The result of the current query becomes the rows' source; with an unknown saved
+        search in the query, nothing matches."""
+        if result is not None and self.unknown_saved:
+            result = result.matching_nothing()
+        self.result = result
 
     def _expansion(self) -> tuple[str, tuple[str, ...]]:
         if self._expanded is None:
@@ -439,7 +457,7 @@ class Session:
         if self.result is not None and self.result.ranked_like:  # like: (with its words)
             words = self.result.like_words
             parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
-        unknown = self._expansion()[1] if self.query_text.strip() else ()
+        unknown = self.unknown_saved
         if unknown:
             parts.append("no saved search " + ", ".join("@" + name for name in unknown))
         if self.result is not None and self.result.query.ignored:

@@ -543,8 +543,7 @@ class MainScreen(Screen[None]):
         self._generation += 1
         self._keep_position = keep_position
         session = self.session
-        text = session.search_text  # @name: the saved search's text
-        if not text.strip():
+        if not session.filters:  # @name: the saved search's text; an unknown one: nothing
             self._show_result(None, self._generation)
             return
         if session.index is None:
@@ -589,7 +588,7 @@ class MainScreen(Screen[None]):
         if self._search_again:  # keys came meanwhile: the newest query, now
             self._search_again = False
             index = self.session.index
-            if index is not None and self.session.search_text.strip():
+            if index is not None and self.session.filters:
                 self._start_search(index)
 
     def _search_failed(self, error: BaseException) -> None:
@@ -604,7 +603,7 @@ class MainScreen(Screen[None]):
         current = self._restore_paper or paper_list.current_id  # the saved paper, at start
         old_cursor = paper_list.cursor
         self._restore_paper = None
-        self.session.result = result
+        self.session.take_result(result)
         self.session.apply_sort(self.loaded)
         position: int | None
         if result is None:
