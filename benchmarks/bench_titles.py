@@ -66,6 +66,7 @@ def _derive_at(rev: str) -> Callable[[str], str]:
     spec = importlib.util.spec_from_file_location("titles_at_rev", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # @dataclass looks its module up there
     spec.loader.exec_module(module)
     derive: Callable[[str], str] = module.derive_title
     return derive

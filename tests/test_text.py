@@ -255,3 +255,51 @@ def test_titles_read_through_any_whitespace(space: str) -> None:
     assert derive_title(abstract).startswith("FooNet")
     abstract = f"Graphs are hard. This paper{space}also{space}introduces BarNet for graphs."
     assert derive_title(abstract).startswith("BarNet")
+
+
+@pytest.mark.parametrize(
+    ("abstract", "title"),
+    [
+        # the paragraph starts with its own title; "https:" is no "Name: description" colon
+        (
+            "Linked Paper One: Testing URLs in abstracts. We release code at"
+            " https://example.org/x and more.",
+            "Linked Paper One",
+        ),
+        # "Title: sentence" gives the title whatever its length (3 words as well as 5)
+        ("A Paper In My List: This abstract is about lists.", "A Paper In My List"),
+        ("Another Listed Paper: Diffusion models are studied.", "Another Listed Paper"),
+        # a URL is never part of a title ("Code at https" / "Benchmark at http" before)
+        ("Graphs are hard. We release code at https://example.org/x and more.", "Graphs are hard"),
+        (
+            "Graphs are hard to search. We release a benchmark at http://example.org/b for them.",
+            "Graphs are hard to search",
+        ),
+        (
+            "Graphs are hard. We propose FooNet, a graph tool at https://x.org/y for graphs.",
+            "FooNet: Graph tool",
+        ),
+        (
+            "Graphs are hard. We propose a tool, called FooTool at https://x.org/y, for all.",
+            "FooTool",
+        ),
+        # the colon of "e.g.:", a time or a ratio does not end a clause
+        (
+            "Many graph methods exist e.g.: spectral ones and spatial ones.",
+            "Many graph methods exist e.g.: spectral ones and spatial ones",
+        ),
+        (
+            "We study meetings held at 10:30 in the morning across offices.",
+            "Meetings held at 10:30 in the morning across offices",
+        ),
+        (
+            "We propose a 1:2 mixing scheme for contrastive pretraining of encoders.",
+            "1:2 mixing scheme for contrastive pretraining of encoders",
+        ),
+        # a heading or a lower-case lead-in before a colon is no title
+        ("Background: Deep learning is studied here.", "Background: Deep learning is studied here"),
+        ("We ask: when does wider fan-in help?", "We ask: when does wider fan-in help?"),
+    ],
+)
+def test_colons_in_titles(abstract: str, title: str) -> None:
+    assert derive_title(abstract) == title

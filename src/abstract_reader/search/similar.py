@@ -120,12 +120,17 @@ class Similarity:
         keep = useful & (df >= min_df) & (df <= limit)
         self.idf: F32 = np.zeros(len(words), np.float32)
         self.idf[keep] = (np.log((1.0 + n) / (1.0 + df[keep])) + 1.0).astype(np.float32)
-        # |paper|² = the sum of its words' idf²: one pass over the postings
-        squares = np.repeat(self.idf * self.idf, df)
-        norms = np.sqrt(np.bincount(docs, weights=squares, minlength=n))
+        self.doc_offsets, self.doc_terms = _by_paper(self.offsets, docs, keep, n)
+        # |paper|² = the sum of its kept words' idf² (the others weigh 0): a running sum over
+        # each paper's words, so no array the size of all the postings is made
+        running = np.zeros(self.doc_terms.size + 1, np.float64)
+        np.cumsum((self.idf * self.idf)[self.doc_terms], out=running[1:])
+        norms = np.sqrt(
+            np.maximum(running[self.doc_offsets[1:]] - running[self.doc_offsets[:-1]], 0)
+        )
+        del running
         norms[norms == 0] = 1.0
         self.inv_norms: F32 = (1.0 / norms).astype(np.float32)
-        self.doc_offsets, self.doc_terms = _by_paper(self.offsets, docs, keep, n)
         self._recent: dict[bytes, Ranking] = {}
 
     def nbytes(self) -> int:
@@ -292,7 +297,7 @@ class Similarity:
 
 #: Papers per step of turning the postings around: bounds the temporary arrays (a step holds
 #: the positions of its papers' postings, not those of all of them).
-_BY_PAPER_STEP = 1 << 16
+_BY_PAPER_STEP = 1 << 14
 
 
 def _by_paper(

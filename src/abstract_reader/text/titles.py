@@ -37,9 +37,29 @@ _TITLE_CASE_RE = re.compile(
 _CLEAN_RE = re.compile(r"\*\*|\*|\\text(?:bf|it|sc|tt|rm)\{([^{}]*)\}")
 _PAREN_RE = re.compile(r"\s*\([^()]*\)")
 _RELATIVE_RE = re.compile(r"(?:which|that|where|whose)\b")
+#: A colon ends a clause only before a space: not in "https://", "10:30", "1:2"; nor after
+#: "e.g." (`_first_clause` steps over that one).
 _CLAUSE_RE = re.compile(r",\s|;\s|:\s|\s--\s|\s—\s|—")
+_SEP_COLON_RE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bcf\.):(?:\s|$)")
+_ABBREVIATED = ("e.g.", "i.e.", "cf.")
 _DESC_STOP_RE = re.compile(r"\s+(?:that|which|where|whose|to|by|as|designed|capable|able)\b")
 _NAME_END_RE = re.compile(r"^\s*(?:$|[,(;:]|(?:that|which|to|for|with|as|is|was|a|an|in)\b)")
+#: A URL, with a preposition that leads to it ("code at https://…"); its "https:" is no
+#: "Name: description" colon.
+_URL_RE = re.compile(
+    r"(?:\s+(?:at|from|via|on|in|see|under|to))?\s*\(?\b(?:(?:https?|ftp)(?:://|$)|www\.)\S*",
+    re.I,
+)
+
+
+def _before_url(text: str) -> str:
+    """``text`` up to a URL and the preposition that leads to it: a URL ends a title (also
+    a bare "https" where a regex stopped at the URL's colon)."""
+    if "://" in text or "www." in text or text.endswith(("http", "https", "ftp")):
+        return _URL_RE.split(text, maxsplit=1)[0]
+    return text
+
+
 _LEAD_IN = {"in", "on", "when", "although", "while", "as", "despite", "given", "for", "since", "if"}
 _STOPWORD_END = {
     "a",
@@ -126,7 +146,7 @@ def _description(after: str) -> str:
     after = after.lstrip()
     if not after.startswith(","):
         return ""
-    desc = after[1:].strip()
+    desc = _before_url(after[1:]).strip()
     desc = _ARTICLE_RE.sub("", desc)
     stop = _DESC_STOP_RE.search(desc)
     if stop:
@@ -279,12 +299,15 @@ def _contribution(intro: list[re.Match[str]]) -> str:
     """What 'we propose …' introduces when it has no name: "a unified framework for robust
     domain generalization under …" → "Unified framework for robust domain generalization"."""
     for match in intro:
-        desc = _ARTICLE_RE.sub("", _clean(match.group("rest")))
+        desc = _ARTICLE_RE.sub("", _clean(_before_url(match.group("rest"))))
         desc = _PAREN_RE.sub("", desc)
         stop = _DESC_STOP_RE.search(desc)
         if stop:
             desc = desc[: stop.start()]
-        desc = _trim_description(desc.split(",")[0].split(":")[0])
+        desc = desc.split(",")[0]
+        if ":" in desc:  # "X: Y" → X, but "a 1:2 scheme" stays whole
+            desc = _SEP_COLON_RE.split(desc, maxsplit=1)[0]
+        desc = _trim_description(desc)
         if len(desc.split()) >= 3 and not desc.lower().startswith(_VAGUE_STARTS):
             return _capitalise(desc)
     return ""
@@ -319,6 +342,8 @@ def _first_clause(sentence: str) -> str:
     if not marks:
         return sentence
     match = _CLAUSE_RE.search(sentence, max(0, min(marks) - 1))  # "\s--": a space first
+    while match and sentence.endswith(_ABBREVIATED, 0, match.start()) and match[0][0] == ":":
+        match = _CLAUSE_RE.search(sentence, match.end())  # "e.g.: X" goes on
     return sentence[: match.start()] if match else sentence
 
 
@@ -344,14 +369,45 @@ _DANGLING = frozenset(_STOPWORD_END | _PHRASE_STARTS)  # never the last word of 
 _ADJECTIVE_AFTER = frozenset(_PREPOSITIONS | _ARTICLES)
 
 
+#: "Linked Paper One: Testing URLs …": the paragraph starts with its own title.
+_LEADING_RE = re.compile(r"\s*(?P<name>[A-Z0-9][^:.;,?!()\n]{2,120}?):\s+\S")
+_TITLE_SMALL = frozenset(_ARTICLES | _PREPOSITIONS | {"and", "or", "to", "vs"})
+_HEADINGS = ("abstract", "background", "motivation", "objective", "purpose", "context",
+             "summary", "introduction", "aims", "goal", "method", "result", "conclusion",
+             "keywords", "note", "update", "highlights", "tl;dr")  # fmt: skip
+
+
+def _leading_title(head: str) -> str:
+    """The "Name" of a paragraph that starts "Name: …" when Name reads as a title: two to
+    twelve words, each capitalised (or a digit, or a small word such as "of" after the
+    first), not a heading ("Background: …"). '' otherwise."""
+    if head.find(": ", 0, 130) < 0:
+        return ""
+    match = _LEADING_RE.match(head)
+    if match is None:
+        return ""
+    name = match.group("name")
+    words = name.split()
+    if not 2 <= len(words) <= 12 or name.lower().startswith(_HEADINGS):
+        return ""
+    for i, word in enumerate(words):
+        if not (word[:1].isupper() or word[:1].isdigit() or (i and word in _TITLE_SMALL)):
+            return ""
+    return shorten(_clean(strip_markup_fast(name)))
+
+
 def derive_title(source: str) -> str:
     """A short stand-in title for an abstract with no title (the source is sanitised text).
 
-    Prefers the method, benchmark or framework that the abstract introduces; else the first
-    clause of its first sentence. At most ``TITLE_MAX`` characters, never cut mid-word.
+    Prefers a title the paragraph starts with ("Title Case Name: …"); then the method,
+    benchmark or framework that the abstract introduces; else the first clause of its first
+    sentence. A URL is never part of a title, and its colon never separates one. At most ``TITLE_MAX`` characters, never cut mid-word.
     Cheap enough for 100,000 abstracts: plain substring checks gate every regex.
     """
     head = source[:1500]
+    named = _leading_title(head)
+    if named:
+        return named
     lowered = head.lower()
     cues = _subject_cues(head, lowered)
     intro = [m for start in cues.intro if (m := _INTRO_RE.match(head, start)) is not None]
@@ -361,7 +417,8 @@ def derive_title(source: str) -> str:
         if title is None and any(word in rest for word in _CALLED_WORDS):
             called = _CALLED_RE.search(rest)
             if called:
-                title = _named(called.group("name")) or _capitalise(_clean(called.group("name")))
+                name = _before_url(called.group("name"))
+                title = _named(name) or _capitalise(_clean(name))
                 before = _trim_description(_ARTICLE_RE.sub("", _clean(rest[: called.start()])))
                 if title and ":" not in title and before:  # "a 3D completion framework, called X"
                     title = f"{title}: {_capitalise(before.rstrip(','))}"
@@ -372,7 +429,7 @@ def derive_title(source: str) -> str:
     if called_from >= 0:
         called = _CALLED_RE.search(head, called_from)
         if called:
-            title = _named(called.group("name"))
+            title = _named(_before_url(called.group("name")))
             if title:
                 return shorten(strip_markup_fast(title))
     if contribution:
@@ -389,7 +446,7 @@ def derive_title(source: str) -> str:
     lead_in = clause.split(" ", 1)[0].lower() in _LEAD_IN
     if len(clause.split()) < 4 or lead_in:  # too short, or only a lead-in
         clause = sentence
-    plain = _clean(strip_markup_fast(clause))
+    plain = _clean(strip_markup_fast(_before_url(clause)))
     return shorten(plain) or "(empty abstract)"
 
 
@@ -401,28 +458,28 @@ _SUBJECT = (
 #: "We give X": X is what the paper makes.
 _MAKES_RE = re.compile(
     _SUBJECT + r"(?:give|gives|publish|publishes|establish|establishes|derive|derives)\s+"
-    r"(?P<rest>[^.;:?]{8,300})"
+    r"(?P<rest>[^.;:?]{8,}(?::(?=\S)[^.;:?]*)*)"
 )
 #: "Our main finding is that X": X is the claim.
 _FINDING_RE = re.compile(
     r"\b[Oo]ur (?:main |key |central )?(?:finding|result|insight|message) is that\s+"
-    r"(?P<rest>[^.;:?]{8,300})"
+    r"(?P<rest>[^.;:?]{8,}(?::(?=\S)[^.;:?]*)*)"
 )
 #: "We study X", "We consider the problem of X": X is the topic.
 _STUDIES_RE = re.compile(
     _SUBJECT + r"(?:consider|considers|study|studies|investigate|investigates|address|"
-    r"addresses|tackle|tackles|initiate|initiates)\s+(?P<rest>[^.;:?]{8,300})"
+    r"addresses|tackle|tackles|initiate|initiates)\s+(?P<rest>[^.;:?]{8,}(?::(?=\S)[^.;:?]*)*)"
 )
 #: "We argue that X": X is the claim.
 _CLAIMS_RE = re.compile(
     _SUBJECT + r"(?:argue|argues|find|finds|found|show|shows|showed|demonstrate|"
-    r"demonstrates)\s+that\s+(?P<rest>[^.;:?]{8,300})"
+    r"demonstrates)\s+that\s+(?P<rest>[^.;:?]{8,}(?::(?=\S)[^.;:?]*)*)"
 )
 #: "This paper rethinks X": "Rethinking X".
 _DOES_RE = re.compile(
     _SUBJECT + r"(?P<verb>rethinks?|formali[sz]es?|characteri[sz]es?|evaluates?|benchmarks?|"
     r"revisits?|analy[sz]e[sd]?|examines?|quantif(?:y|ies)|critically evaluates?)\s+"
-    r"(?P<rest>[^.;:?]{8,300})"
+    r"(?P<rest>[^.;:?]{8,}(?::(?=\S)[^.;:?]*)*)"
 )
 _TOPIC_LEAD_RE = re.compile(
     r"^(?:the (?:problem|question|task|setting) of |a (?:new |novel |formal |systematic |"
@@ -455,7 +512,7 @@ def _phrase(rest: str, lead: str = "") -> str:
     """A title from what follows a contribution verb: its first phrase, whole words."""
     if "$" in rest or "\\" in rest:  # math makes a poor title
         return ""
-    rest = _clean(strip_markup_fast(rest))
+    rest = _clean(strip_markup_fast(_before_url(rest)))
     by = _BY_MAKING_RE.search(rest)
     if by:  # "we formalize this objective by introducing a new paradigm for X"
         rest, lead = rest[by.end() :], ""
@@ -482,7 +539,7 @@ def _phrase(rest: str, lead: str = "") -> str:
 #: "This view is realized in Resolution-Aware … Clustering (RSDP)": the paper's own thing.
 _REALIZED_RE = re.compile(
     r"\b(?:realized|implemented|instantiated|embodied|materialized|culminat\w+) (?:in|as|by|into)"
-    r" (?:the |a |an |our )?(?P<rest>[A-Z][^.;:]{5,120})"
+    r" (?:the |a |an |our )?(?P<rest>[A-Z](?:[^.;:]|:(?=\S)){5,120})"
 )
 #: "the resulting method, Rescaled ASGD, converges": a name given in an apposition.
 #: "… motivate LoHi, a training-free framework": a coined name (a capital inside).
@@ -558,7 +615,7 @@ def _what_it_does(head: str, lowered: str, starts: list[int] | None) -> str:
             if match is None:
                 continue
             verb = match.groupdict().get("verb")
-            title = _phrase(match.group("rest"), _gerund(verb) if verb else "")
+            title = _phrase(match.group("rest")[:300], _gerund(verb) if verb else "")
             if title and not title.lower().startswith(_VAGUE_STARTS):
                 return title
     return ""

@@ -117,7 +117,9 @@ class TagList(ModalScreen[TagAction | None]):
                 yield OptionList(
                     *[
                         Option(
-                            Content.assemble((f"{count:>{width}}  ", "$text-muted"), tag_label(name)),
+                            Content.assemble(
+                                (f"{count:>{width}}  ", "$text-muted"), tag_label(name)
+                            ),
                             id=name,
                         )
                         for name, count in self.counts
