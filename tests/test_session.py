@@ -183,5 +183,6 @@ def test_status_counts_only_loaded_papers(seeds: Corpus) -> None:
     library.set_bookmark([seeds.papers[1].id])
     session = Session(library, corpus=seeds)
     parts = session.status_parts(shown=55, loaded=55, loading=False)
-    assert parts[:3] == ["55 papers", "54 unread", "1 bookmarked"]
+    # progress first (no index yet), then the count
+    assert parts[:4] == ["indexing…", "55 papers", "54 unread", "1 bookmarked"]
     assert "1 saved paper not in these dumps" in parts

@@ -79,8 +79,8 @@ def expand(library: Library, query: str) -> str:
 
 def expand_known(searches: Mapping[str, str], query: str) -> tuple[str, tuple[str, ...]]:
     """The query with each known ``@name`` replaced by its saved query and each unknown one
-    left out, and the unknown names (the reader says them in its status line, as it does
-    for other parts of a query it cannot use, while the rest of the query still applies)."""
+    left out, and the unknown names (the reader then shows no paper, as the CLI refuses
+    such a query, and says them in its status line)."""
     unknown: list[str] = []
 
     def replace(match: re.Match[str]) -> str:

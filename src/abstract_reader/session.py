@@ -209,8 +209,26 @@ class Session:
     @property
     def search_text(self) -> str:
         """The query as searched: each ``@name`` replaced by its saved search (an unknown
-        one left out and said in the status line)."""
+        one left out, said in the status line, and the query then matches nothing)."""
         return self._expansion()[0]
+
+    @property
+    def unknown_saved(self) -> tuple[str, ...]:
+        """The ``@name``s of the query that name no saved search: the query matches nothing
+        (as the CLI refuses it), and the status line says them."""
+        return self._expansion()[1] if self.query_text.strip() else ()
+
+    @property
+    def filters(self) -> bool:
+        """Is there a query to run (words, or an ``@name``, known or not)?"""
+        return bool(self.search_text.strip() or self.unknown_saved)
+
+    def take_result(self, result: SearchResult | None) -> None:
+        """The result of the current query becomes the rows' source; with an unknown saved
+        search in the query, nothing matches."""
+        if result is not None and self.unknown_saved:
+            result = result.matching_nothing()
+        self.result = result
 
     def _expansion(self) -> tuple[str, tuple[str, ...]]:
         if self._expanded is None:
@@ -414,32 +432,34 @@ class Session:
         shown: int,
         loaded: int,
         loading: bool,
-        load_progress: tuple[int, int] = (0, 0),
+        load_progress: tuple[int | None, int] = (0, 0),
         index_progress: tuple[int, int] = (0, 0),
     ) -> list[str]:
-        """The status bar's parts, in order."""
+        """The status bar's parts, most important first (a narrow line keeps the first ones):
+        progress, the count, the marks, what the query could not use, warnings, the
+        library's counts, the order, then the rest. ``load_progress``: files loaded (None:
+        from the corpus cache, all at once) and files."""
         snap = self.library.snapshot
         by_id = self.corpus.get
         read = sum(1 for pid in snap.read if by_id(pid) is not None)
         bookmarked = sum(1 for pid in snap.bookmarks if by_id(pid) is not None)
-        parts = [f"{shown:,} of {loaded:,}" if self.result is not None else f"{loaded:,} papers"]
-        parts.append(f"{max(0, loaded - read):,} unread")
-        parts.append(f"{bookmarked:,} bookmarked")
-        if self.marks:
-            parts.append(f"{len(self.marks)} marked")
-        if self.sort != "relevance":
-            parts.append(f"sorted by {SORTS[self.sort]}")
+        parts: list[str] = []
         if loading:
             done, files = load_progress
-            parts.append(f"loading {done}/{files} files…")
+            of = "file" if files == 1 else "files"
+            parts.append(
+                f"loading {files} {of}…" if done is None else f"loading {done}/{files} {of}…"
+            )
         elif self.index is None:
             done, papers = index_progress
             indexing = f"indexing {done:,} / {papers:,}…" if papers else "indexing…"
-            parts.append(indexing + (" (the filter applies when ready)" if self.query_text else ""))
-        if self.result is not None and self.result.ranked_like:  # like: (with its words)
-            words = self.result.like_words
-            parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
-        unknown = self._expansion()[1] if self.query_text.strip() else ()
+            parts.append(indexing + (" (filter waits)" if self.query_text.strip() else ""))
+        parts.append(
+            f"{shown:,} of {loaded:,}" if self.result is not None else f"{loaded:,} papers"
+        )
+        if self.marks:
+            parts.append(f"{len(self.marks)} marked")
+        unknown = self.unknown_saved
         if unknown:
             parts.append("no saved search " + ", ".join("@" + name for name in unknown))
         if self.result is not None and self.result.query.ignored:
@@ -451,6 +471,13 @@ class Session:
             parts.append(f"⚠ {len(problems)} load error{'s' if len(problems) != 1 else ''}")
         if self.library.read_only:
             parts.append("⚠ library read-only")
+        parts.append(f"{max(0, loaded - read):,} unread")
+        parts.append(f"{bookmarked:,} bookmarked")
+        if self.sort != "relevance":
+            parts.append(f"sorted by {SORTS[self.sort]}")
+        if self.result is not None and self.result.ranked_like:  # like: (with its words)
+            words = self.result.like_words
+            parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
         saved = snap.paper_ids()
         orphans = len(saved) - sum(1 for pid in saved if by_id(pid))
         if orphans and not loading:

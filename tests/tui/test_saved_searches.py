@@ -244,8 +244,23 @@ async def test_at_name_in_the_filter_runs_the_saved_query_and_follows_its_change
         await until(pilot, lambda: listed(app) == robust)
         status = str(app.query_one("#status").render())
         assert f"{len(robust)} of 55" in status
-        # an unknown name is said in the status line; the rest of the query applies
+        # a known name with other words: both apply
         await pilot.press("escape")  # the list has focus: clears the filter
+        await type_filter(app, pilot, "robust learning")
+        both = listed(app)
+        assert 0 < len(both) < len(robust)
+        await pilot.press("enter", "escape")
+        await type_filter(app, pilot, "@mine learning")
+        await until(pilot, lambda: listed(app) == both)
+        assert f"{len(both)} of 55" in str(app.query_one("#status").render())
+        # an unknown name matches nothing (as the CLI refuses it), and the status says why
+        await pilot.press("enter", "escape")
         await type_filter(app, pilot, "@nope graph")
-        await until(pilot, lambda: listed(app) == graph)
-        assert "no saved search @nope" in str(app.query_one("#status").render())
+        await until(pilot, lambda: listed(app) == [])
+        status = str(app.query_one("#status").render())
+        assert "0 of 55" in status and "no saved search @nope" in status
+        await pilot.press("enter", "escape")
+        await type_filter(app, pilot, "@nope")  # alone: nothing either, not every paper
+        await until(pilot, lambda: listed(app) == [])
+        status = str(app.query_one("#status").render())
+        assert "0 of 55" in status and "no saved search @nope" in status

@@ -149,6 +149,10 @@ class SearchResult(Sequence[Hit]):
         for i in range(len(self)):
             yield self[i]
 
+    def matching_nothing(self) -> SearchResult:
+        """The same search with no hits (a query naming an unknown saved search)."""
+        return SearchResult(self.source, self.query, self.order[:0], self._scores, self.matcher)
+
     def position_of(self, paper_id: str) -> int | None:
         try:
             doc = self.source.corpus.index_of(paper_id)

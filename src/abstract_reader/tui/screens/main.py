@@ -22,7 +22,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
 from ...corpus import CorpusBuilder, LoadError, Paper
@@ -34,6 +34,7 @@ from ...text import render, sanitise
 from ..commands import COMMANDS, bindings
 from ..widgets.paper_list import PaperList, Row
 from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
+from ..widgets.status_line import StatusLine
 from .paper import PaperScreen
 
 if TYPE_CHECKING:
@@ -151,12 +152,11 @@ class MainScreen(Screen[None]):
         self.cache_dir = cache_dir
         self.loaded = 0
         self.loading_dumps = True
-        self.load_progress = (0, 0)
+        self.load_progress: tuple[int | None, int] = (0, 0)  #: files loaded (None: cached), files
         self.index_progress = (0, 0)  #: papers indexed, papers (while the index is built)
         self._generation = 0
         self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
         self._search_again = False  #: a newer query came while it ran
-        self._status_text: str | None = None
         self._keep_position = False
         self._read_timer: Timer | None = None
         self._read_pending: str | None = None  #: the paper the read timer is for
@@ -186,7 +186,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="main"):
             yield PaperList(id="paper-list")
             yield PaperView(id="paper-view")
-        yield Static(id="status", markup=False)
+        yield StatusLine(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -209,7 +209,6 @@ class MainScreen(Screen[None]):
                 self.library.problem, title="Library", severity="warning", timeout=15, markup=False
             )
         self.refresh_library()  # the first call only takes note of the library's state
-        self._update_status()
         self._load()
         self.set_interval(POLL_S, self.refresh_library)
 
@@ -222,6 +221,8 @@ class MainScreen(Screen[None]):
         """Small dumps load before the first frame; large ones stream in from a thread."""
         builder = CorpusBuilder(self.paths)
         self.session.corpus = builder.corpus
+        self.load_progress = (0, len(builder.files))  # the first frame knows the total
+        self._update_status()
         total = 0
         for path in builder.files:
             try:
@@ -258,7 +259,7 @@ class MainScreen(Screen[None]):
             try:
                 # rows show chunk by chunk as their texts and ids are checked
                 for _rows in opened.publish(corpus.papers):
-                    call(self._papers_arrived, 0, total)
+                    call(self._papers_arrived, None, total)
             except Exception:  # CacheRefused, or damage: what was shown goes, the dumps are parsed
                 call(self._papers_cleared, total)
             else:
@@ -318,7 +319,9 @@ class MainScreen(Screen[None]):
         self.session.corpus.papers.clear()
         self._papers_arrived(0, files_total)
 
-    def _papers_arrived(self, files_done: int, files_total: int) -> None:
+    def _papers_arrived(self, files_done: int | None, files_total: int) -> None:
+        """Rows came: ``files_done`` of ``files_total`` dumps are in (None: the rows come
+        from the corpus cache, all files at once)."""
         self.load_progress = (files_done, files_total)
         count = len(self.session.corpus.papers)
         if count != self.loaded:
@@ -543,8 +546,7 @@ class MainScreen(Screen[None]):
         self._generation += 1
         self._keep_position = keep_position
         session = self.session
-        text = session.search_text  # @name: the saved search's text
-        if not text.strip():
+        if not session.filters:  # @name: the saved search's text; an unknown one: nothing
             self._show_result(None, self._generation)
             return
         if session.index is None:
@@ -589,7 +591,7 @@ class MainScreen(Screen[None]):
         if self._search_again:  # keys came meanwhile: the newest query, now
             self._search_again = False
             index = self.session.index
-            if index is not None and self.session.search_text.strip():
+            if index is not None and self.session.filters:
                 self._start_search(index)
 
     def _search_failed(self, error: BaseException) -> None:
@@ -604,7 +606,7 @@ class MainScreen(Screen[None]):
         current = self._restore_paper or paper_list.current_id  # the saved paper, at start
         old_cursor = paper_list.cursor
         self._restore_paper = None
-        self.session.result = result
+        self.session.take_result(result)
         self.session.apply_sort(self.loaded)
         position: int | None
         if result is None:
@@ -773,10 +775,7 @@ class MainScreen(Screen[None]):
             load_progress=self.load_progress,
             index_progress=self.index_progress,
         )
-        text = " · ".join(parts)
-        if text != self._status_text:  # unchanged: no repaint
-            self._status_text = text
-            self.query_one("#status", Static).update(Content(text))
+        self.query_one("#status", StatusLine).show(parts)  # unchanged: no repaint
 
     # -- actions: moving ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
