@@ -279,6 +279,12 @@ def main() -> None:
     args = parser.parse_args()
     if not SCRIPT.exists():
         sys.exit(f"no installed script at {SCRIPT}: pip install . first")
+    # An installed wheel comes with compiled bytecode (so does Textual in this environment);
+    # a checkout under PYTHONDONTWRITEBYTECODE would recompile the reader's modules in every
+    # start, and only the reader's. Compile once, as bench_startup.py does.
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "src"), quiet=1)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.million:
         sizes.append(1_000_000)

@@ -1,6 +1,10 @@
 """Search speed and memory on synthetic corpora, typed key by key. Prints tables.
 
     python benchmarks/bench_search.py 10000 100000 [--no-fzf] [--no-phases]
+        [--repeat N] [--index-phases]
+
+``--index-phases``: only the index phases (build, load), each ``--repeat`` times, and no
+keystroke tables.
 
 For each size:
 - memory and time per phase, each phase in a fresh process (so peaks do not mix): parse the
@@ -74,6 +78,14 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_s() -> float:
+    """CPU seconds of this process and its (finished) children: less noisy than wall time
+    on a shared machine."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def run_phase(phase: str, n: int, cache: Path) -> None:
     """One phase in this (fresh) process; prints one JSON line."""
     from abstract_reader.corpus_cache import load_corpus_cached
@@ -84,6 +96,7 @@ def run_phase(phase: str, n: int, cache: Path) -> None:
 
     base = rss_mb()
     t = time.perf_counter()
+    cpu = cpu_s()
     extra = ""
     if phase == "parse":
         corpus = load_corpus([path])
@@ -92,6 +105,7 @@ def run_phase(phase: str, n: int, cache: Path) -> None:
     else:
         corpus = load_corpus_cached([path], cache / "corpus", min_bytes=0)
         t = time.perf_counter()  # the index only
+        cpu = cpu_s()
         base = rss_mb()
         index = SearchIndex(
             corpus, cache_dir=cache / "index", cache_key=cache_key_for(corpus.files)
@@ -104,6 +118,7 @@ def run_phase(phase: str, n: int, cache: Path) -> None:
             {
                 "phase": phase,
                 "s": seconds,
+                "cpu": cpu_s() - cpu,
                 "rss": rss_mb(),
                 "delta": rss_mb() - base,
                 "peak": peak_mb(),
@@ -114,32 +129,95 @@ def run_phase(phase: str, n: int, cache: Path) -> None:
     )
 
 
-def phases(n: int) -> None:
+def _tree_rss_mb(pid: int) -> float:
+    """RSS of a process and all its descendants (the tokenising helper too), MB."""
+    total = 0.0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) / 1024
+                        break
+            with open(f"/proc/{p}/task/{p}/children") as children:
+                todo.extend(int(c) for c in children.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def _run_watched(args: list[str]) -> tuple[str, float]:
+    """Run a phase process; (its stdout, the peak RSS of it and its children together,
+    sampled every 5 ms from outside, so the sampling takes nothing from the phase)."""
+    with tempfile.TemporaryFile("w+") as out:
+        child = subprocess.Popen(args, stdout=out, stderr=subprocess.DEVNULL, text=True)
+        peak = 0.0
+        while child.poll() is None:
+            peak = max(peak, _tree_rss_mb(child.pid))
+            time.sleep(0.005)
+        if child.returncode != 0:
+            raise RuntimeError(f"phase failed: {args}")
+        out.seek(0)
+        return out.read(), peak
+
+
+def phases(n: int, repeat: int = 1, index_only: bool = False) -> None:
+    """Each phase in a fresh process; with ``repeat`` > 1 the index phases run that many
+    times (build and load alternating) and print median (min–max)."""
     cache = Path(tempfile.mkdtemp(prefix="bench-search-"))
-    print(f"{'phase':20} {'seconds':>8} {'RSS MB':>8} {'+MB':>8} {'peak MB':>8}")
+    print(
+        f"{'phase':20} {'seconds':>16} {'CPU s':>16} {'RSS MB':>8} {'+MB':>8} {'peak MB':>8} {'all MB':>16}"
+        "  (all: peak of the process and its helpers together)"
+    )
+
+    def spread(values: list[float], digits: int) -> str:
+        if len(values) == 1:
+            return f"{values[0]:.{digits}f}"
+        return (
+            f"{statistics.median(values):.{digits}f}"
+            f" ({min(values):.{digits}f}–{max(values):.{digits}f})"
+        )
+
     try:
-        for phase in PHASES:
-            out = subprocess.run(
-                [sys.executable, __file__, "--phase", phase, str(n), str(cache)],
-                capture_output=True,
-                text=True,
-                check=True,
+        runs: dict[str, list[tuple[dict[str, object], float]]] = {}
+        plan = ["corpus-cache-save"] if index_only else PHASES[:3]
+        plan += ["index-build", "index-load"] * repeat
+        for phase in plan:
+            if phase == "index-build":
+                shutil.rmtree(cache / "index", ignore_errors=True)
+            stdout, tree_peak = _run_watched(
+                [sys.executable, __file__, "--phase", phase, str(n), str(cache)]
             )
-            row = json.loads(out.stdout.strip().splitlines()[-1])
+            row = json.loads(stdout.strip().splitlines()[-1])
+            runs.setdefault(phase, []).append((row, max(tree_peak, float(row["peak"]))))
+        for phase, rows in runs.items():
+            seconds = [float(r["s"]) for r, _ in rows]  # type: ignore[arg-type]
+            cpu = [float(r["cpu"]) for r, _ in rows]  # type: ignore[arg-type]
+            last = rows[-1][0]
             print(
-                f"{phase:20} {row['s']:8.2f} {row['rss']:8.0f} {row['delta']:8.0f}"
-                f" {row['peak']:8.0f}  {row['extra']}"
+                f"{phase:20} {spread(seconds, 2):>16} {spread(cpu, 2):>16} {last['rss']:8.0f} {last['delta']:8.0f}"
+                f" {last['peak']:8.0f} {spread([t for _, t in rows], 0):>16}  {last['extra']}"
             )
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
 
-def bench(n: int, use_fzf: bool = True, with_phases: bool = True) -> None:
+def bench(
+    n: int,
+    use_fzf: bool = True,
+    with_phases: bool = True,
+    repeat: int = 1,
+    index_only: bool = False,
+) -> None:
     path = corpus_dir(n)
     text_bytes = sum(p.stat().st_size for p in path.glob("*.txt"))
     print(f"\n## {n:,} abstracts ({text_bytes / 1e6:.0f} MB)")
     if with_phases:
-        phases(n)
+        phases(n, repeat, index_only)
+        if index_only:
+            return
     from abstract_reader.corpus_cache import key_for
 
     t = time.perf_counter()
@@ -228,10 +306,18 @@ def main() -> None:
         return
     use_fzf = "--no-fzf" not in sys.argv
     with_phases = "--no-phases" not in sys.argv
-    sizes = [int(a) for a in sys.argv[1:] if a.isdigit()] or [10_000, 100_000]
+    repeat = 1
+    if "--repeat" in sys.argv:
+        repeat = int(sys.argv[sys.argv.index("--repeat") + 1])
+    index_only = "--index-phases" in sys.argv
+    sizes = [
+        int(a)
+        for i, a in enumerate(sys.argv[1:], 1)
+        if a.isdigit() and sys.argv[i - 1] != "--repeat"
+    ] or [10_000, 100_000]
     print(f"Python {sys.version.split()[0]}, {sys.platform}")
     for n in sizes:
-        bench(n, use_fzf, with_phases)
+        bench(n, use_fzf, with_phases, repeat, index_only)
 
 
 if __name__ == "__main__":

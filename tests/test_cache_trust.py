@@ -16,6 +16,7 @@ from abstract_reader.cachefile import write_atomically
 from abstract_reader.corpus import Corpus, Paper, load_corpus, paper_id
 from abstract_reader.corpus_cache import key_for, load_corpus_cached, save
 from abstract_reader.search import SearchIndex, cache_key_for
+from abstract_reader.search import cache as index_cache
 
 from .conftest import cli, write_dump
 
@@ -125,11 +126,11 @@ def test_cache_writes_follow_no_links(tmp_path: Path) -> None:
     corpus = load_corpus([dump])
     ikey = cache_key_for(corpus.files)
     assert ikey is not None
-    for name in (f".{ikey}.{os.getpid()}.tmp.npz", f"{ikey}.npz"):
+    for name in (f".{ikey}.{os.getpid()}.tmp.idx", f"{ikey}.idx"):
         (index_cache / name).symlink_to(victim)
     SearchIndex(corpus, cache_dir=index_cache, cache_key=ikey)
     assert victim.read_text() == "precious"
-    assert not (index_cache / f"{ikey}.npz").is_symlink()
+    assert not (index_cache / f"{ikey}.idx").is_symlink()
 
 
 def test_a_fifo_or_link_as_cache_file_is_ignored(tmp_path: Path) -> None:
@@ -163,23 +164,32 @@ def test_temporary_files_of_dead_processes_are_removed(tmp_path: Path) -> None:
 
 
 def _index_arrays(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path) as npz:
-        return {name: npz[name] for name in npz.files}
+    _digest, arrays = index_cache._sections(memoryview(path.read_bytes()), len(ABSTRACTS))
+    return {name: array.copy() for name, array in arrays.items()}
 
 
 def _results(index: SearchIndex) -> list[list[str]]:
     return [[h.paper.id for h in index.search(q)] for q in QUERIES]
 
 
-@pytest.mark.parametrize("attack", ["reversed", "offsets", "beyond", "dtype", "words"])
+ATTACKS = ["reversed", "offsets", "beyond", "dtype", "words", "unsorted-words", "utf8"]
+ATTACKS += ["misaligned", "past-the-end", "truncated", "other-corpus", "repeated-section"]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
 def test_a_crafted_index_cache_is_not_believed(tmp_path: Path, attack: str) -> None:
     corpus = load_corpus([_dump(tmp_path)])
     cache = tmp_path / "index"
     key = cache_key_for(corpus.files)
     assert key is not None
     fresh = SearchIndex(corpus, cache_dir=cache, cache_key=key)
-    path = cache / f"{key}.npz"
+    path = cache / f"{key}.idx"
+    opened = SearchIndex(corpus, cache_dir=cache, cache_key=key)
+    assert opened.loaded_from_cache
+    docs_array = opened.text.folded.docs
+    assert not docs_array.flags.writeable and not docs_array.flags.owndata  # a mapped view
     arrays = _index_arrays(path)
+    digest = index_cache.corpus_digest(corpus)
     docs, offsets = arrays["text_folded_docs"], arrays["text_folded_offsets"]
     if attack == "reversed":  # every postings list in the wrong order: the same sets…
         arrays["text_folded_docs"] = docs[::-1].copy()
@@ -191,14 +201,39 @@ def test_a_crafted_index_cache_is_not_believed(tmp_path: Path, attack: str) -> N
         arrays["text_folded_docs"] = docs + np.uint32(len(corpus.papers))
     elif attack == "dtype":
         arrays["text_folded_offsets"] = offsets.astype(np.float64)
-    elif attack == "words":
-        arrays["text_folded_words"] = np.frombuffer(b"zz\naa", np.uint8)
+    elif attack in ("words", "unsorted-words", "utf8"):
+        blob = {"words": b"zz\naa\n", "unsorted-words": b"aab\naaa\n", "utf8": b"a\xff\nb\n"}
+        arrays["text_folded_words"] = np.frombuffer(blob[attack], np.uint8)
         arrays["text_folded_offsets"] = np.array([0, 1, docs.size], np.int64)
-    with open(path, "wb") as handle:
-        np.savez(handle, **arrays)  # type: ignore[arg-type]
+    elif attack == "other-corpus":
+        digest = bytes(16)
+    blob = bytearray(_index_file(len(corpus.papers), digest, arrays))
+    table = index_cache._HEAD.size
+    if attack == "misaligned":  # the first section one byte later
+        blob[table + 40 : table + 48] = (int.from_bytes(blob[table + 40 : table + 48], "little") + 1).to_bytes(8, "little")  # fmt: skip
+    elif attack == "past-the-end":  # the first section longer than the file
+        blob[table + 48 : table + 56] = (len(blob)).to_bytes(8, "little")
+    elif attack == "truncated":
+        del blob[len(blob) // 2 :]
+    elif attack == "repeated-section":
+        blob[table + index_cache._SECTION.size : table + 2 * index_cache._SECTION.size] = blob[
+            table : table + index_cache._SECTION.size
+        ]
+    tmp = cache / "crafted"
+    tmp.write_bytes(bytes(blob))
+    tmp.replace(path)  # as a writer does: a new file renamed over it (never changed in place)
     again = SearchIndex(corpus, cache_dir=cache, cache_key=key)
     assert not again.loaded_from_cache
     assert _results(again) == _results(fresh)
+    assert _results(opened) == _results(fresh)  # the index opened before is unchanged
+
+
+def _index_file(n: int, digest: bytes, arrays: dict[str, np.ndarray]) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    index_cache._write(out, n, digest, arrays)
+    return out.getvalue()
 
 
 @settings(
@@ -221,7 +256,7 @@ def test_fuzzed_cache_files_show_what_parsing_shows(tmp_path: Path, data: st.Dat
     assert key is not None
     SearchIndex(fresh, cache_dir=index_cache, cache_key=key)
     target = data.draw(st.sampled_from([corpus_cache, index_cache]))
-    (path,) = list(target.glob("*.corpus" if target == corpus_cache else "*.npz"))
+    (path,) = [p for p in target.iterdir() if p.suffix in (".corpus", ".idx")]
     blob = bytearray(path.read_bytes())
     for _ in range(data.draw(st.integers(1, 8))):
         kind = data.draw(st.sampled_from(["flip", "truncate", "splice"]))

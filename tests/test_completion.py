@@ -69,6 +69,7 @@ CASES: list[tuple[list[str], set[str], set[str]]] = [
     (["tags", "--delete", "th"], {"theory"}, set()),
     (["library", ""], {"export", "import"}, set()),
     (["list", "--"], {"--query", "--tag", "--json", "--bookmarked"}, {"--format"}),
+    (["list", "--sort", ""], {"relevance", "dump", "recent", "unread"}, {"bookmarked"}),
     (["export", "--f"], {"--format", "--force"}, set()),
     (["completion", ""], {"bash", "zsh", "fish"}, set()),
 ]

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from abstract_reader.library import Library, LibraryError, Metadata
-from abstract_reader.library.interchange import parse_export
+from abstract_reader.library.interchange import EXPORT_VERSION, parse_export
 
 from .conftest import cli
 
@@ -113,7 +113,7 @@ def test_a_bad_value_anywhere_rejects_the_whole_document(
 def test_a_newer_export_version_is_refused(tmp_path: Path) -> None:
     with Library(tmp_path / "lib.sqlite3") as lib:
         with pytest.raises(LibraryError, match="newer abstract-reader"):
-            lib.import_data({**_doc({}), "version": 2})
+            lib.import_data({**_doc({}), "version": EXPORT_VERSION + 1})
 
 
 def test_ids_and_settings_in_messages_are_sanitised(tmp_path: Path) -> None:
@@ -221,6 +221,7 @@ ENTRY = st.one_of(
             "bookmarked_at": TIMES,
             "read_at": TIMES,
             "tags": st.one_of(st.lists(TAG_NAMES, max_size=3), JSON_VALUES),
+            "tagged_at": st.one_of(st.dictionaries(TAG_NAMES, TIMES, max_size=3), JSON_VALUES),
             "note": st.one_of(st.none(), st.text(max_size=20), JSON_VALUES),
             "metadata": st.one_of(META, JSON_VALUES),
         },
@@ -239,7 +240,7 @@ DOCS = st.one_of(
             "format": st.just("abstract-reader-library"),
             "papers": st.dictionaries(PAPER_IDS, ENTRY, max_size=4),
         },
-        optional={"version": st.one_of(st.just(1), JSON_VALUES), "settings": SETTINGS},
+        optional={"version": st.one_of(st.sampled_from([1, 2]), JSON_VALUES), "settings": SETTINGS},
     ),
     JSON_VALUES,
 )

@@ -32,11 +32,11 @@ def test_each_order(tmp_path: Path, seeds: Corpus) -> None:
     titles = _ids("--sort", "title", db=db)
     by_title = sorted(seeds.papers, key=lambda p: p.title.casefold())
     assert titles == [p.short_id for p in by_title]
-    # bookmarked: most recently bookmarked first, then the others in dump order
+    # recent: most recently tagged or bookmarked first, then the others in dump order
     first, second = seeds.papers[10], seeds.papers[3]
     assert cli("bookmark", first.id, db=db).returncode == 0
-    assert cli("bookmark", second.id, db=db).returncode == 0
-    bookmarked = _ids("--sort", "bookmarked", db=db)
+    assert cli("tag", second.id, "later", db=db).returncode == 0
+    bookmarked = _ids("--sort", "recent", db=db)
     rest = [i for i in dump_order if i not in (first.short_id, second.short_id)]
     assert bookmarked == [second.short_id, first.short_id, *rest]
     # unread first: the read ones last, each group in dump order

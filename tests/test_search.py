@@ -328,39 +328,15 @@ def test_stale_or_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
     # a corrupt cache file under the right key is never trusted
     key = cache_key_for(changed.files)
     assert key is not None
-    (cache / f"{key}.npz").write_bytes(b"garbage")
+    (cache / f"{key}.idx").write_bytes(b"garbage")
     idx = SearchIndex(changed, cache_dir=cache, cache_key=key)
     assert not idx.loaded_from_cache and len(idx.search("wavelets")) == 1
     # a valid cache for other papers (same key forged) is not trusted either
     other = load_corpus([SEEDS])
     SearchIndex(other, cache_dir=cache, cache_key="forged")
-    (cache / "forged.npz").replace(cache / f"{key}.npz")
+    (cache / "forged.idx").replace(cache / f"{key}.idx")
     idx = SearchIndex(changed, cache_dir=cache, cache_key=key)
     assert not idx.loaded_from_cache and len(idx.search("wavelets")) == 1
-
-
-def test_two_process_tokenising_builds_the_same_index(
-    seeds: Corpus, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Large corpora are tokenised by a helper process too; the index must not change."""
-    import numpy as np
-
-    from abstract_reader import search
-    from abstract_reader.search import postings
-
-    texts = [p.abstract for p in seeds.papers]
-    pieces, piece_ids, lengths = search._tokenise_in_two(texts)  # raises if the child fails
-    assert int(lengths.sum()) == piece_ids.size and len(lengths) == len(texts)
-    serial = search._FieldIndex.build(texts)
-    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
-    parallel = search._FieldIndex.build(texts)
-    for a, b in ((serial.folded, parallel.folded), (serial.cased, parallel.cased)):
-        assert a.words == b.words
-        assert np.array_equal(a.offsets, b.offsets) and np.array_equal(a.docs, b.docs)
-    idx = SearchIndex(seeds)
-    assert [h.paper.id for h in idx.search("robst estimation")] == [
-        h.paper.id for h in SearchIndex(load_corpus([SEEDS])).search("robst estimation")
-    ]
 
 
 def test_text_showing_latex_commands_are_words(tmp_path: Path) -> None:

@@ -70,14 +70,14 @@ class Stopped(subprocess.Popen):  # the helper is stopped at once: it cannot fin
         ready.write_text(str(self.pid))
 
 
-def stall(texts):  # this process's half never ends: its helper is at work when it is killed
+def stall(texts):  # this process's chunk never ends: its helper is at work when it is killed
     while True:
         time.sleep(1)
 
 
 subprocess.Popen = Stopped
-postings._tokenise_chunk = stall
-postings._tokenise_in_two([f"text {n} about lemons" for n in range(10_000)])
+postings._tokenise_words = stall
+postings._FieldIndex.build([f"text {n} about lemons" for n in range(10_000)], parallel=True)
 """
 
 
@@ -147,7 +147,7 @@ def test_stale_helper_folders_of_dead_processes_are_removed(
     link = tmp_path / f"{postings.HELPER_DIR_PREFIX}{dead_pid}-lnk"
     link.symlink_to(target)
     texts = [f"text {n} about lemons" for n in range(50)]
-    postings._tokenise_in_two(texts)
+    postings._FieldIndex.build(texts, parallel=True)
     assert not stale.exists()
     assert alive.is_dir()
     assert (target / "precious").exists()  # a link is never followed

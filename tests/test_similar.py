@@ -246,3 +246,56 @@ def test_cli_list_ranks_like_a_tag(tmp_path: Path) -> None:
     assert len(lines) == 55 - 2 - 1  # the tagged papers and the read one are left out
     assert not any(line.startswith(("bd90bb3e", "a0953ede", "96f25a2d")) for line in lines)
     assert any(line.startswith("96a64171") for line in lines[:3])  # Split-RL, also RL
+
+
+def test_a_papers_words_from_the_postings_are_its_words_tokenised_again(
+    seeds_similarity: tuple[Corpus, Similarity],
+) -> None:
+    """The model reads each paper's words from the postings turned around (paper → words);
+    they are exactly the words that count of its abstract tokenised again."""
+    corpus, sim = seeds_similarity
+    assert sim.words_of is not None
+    for doc in range(len(corpus)):
+        again = np.unique(sim.words_of(doc))
+        assert sim.terms_of(doc).tolist() == again[sim.idf[again] > 0].tolist()
+
+
+def test_the_centroid_of_a_set_is_the_mean_of_its_papers_vectors(
+    seeds_similarity: tuple[Corpus, Similarity],
+) -> None:
+    _, sim = seeds_similarity
+    seeds = np.array([1, 5, 9, 30], np.int64)
+    terms, weights = sim.centroid(seeds)
+    dense = np.zeros(len(sim.words))
+    for doc in seeds.tolist():
+        t, w = sim.vector(doc)
+        dense[t] += w
+    assert terms.tolist() == np.flatnonzero(dense).tolist()
+    assert np.allclose(weights, dense[terms] / seeds.size, rtol=1e-5)
+
+
+def test_turning_the_postings_around_in_steps_gives_the_same_rows(
+    seeds_similarity: tuple[Corpus, Similarity],
+) -> None:
+    """Large corpora are turned around a step of papers at a time; any step gives the same
+    rows (checked here with steps of 1, 7 and 16 papers on the 55 bundled ones)."""
+    from abstract_reader.search.similar import _by_paper
+
+    _, sim = seeds_similarity
+    keep = sim.idf > 0
+    whole = _by_paper(sim.offsets, sim.docs, keep, sim.n)
+    for step in (1, 7, 16):
+        offsets, terms = _by_paper(sim.offsets, sim.docs, keep, sim.n, step)
+        assert offsets.tolist() == whole[0].tolist()
+        assert terms.tolist() == whole[1].tolist()
+
+
+def test_a_ranking_orders_by_score_ties_in_corpus_order() -> None:
+    from abstract_reader.search.similar import Ranking
+
+    scores = np.array([0.5, 0.0, 2.0, 0.5, 1e-30, 3e38, 0.0, 0.5], np.float32)
+    scores[4] = -np.inf  # a seed
+    ranking = Ranking(scores, np.array([4], np.int64), ())
+    # the seed left out, papers sharing no word last (in corpus order), equal scores in
+    # corpus order
+    assert ranking.order.tolist() == [5, 2, 0, 3, 7, 1, 6]

@@ -1,52 +1,26 @@
 """Cache files (corpus, index): written without following links, read as untrusted input.
 
-Both caches are ``.npz`` archives of flat arrays (never pickle). A cache is an
-optimisation: failing to read or write one is never an error, and a file that does not
-check out is as good as absent.
+Both caches are flat arrays, never pickle, each one file of sections that is
+memory-mapped (`open_mapped`), so that opening it costs page faults, not a read. A cache is an optimisation: failing to read or write one
+is never an error, and a file that does not check out is as good as absent. Cache files
+are only ever replaced by renaming a new file over them, never rewritten in place (a
+mapped file changed in place could fault under a reader).
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 
-def open_npz(path: Path) -> Any:
-    """An ``.npz`` cache file opened for reading, or None: only a regular file (never a FIFO,
-    device or symlink), only uncompressed members (no zip bomb), never pickle."""
-    import stat
-    import zipfile
-
-    import numpy as np
-
-    try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
-    except OSError:
-        return None
-    handle = os.fdopen(fd, "rb")
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError("not a regular file")
-        with zipfile.ZipFile(handle) as archive:
-            if any(info.compress_type != zipfile.ZIP_STORED for info in archive.infolist()):
-                raise ValueError("compressed member")
-        handle.seek(0)
-        return np.load(handle, allow_pickle=False)
-    except Exception:
-        handle.close()
-        return None
-
-
-def open_mapped(path: Path) -> Any:
-    """A cache file mapped read-only (``mmap.mmap``), or None: only a regular file (never a
-    FIFO, device or symlink), not empty."""
-    import mmap
+def open_mapped(path: Path) -> mmap.mmap | None:
+    """A cache file mapped read-only, or None: only a regular, non-empty file (never a FIFO,
+    device or symlink)."""
     import stat
 
     try:
@@ -63,7 +37,7 @@ def open_mapped(path: Path) -> Any:
     except (OSError, ValueError):
         return None
     finally:
-        os.close(fd)
+        os.close(fd)  # the mapping keeps its own reference to the file
 
 
 def write_atomically(

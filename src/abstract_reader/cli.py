@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
-from .sorting import SORTS
+from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
     from .cite import Record
@@ -186,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sort",
         choices=list(SORTS),
+        type=canonical_sort,  # `bookmarked`, the former name of `recent`, still works
         default="relevance",
         metavar="ORDER",
         help="the order, as the reader's `s` key cycles through them: "

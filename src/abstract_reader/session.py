@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _SORT_FACTS: dict[str, frozenset[Dependency]] = {
     "title": frozenset({"meta"}),
     "year": frozenset({"meta"}),
-    "bookmarked": frozenset({"bookmarks"}),
+    "recent": frozenset({"bookmarks", "tags"}),
     "unread": frozenset({"read"}),
 }
 
@@ -415,6 +415,7 @@ class Session:
         loaded: int,
         loading: bool,
         load_progress: tuple[int, int] = (0, 0),
+        index_progress: tuple[int, int] = (0, 0),
     ) -> list[str]:
         """The status bar's parts, in order."""
         snap = self.library.snapshot
@@ -432,9 +433,9 @@ class Session:
             done, files = load_progress
             parts.append(f"loading {done}/{files} files…")
         elif self.index is None:
-            parts.append(
-                "indexing…" + (" (the filter applies when ready)" if self.query_text else "")
-            )
+            done, papers = index_progress
+            indexing = f"indexing {done:,} / {papers:,}…" if papers else "indexing…"
+            parts.append(indexing + (" (the filter applies when ready)" if self.query_text else ""))
         if self.result is not None and self.result.ranked_like:  # like: (with its words)
             words = self.result.like_words
             parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))

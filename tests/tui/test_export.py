@@ -40,6 +40,8 @@ async def _open_dialog(app: ReaderApp, pilot: Pilot[Any]) -> None:
 
 async def _exported(app: ReaderApp, pilot: Pilot[Any]) -> str:
     await until(pilot, lambda: not isinstance(app.screen, ExportDialog))
+    # the dialog's result (and so the notification) arrives after the screen is popped
+    await until(pilot, lambda: bool(list(app._notifications)))
     return [n.message for n in app._notifications][-1]
 
 

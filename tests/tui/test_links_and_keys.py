@@ -182,14 +182,14 @@ async def test_s_cycles_the_order_and_the_status_says_which(tmp_path: Path) -> N
         titles = [r.title for r in rows()]
         assert titles == sorted(titles, key=str.casefold) and "sorted by title" in status()
         assert app.query_one(PaperList).current_id == kept  # the cursor kept its paper
-        await pilot.press("s", "s")  # year, then recently bookmarked
+        await pilot.press("s", "s")  # year, then recently tagged or bookmarked
         await settle(app, pilot)
         later = corpus.papers[9].id
         app.library.set_bookmark([corpus.papers[4].id])
-        app.library.set_bookmark([later])
+        app.library.add_tags([later], ["later"])
         await until(pilot, lambda: rows()[0].paper_id == later)
         assert rows()[1].paper_id == corpus.papers[4].id
-        assert "sorted by recently bookmarked" in status()
+        assert "sorted by recently tagged or bookmarked" in status()
         await pilot.press("s")  # unread first
         await settle(app, pilot)
         app.library.set_read([corpus.papers[0].id])

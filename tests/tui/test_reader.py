@@ -826,8 +826,9 @@ async def test_bulk_tag_editor_shows_counts_and_removes_from_all(tmp_path: Path)
         await settle(app, pilot)
         assert all(app.library.snapshot.tags.get(i) == ["keep"] for i in ids)
         await pilot.press("t", "ctrl+s")  # no change: says so
-        await settle(app, pilot)
-        assert "No change to the tags." in [n.message for n in app._notifications]
+        await until(
+            pilot, lambda: "No change to the tags." in [n.message for n in app._notifications]
+        )
 
 
 async def test_metadata_fields_never_merge_in_a_burst(tmp_path: Path) -> None:

@@ -101,6 +101,26 @@ def test_help_screen_70x24(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)
 
 
+def _dialog(*keys: str, tags: bool = False) -> Any:
+    """Open a dialog at 70×24 with ``keys`` (after tagging a few papers when ``tags``)."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        app = pilot.app
+        if tags:
+            paper_list = app.query_one(PaperList)
+            for i in range(3):
+                paper_id = paper_list.source.paper(i).id
+                app.library.add_tags([paper_id], ["robust", f"topic {i}"])  # type: ignore[attr-defined]
+            app.main.refresh_library()  # type: ignore[attr-defined]
+        await pilot.press(*keys)
+        await settle(app, pilot)  # type: ignore[arg-type]
+        for field in app.screen.query(Input):
+            field.cursor_blink = False
+
+    return run_before
+
+
 def _saved_searches_open() -> Any:
     """Three saved searches (one with a long query), the list open with a letter typed."""
 
@@ -120,6 +140,44 @@ def _saved_searches_open() -> Any:
         await pilot.pause()
 
     return run_before
+
+
+def test_tag_editor_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    run_before = _dialog("t", tags=True)
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_bulk_tag_editor_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    run_before = _dialog("space", "space", "space", "t", tags=True)
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_note_editor_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    run_before = _dialog("o", *"a note", "escape")  # the unsaved-changes warning shows
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_metadata_editor_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=_dialog("e"))
+
+
+def test_citation_formats_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=_dialog("C"))
+
+
+def test_tag_list_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    run_before = _dialog("T", tags=True)
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_export_dialog_70x24(snap_compare: Any, tmp_path: Path) -> None:
+    run_before = _dialog("space", "space", "E", "ctrl+u", *"/nonexistent/x.bib", "enter")
+    assert snap_compare(make_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_export_dialog_120x40(snap_compare: Any, tmp_path: Path) -> None:
+    run_before = _dialog("E")
+    assert snap_compare(make_app(tmp_path), terminal_size=WIDE, run_before=run_before)
 
 
 def test_saved_searches_120x40(snap_compare: Any, tmp_path: Path) -> None:

@@ -16,14 +16,24 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..text import escape_for_terminal, sanitise
-from .model import LibraryError, as_text, clean_field, clean_tag, json_list, papers_phrase
+from .model import (
+    LibraryError,
+    as_text,
+    as_time,
+    clean_field,
+    clean_tag,
+    json_list,
+    papers_phrase,
+)
 from .schema import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from .store import Library, _Change
 
 EXPORT_FORMAT = "abstract-reader-library"
-EXPORT_VERSION = 1
+#: 2: each paper's ``tagged_at`` ({tag: when it was put on the paper}); 1 had none (an
+#: import of a version 1 document gives its tags the time of the import)
+EXPORT_VERSION = 2
 FIELD_MAX = 2_000  #: characters of a title, URL, DOI or author name
 NOTE_MAX = 1_000_000  #: characters of a note
 LIST_MAX = 1_000  #: tags or authors of one paper
@@ -32,7 +42,7 @@ SETTING_MAX = 100_000
 
 _PAPER_ID = re.compile(r"[0-9a-f]{16}")
 _TOP_KEYS = frozenset({"format", "version", "schema", "papers", "settings"})
-_ENTRY_KEYS = frozenset({"bookmarked_at", "read_at", "tags", "note", "metadata"})
+_ENTRY_KEYS = frozenset({"bookmarked_at", "read_at", "tags", "tagged_at", "note", "metadata"})
 _META_KEYS = frozenset({"title", "authors", "url", "doi", "year"})
 
 
@@ -93,9 +103,9 @@ def _json_strings(value: str) -> str | None:
 
 
 def _sort(value: str) -> str | None:
-    from ..sorting import SORTS
+    from ..sorting import SORT_ALIASES, SORTS
 
-    return _one_of(*SORTS)(value)
+    return _one_of(*SORTS, *SORT_ALIASES)(value)
 
 
 #: Setting key → check of its value (None: fine, else what is wrong). A new setting that
@@ -183,6 +193,7 @@ class _Entry:
     bookmarked_at: float | None = None
     read_at: float | None = None
     tags: list[str] = field(default_factory=list)
+    tagged_at: dict[str, float] = field(default_factory=dict)  #: tag (casefolded) → time
     note: str | None = None
     meta: _Meta | None = None
 
@@ -271,10 +282,32 @@ def _entry(pid: str, value: object) -> _Entry:
                 entry.tags.append(clean_tag(raw))
             except LibraryError as exc:
                 raise LibraryError(f"{where}: {exc}") from None
+    if value.get("tagged_at") is not None:
+        entry.tagged_at = _tag_times(value["tagged_at"], entry.tags, where)
     entry.note = _text(value.get("note"), where, "note", NOTE_MAX)
     if value.get("metadata") is not None:
         entry.meta = _meta(value["metadata"], where)
     return entry
+
+
+def _tag_times(value: object, tags: list[str], where: str) -> dict[str, float]:
+    """``tagged_at``: an object naming tags of the entry's ``tags`` and when each was put on
+    the paper."""
+    if not isinstance(value, dict):
+        raise LibraryError(f"{where}: 'tagged_at' must be an object")
+    if len(value) > LIST_MAX:
+        raise LibraryError(f"{where}: more than {LIST_MAX} tagged_at")
+    known = {t.casefold() for t in tags}
+    times: dict[str, float] = {}
+    for raw, at in value.items():
+        try:
+            name = clean_tag(raw)
+        except LibraryError as exc:
+            raise LibraryError(f"{where}: tagged_at: {exc}") from None
+        if name.casefold() not in known:
+            raise LibraryError(f"{where}: tagged_at names {_shown(name)}, not one of its tags")
+        times[name.casefold()] = _time(at, where, f"tagged_at of {_shown(name)}")
+    return times
 
 
 def validate_document(data: Any) -> tuple[dict[str, _Entry], dict[str, str]]:
@@ -324,6 +357,7 @@ def export_document(library: Library) -> dict[str, Any]:
     Settings an import would refuse (unknown keys, odd values another tool stored) stay out:
     they are this machine's state, not the user's records."""
     snap = library.reload()
+    tag_times = _tag_times_stored(library)
     papers: dict[str, dict[str, Any]] = {}
     for pid in sorted(snap.paper_ids()):
         entry: dict[str, Any] = {}
@@ -333,6 +367,8 @@ def export_document(library: Library) -> dict[str, Any]:
             entry["read_at"] = snap.read[pid]
         if snap.tags.get(pid):
             entry["tags"] = snap.tags[pid]
+            times = tag_times.get(pid, {})
+            entry["tagged_at"] = {name: times.get(name, 0.0) for name in snap.tags[pid]}
         if pid in snap.notes:
             entry["note"] = snap.notes[pid]
         if pid in snap.metadata:
@@ -352,11 +388,25 @@ def export_document(library: Library) -> dict[str, Any]:
     }
 
 
+def _tag_times_stored(library: Library) -> dict[str, dict[str, float]]:
+    """Paper id → {tag as the snapshot shows it: when it was put on the paper}."""
+    times: dict[str, dict[str, float]] = {}
+    rows = library.conn.execute(
+        "SELECT paper_tags.paper_id, tags.name, paper_tags.added_at"
+        " FROM paper_tags JOIN tags ON tags.id = paper_tags.tag_id"
+    )
+    for pid, name, at in rows:
+        if pid is not None:
+            times.setdefault(as_text(pid), {})[sanitise(as_text(name))] = as_time(at)
+    return times
+
+
 def import_document(library: Library, data: Any) -> int:
     """Merge an export into this library (never drops anything). Returns papers touched.
 
     The whole document is validated first: on any problem nothing is written."""
     entries, settings = validate_document(data)
+    now = time.time()
 
     def build(change: _Change) -> None:
         conn = change.conn
@@ -367,11 +417,12 @@ def import_document(library: Library, data: Any) -> int:
                 )
             if entry.read_at is not None:
                 change.apply({"op": "mark", "table": "read_marks", "add": {pid: entry.read_at}})
-            for name in entry.tags:
-                change.apply({"op": "tag", "name": name, "add": {pid: time.time()}})
+            for name in entry.tags:  # a tag the paper has here keeps its own time
+                at = entry.tagged_at.get(name.casefold(), now)
+                change.apply({"op": "tag", "name": name, "add": {pid: at}})
             if entry.note is not None and entry.note.strip():
                 note = sanitise(entry.note)
-                row = conn.execute("SELECT body FROM notes WHERE paper_id = ?", (pid,)).fetchone()
+                row = change._paper_row("notes", pid)
                 existing = None if row is None else as_text(row[0])
                 body = note
                 if existing and existing != note and note not in existing:
@@ -382,6 +433,10 @@ def import_document(library: Library, data: Any) -> int:
             if entry.meta is not None:
                 _merge_meta(change, pid, entry.meta)
         for key, value in settings.items():
+            if key == "sort":  # an older export's `bookmarked` is `recent` now
+                from ..sorting import canonical_sort
+
+                value = canonical_sort(value)
             cur = conn.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (key, value))
             change.dirty = change.dirty or bool(cur.rowcount)
 
@@ -391,10 +446,7 @@ def import_document(library: Library, data: Any) -> int:
 
 def _merge_meta(change: _Change, pid: str, meta: _Meta) -> None:
     """Imported metadata over the stored one, field by field (a missing field keeps ours)."""
-    row = change.conn.execute(
-        "SELECT title, authors, url, doi, year FROM metadata WHERE paper_id = ?", (pid,)
-    ).fetchone()
-    old = row or (None, "[]", None, None, None)
+    old = change._paper_row("metadata", pid) or [None, "[]", None, None, None]
     authors = meta.authors or json_list(old[1])
     new_row = [
         clean_field(meta.title) if meta.title else old[0],

@@ -89,6 +89,9 @@ class Snapshot:
     bookmarks: dict[str, float] = field(default_factory=dict)
     read: dict[str, float] = field(default_factory=dict)
     tags: dict[str, list[str]] = field(default_factory=dict)  # paper id → tag names
+    #: paper id → when the newest of its tags was put on it (seconds since 1970, UTC); the
+    #: time of each (paper, tag) pair is in ``paper_tags.added_at`` (export reads it there)
+    tagged: dict[str, float] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     metadata: dict[str, Metadata] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
@@ -111,7 +114,7 @@ def changed_facts(old: Snapshot, new: Snapshot) -> set[Fact]:
         facts.add("bookmarks")
     if old.read.keys() != new.read.keys():
         facts.add("read")
-    if old.tags != new.tags or old.tag_names != new.tag_names:
+    if old.tags != new.tags or old.tag_names != new.tag_names or old.tagged != new.tagged:
         facts.add("tags")
     if old.notes != new.notes:
         facts.add("notes")

@@ -70,6 +70,7 @@ def _quoted(names: list[str]) -> str:
 #:   {"op": "unmark", "table": …, "ids": [paper id, …]}
 #:   {"op": "tag", "name": tag, "add": {paper id: time}}
 #:   {"op": "untag", "name": tag, "ids": [paper id, …]}
+#:   {"op": "retime", "name": tag, "at": {paper id: time}}  (when papers that have the tag got it)
 #:   {"op": "retag", "old": tag, "new": tag}                (a rename that changes only case)
 #:   {"op": "note", "id": paper id, "body": text|None, ["expect": text|None]}
 #:   {"op": "meta", "id": paper id, "row": [title, authors, url, doi, year]|None, ["expect": …]}
@@ -78,6 +79,11 @@ Op = dict[str, Any]
 
 _MARK_FACT: dict[str, Fact] = {"bookmarks": "bookmarks", "read_marks": "read"}
 _MARK_TIME = {"bookmarks": "created_at", "read_marks": "read_at"}
+#: The value columns of the tables with one row per paper that a delta replaces whole.
+_ROW_COLUMNS: dict[str, tuple[str, ...]] = {
+    "notes": ("body",),
+    "metadata": ("title", "authors", "url", "doi", "year"),
+}
 
 
 class _Change:
@@ -102,6 +108,8 @@ class _Change:
             return self._tag(op["name"], op["add"])
         if kind == "untag":
             return self._untag(op["name"], op["ids"])
+        if kind == "retime":
+            return self._retime(op["name"], op["at"])
         if kind == "retag":
             return self._retag(op["old"], op["new"])
         if kind == "note":
@@ -193,6 +201,51 @@ class _Change:
             self._done("tags", removed, {"op": "tag", "name": stored, "add": removed})
         return True
 
+    def _retime(self, name: str, at: dict[str, float]) -> bool:
+        """Set when papers that have tag ``name`` got it; False when one no longer has it."""
+        found = self._tag_row(name)
+        if found is None:
+            return not at
+        tag_id, stored = found
+        before: dict[str, float] = {}
+        missing = False
+        for pid, when in at.items():
+            row = self.conn.execute(
+                "SELECT added_at FROM paper_tags WHERE paper_id = ? AND tag_id = ?", (pid, tag_id)
+            ).fetchone()
+            if row is None:
+                missing = True
+            elif as_time(row[0]) != when:
+                self.conn.execute(
+                    "UPDATE paper_tags SET added_at = ? WHERE paper_id = ? AND tag_id = ?",
+                    (when, pid, tag_id),
+                )
+                before[pid] = as_time(row[0])
+        if before:
+            self._done("tags", before, {"op": "retime", "name": stored, "at": before})
+        return not missing
+
+    def _merge_tag(self, tag_id: int, stored: str, target: tuple[int, str]) -> None:
+        """Move every paper of tag ``stored`` to tag ``target`` (which exists): each keeps
+        the time it got ``stored``, and a paper that had both keeps the later of the two,
+        so a merge moves no paper in the "recently tagged" order."""
+        times = self._times_of(tag_id)
+        have = self._times_of(target[0])
+        self._tag(target[1], {pid: at for pid, at in times.items() if pid not in have})
+        later = {pid: at for pid, at in times.items() if pid in have and at > have[pid]}
+        if later:
+            self._retime(target[1], later)
+        self._untag(stored, list(times))
+
+    def _times_of(self, tag_id: int) -> dict[str, float]:
+        """Paper id → when it got the tag, for every paper that has it."""
+        return {
+            as_text(pid): as_time(at)
+            for pid, at in self.conn.execute(
+                "SELECT paper_id, added_at FROM paper_tags WHERE tag_id = ?", (tag_id,)
+            )
+        }
+
     def _retag(self, old: str, new: str) -> bool:
         found = self._tag_row(old)
         if found is None:
@@ -200,68 +253,57 @@ class _Change:
         tag_id, stored = found
         other = self._tag_row(new)
         if other is not None and other[0] != tag_id:  # someone made `new` meanwhile: merge
-            rows = dict(
-                self.conn.execute(
-                    "SELECT paper_id, added_at FROM paper_tags WHERE tag_id = ?", (tag_id,)
-                ).fetchall()
-            )
-            self._tag(other[1], rows)
-            self._untag(stored, list(rows))
+            self._merge_tag(tag_id, stored, other)
             return True
         if stored == new:
             return True
         self.conn.execute("UPDATE tags SET name = ? WHERE id = ?", (new, tag_id))
-        ids = [
-            as_text(r[0])
-            for r in self.conn.execute(
-                "SELECT paper_id FROM paper_tags WHERE tag_id = ?", (tag_id,)
-            )
-        ]
+        ids = list(self._times_of(tag_id))
         self._done("tags", ids, {"op": "retag", "old": new, "new": stored})
         return True
 
     def _note(self, pid: str, body: str | None, expect: str | Unchecked | None) -> bool:
-        row = self.conn.execute("SELECT body FROM notes WHERE paper_id = ?", (pid,)).fetchone()
-        current = None if row is None else as_text(row[0])
+        found = self._paper_row("notes", pid)
+        current = None if found is None else as_text(found[0])
         if expect is not UNCHECKED and sanitise(current or "") != sanitise(expect or ""):
             return False
         if body is not None and not body.strip():
             body = None
-        if body == current:
-            return True
-        if body is None:
-            self.conn.execute("DELETE FROM notes WHERE paper_id = ?", (pid,))
-        else:
-            self.conn.execute(
-                "INSERT INTO notes(paper_id, body, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT(paper_id) DO UPDATE SET body = excluded.body,"
-                " updated_at = excluded.updated_at",
-                (pid, body, time.time()),
-            )
-        self._done("notes", [pid], {"op": "note", "id": pid, "body": current, "expect": body})
+        if body != current:
+            self._set_paper_row("notes", pid, None if body is None else [body])
+            self._done("notes", [pid], {"op": "note", "id": pid, "body": current, "expect": body})
         return True
 
     def _meta(self, pid: str, row: list[Any] | None, expect: Any) -> bool:
-        found = self.conn.execute(
-            "SELECT title, authors, url, doi, year FROM metadata WHERE paper_id = ?", (pid,)
-        ).fetchone()
-        current = None if found is None else list(found)
+        current = self._paper_row("metadata", pid)
         if expect is not UNCHECKED and current != expect:
             return False
-        if row == current:
-            return True
-        if row is None:
-            self.conn.execute("DELETE FROM metadata WHERE paper_id = ?", (pid,))
-        else:
-            self.conn.execute(
-                "INSERT INTO metadata(paper_id, title, authors, url, doi, year, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(paper_id) DO UPDATE SET"
-                " title = excluded.title, authors = excluded.authors, url = excluded.url,"
-                " doi = excluded.doi, year = excluded.year, updated_at = excluded.updated_at",
-                (pid, *row, time.time()),
-            )
-        self._done("meta", [pid], {"op": "meta", "id": pid, "row": current, "expect": row})
+        if row != current:
+            self._set_paper_row("metadata", pid, row)
+            self._done("meta", [pid], {"op": "meta", "id": pid, "row": current, "expect": row})
         return True
+
+    def _paper_row(self, table: str, pid: str) -> list[Any] | None:
+        """A paper's stored values in a one-row-per-paper table (``_ROW_COLUMNS``), or None."""
+        columns = ", ".join(_ROW_COLUMNS[table])
+        found = self.conn.execute(
+            f"SELECT {columns} FROM {table} WHERE paper_id = ?", (pid,)
+        ).fetchone()
+        return None if found is None else list(found)
+
+    def _set_paper_row(self, table: str, pid: str, values: list[Any] | None) -> None:
+        """Store a paper's values in a one-row-per-paper table, stamped ``updated_at`` now;
+        None deletes its row."""
+        if values is None:
+            self.conn.execute(f"DELETE FROM {table} WHERE paper_id = ?", (pid,))
+            return
+        columns = (*_ROW_COLUMNS[table], "updated_at")
+        self.conn.execute(
+            f"INSERT INTO {table}(paper_id, {', '.join(columns)})"
+            f" VALUES (?, {', '.join('?' * len(columns))}) ON CONFLICT(paper_id) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in columns),
+            (pid, *values, time.time()),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -595,19 +637,14 @@ class Library:
                 raise LibraryError(f"no tag named {old_name!r}")
             tag_id, stored = found
             target = change._tag_row(new_name)
-            papers = dict(
-                change.conn.execute(
-                    "SELECT paper_id, added_at FROM paper_tags WHERE tag_id = ?", (tag_id,)
-                ).fetchall()
-            )
             if target is not None and target[0] != tag_id:
                 if not merge:
                     raise TagExists(stored, target[1])
-                change.apply({"op": "tag", "name": target[1], "add": papers})
-                change.apply({"op": "untag", "name": stored, "ids": list(papers)})
+                change._merge_tag(tag_id, stored, target)
             elif stored.casefold() == new_name.casefold():
                 change.apply({"op": "retag", "old": stored, "new": new_name})
-            else:  # as deltas, so undo touches only these papers
+            else:  # as deltas, so undo touches only these papers; each keeps its time
+                papers = change._times_of(tag_id)
                 change.apply({"op": "untag", "name": stored, "ids": list(papers)})
                 change.apply({"op": "tag", "name": new_name, "add": papers})
 
@@ -644,9 +681,7 @@ class Library:
 
         def build(change: _Change) -> None:
             if not change.apply(op):
-                row = change.conn.execute(
-                    "SELECT body FROM notes WHERE paper_id = ?", (paper_id,)
-                ).fetchone()
+                row = change._paper_row("notes", paper_id)
                 theirs = "" if row is None else sanitise(as_text(row[0]))
                 raise NoteConflict(paper_id, body, theirs)
 
@@ -735,15 +770,7 @@ def _meta_row(meta: Metadata) -> list[Any]:
 
 
 def _replace_settings(snap: Snapshot, key: str, value: str) -> Snapshot:
-    return Snapshot(
-        bookmarks=snap.bookmarks,
-        read=snap.read,
-        tags=snap.tags,
-        notes=snap.notes,
-        metadata=snap.metadata,
-        settings={**snap.settings, key: value},
-        tag_names=snap.tag_names,
-    )
+    return dataclasses.replace(snap, settings={**snap.settings, key: value})
 
 
 def _read_times(conn: sqlite3.Connection, table: str, column: str) -> dict[str, float]:
@@ -769,28 +796,58 @@ def _read_read(conn: sqlite3.Connection, snap: Snapshot) -> None:
     snap.read = _read_times(conn, "read_marks", "read_at")
 
 
-def _read_tags(conn: sqlite3.Connection, snap: Snapshot) -> None:
+def _tag_names(
+    conn: sqlite3.Connection, snap: Snapshot
+) -> tuple[dict[object, str], dict[str, int]]:
+    """Tag id → shown name (blank ones left out), and each name's place in ``tag_names``
+    (which this sets)."""
     names: dict[object, str] = {}
     for tag_id, name in conn.execute("SELECT id, name FROM tags"):
         shown = sanitise(as_text(name))
         if shown.strip():
             names[tag_id] = shown
     snap.tag_names = sorted(set(names.values()), key=lambda n: (n.casefold(), n))
-    order = {name: i for i, name in enumerate(snap.tag_names)}
-    tags: dict[str, list[str]] = {}
-    for paper_id, tag_id in conn.execute("SELECT paper_id, tag_id FROM paper_tags"):
-        name = names.get(tag_id)
-        if paper_id is not None and name is not None:
-            key = paper_id if type(paper_id) is str else as_text(paper_id)
-            have = tags.get(key)
-            if have is None:
-                tags[key] = [name]
-            elif name not in have:
+    return names, {name: i for i, name in enumerate(snap.tag_names)}
+
+
+def _tag_rows(
+    rows: Iterable[tuple[Any, Any, Any]],
+    names: dict[object, str],
+    tags: dict[str, list[str]],
+    tagged: dict[str, float],
+) -> None:
+    """Add (paper id, tag id, time) rows to ``tags`` and ``tagged`` (the newest time of
+    each paper's shown tags). One pass, inlined: it runs for every tag of a library."""
+    get_name = names.get
+    isfinite = math.isfinite
+    for paper_id, tag_id, at in rows:
+        name = get_name(tag_id)
+        if paper_id is None or name is None:
+            continue
+        key = paper_id if type(paper_id) is str else as_text(paper_id)
+        if type(at) is not float or not isfinite(at):  # REAL affinity: nearly always float
+            at = as_time(at)
+        have = tags.get(key)
+        if have is None:
+            tags[key] = [name]
+            tagged[key] = at
+        else:
+            if name not in have:
                 have.append(name)
+            tagged[key] = max(tagged[key], at)
+
+
+def _read_tags(conn: sqlite3.Connection, snap: Snapshot) -> None:
+    names, order = _tag_names(conn, snap)
+    tags: dict[str, list[str]] = {}
+    tagged: dict[str, float] = {}
+    rows = conn.execute("SELECT paper_id, tag_id, added_at FROM paper_tags")
+    _tag_rows(rows, names, tags, tagged)
     for have in tags.values():
         if len(have) > 1:
             have.sort(key=order.__getitem__)
     snap.tags = tags
+    snap.tagged = tagged
 
 
 def _read_notes(conn: sqlite3.Connection, snap: Snapshot) -> None:
@@ -870,28 +927,19 @@ def _patch_read(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> Non
 
 
 def _patch_tags(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:
-    names: dict[object, str] = {}
-    for tag_id, name in conn.execute("SELECT id, name FROM tags"):
-        shown = sanitise(as_text(name))
-        if shown.strip():
-            names[tag_id] = shown
-    snap.tag_names = sorted(set(names.values()), key=lambda n: (n.casefold(), n))
-    order = {name: i for i, name in enumerate(snap.tag_names)}
+    names, order = _tag_names(conn, snap)
     tags = dict(snap.tags)
+    tagged = dict(snap.tagged)
     for pid in ids:
         tags.pop(pid, None)
-    for paper_id, tag_id in _rows(
-        conn, "SELECT paper_id, tag_id FROM paper_tags WHERE paper_id IN", ids
-    ):
-        name = names.get(tag_id)
-        if name is not None:
-            have = tags.setdefault(as_text(paper_id), [])
-            if name not in have:
-                have.append(name)
+        tagged.pop(pid, None)
+    sql = "SELECT paper_id, tag_id, added_at FROM paper_tags WHERE paper_id IN"
+    _tag_rows(_rows(conn, sql, ids), names, tags, tagged)
     for pid in ids:
         if len(tags.get(pid, ())) > 1:
             tags[pid].sort(key=order.__getitem__)
     snap.tags = tags
+    snap.tagged = tagged
 
 
 def _patch_notes(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:

@@ -21,10 +21,11 @@ from .engine import (
     SearchResult,
     WordMatch,
 )
-from .postings import PARALLEL_MIN_DOCS, _FieldIndex, _Postings, _tokenise, _tokenise_in_two
+from .postings import CHUNK_DOCS, PARALLEL_MIN_DOCS, Vocabulary, _FieldIndex, _Postings
 from .query import Query, Term, Word, parse_query, typo_budget
 
 __all__ = [
+    "CHUNK_DOCS",
     "EXACT",
     "INDEX_FORMAT",
     "PARALLEL_MIN_DOCS",
@@ -38,12 +39,11 @@ __all__ = [
     "SearchIndex",
     "SearchResult",
     "Term",
+    "Vocabulary",
     "Word",
     "WordMatch",
     "_FieldIndex",
     "_Postings",
-    "_tokenise",
-    "_tokenise_in_two",
     "cache_key_for",
     "default_cache_dir",
     "parse_query",

@@ -1,26 +1,47 @@
-"""The on-disk index cache: flat numpy arrays in an ``.npz`` (never pickle).
+"""The on-disk index cache: one file of flat arrays, memory-mapped on reading (never pickle).
 
 Keyed by the dumps' paths, sizes and mtimes, and bound to the corpus it indexes: the
 cache records a BLAKE2 digest of every paper's id and title in corpus order, and the ids
 are those of the abstracts as parsed (the corpus cache derives them again). Every array is
 checked as untrusted input (`_FieldIndex.from_arrays`): a cache that does not check out is
 rebuilt, so crafted offsets or orders give an error nobody sees, never wrong results.
+
+The file (``<key>.idx``): a header — ``MAGIC``, then little-endian int64 format, papers and
+number of sections, the 16-byte corpus digest, then per section its name (32 bytes), dtype
+(8 bytes, e.g. ``<u4``), byte offset and length in items — and the sections, each starting
+at a multiple of 64 bytes. The arrays are read-only views of the mapping: opening a cache
+costs the checks' page faults, not a copy of every array.
 """
 
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
+import numpy.typing as npt
 
-from ..cachefile import open_npz, write_atomically
+from ..cachefile import open_mapped, write_atomically
 from ..corpus import Corpus
 from .postings import _FieldIndex
 
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 _KEEP = 4  #: the newest indexes kept
+MAGIC = b"ARINDEX\0"
+_HEAD = struct.Struct("<8s3q16s")
+_SECTION = struct.Struct("<32s8sqq")
+_ALIGN = 64
+#: every section, with its exact dtype
+SECTIONS = {
+    f"{field}_{vocab}_{part}": dtype
+    for field in ("text", "title")
+    for vocab in ("folded", "cased")
+    for part, dtype in (("words", "|u1"), ("offsets", "<i8"), ("docs", "<u4"))
+}
+SUFFIX = ".idx"
 
 
 def cache_key_for(files: Sequence[str]) -> str | None:
@@ -30,12 +51,30 @@ def cache_key_for(files: Sequence[str]) -> str | None:
     return files_key(f"format={INDEX_FORMAT}", files)
 
 
-def corpus_digest(corpus: Corpus) -> np.ndarray:
+def corpus_digest(corpus: Corpus) -> bytes:
     """16 bytes that change with any paper's id, title or position."""
     digest = hashlib.blake2b(digest_size=16)
     for paper_id, title in zip(corpus.papers.ids(), corpus.papers.titles(), strict=True):
         digest.update(f"{paper_id}\0{title}\0".encode())
-    return np.frombuffer(digest.digest(), np.uint8)
+    return digest.digest()
+
+
+def _write(
+    handle: BinaryIO, n: int, digest: bytes, arrays: dict[str, npt.NDArray[np.generic]]
+) -> None:
+    header_size = _HEAD.size + _SECTION.size * len(arrays)
+    at = -(-header_size // _ALIGN) * _ALIGN
+    table = []
+    for name, array in arrays.items():
+        table.append(_SECTION.pack(name.encode(), array.dtype.str.encode(), at, array.size))
+        at += -(-array.nbytes // _ALIGN) * _ALIGN
+    handle.write(_HEAD.pack(MAGIC, INDEX_FORMAT, n, len(arrays), digest) + b"".join(table))
+    written = header_size
+    for array in arrays.values():
+        handle.write(b"\0" * (-written % _ALIGN))
+        written += -written % _ALIGN
+        handle.write(np.ascontiguousarray(array).data.cast("B"))
+        written += array.nbytes
 
 
 def save_cache(
@@ -43,14 +82,38 @@ def save_cache(
 ) -> None:
     """Write the index (atomically); failing to write a cache is not an error."""
     arrays = {**text.arrays("text"), **titles.arrays("title")}
-    arrays["meta"] = np.array([INDEX_FORMAT, len(corpus.papers)], np.int64)
-    arrays["corpus"] = corpus_digest(corpus)
-    write_atomically(
-        cache_dir,
-        f"{key}.npz",
-        lambda handle: np.savez(handle, **arrays),  # type: ignore[arg-type]
-        keep=_KEEP,
-    )
+    digest = corpus_digest(corpus)
+    n = len(corpus.papers)
+    if write_atomically(
+        cache_dir, f"{key}{SUFFIX}", lambda handle: _write(handle, n, digest, arrays), keep=_KEEP
+    ):
+        for old in cache_dir.glob("*.npz"):  # the format before this one: never read again
+            if old.is_file() and not old.is_symlink():
+                old.unlink(missing_ok=True)
+
+
+def _sections(mapped: memoryview, n: int) -> tuple[bytes, dict[str, npt.NDArray[np.generic]]]:
+    """(the corpus digest, the arrays) of a mapped cache file (ValueError unless every
+    section is there once, with its dtype, aligned and inside the file)."""
+    magic, version, papers, count, digest = _HEAD.unpack_from(mapped, 0)
+    if magic != MAGIC or version != INDEX_FORMAT or papers != n or count != len(SECTIONS):
+        raise ValueError("not an index cache of this format for this corpus")
+    arrays: dict[str, npt.NDArray[np.generic]] = {}
+    for i in range(count):
+        raw_name, raw_dtype, offset, length = _SECTION.unpack_from(
+            mapped, _HEAD.size + i * _SECTION.size
+        )
+        name = raw_name.rstrip(b"\0").decode("ascii")
+        dtype = raw_dtype.rstrip(b"\0").decode("ascii")
+        if SECTIONS.get(name) != dtype or name in arrays:
+            raise ValueError("unknown, repeated or mistyped section")
+        itemsize = np.dtype(dtype).itemsize
+        if offset % _ALIGN or offset < _HEAD.size or length < 0:
+            raise ValueError("misplaced section")
+        if offset + length * itemsize > len(mapped):
+            raise ValueError("section beyond the end of the file")
+        arrays[name] = np.frombuffer(mapped, np.dtype(dtype), length, offset)
+    return bytes(digest), arrays
 
 
 def load_cache(
@@ -58,19 +121,14 @@ def load_cache(
 ) -> tuple[_FieldIndex, _FieldIndex] | None:
     if cache_dir is None or key is None:
         return None
-    npz = open_npz(cache_dir / f"{key}.npz")
-    if npz is None:
+    mapped = open_mapped(cache_dir / f"{key}{SUFFIX}")
+    if mapped is None:
         return None
     try:
-        with npz:
-            data = {name: npz[name] for name in npz.files}
-        meta = data["meta"]
         n = len(corpus.papers)
-        if meta.dtype != np.int64 or meta.tolist() != [INDEX_FORMAT, n]:
-            return None
-        stored = data["corpus"]
-        if stored.dtype != np.uint8 or stored.tobytes() != corpus_digest(corpus).tobytes():
-            return None
+        digest, data = _sections(memoryview(mapped), n)
+        if digest != corpus_digest(corpus):
+            raise ValueError("an index of other papers")
         return _FieldIndex.from_arrays(data, "text", n), _FieldIndex.from_arrays(data, "title", n)
     except Exception:  # corrupt or foreign file: rebuild, never trust it
         return None

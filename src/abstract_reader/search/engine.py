@@ -23,7 +23,7 @@ from ..corpus import MIN_PREFIX, Corpus, Paper
 from ..text import fold, fold_accents, render
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
-from .postings import IntArray, _FieldIndex, _Postings
+from .postings import IntArray, Progress, _FieldIndex, _Postings
 from .query import (
     _WORD_RE,
     ID_WORD_RE,
@@ -170,24 +170,28 @@ class SearchIndex:
         *,
         cache_dir: Path | None = None,
         cache_key: str | None = None,
+        progress: Progress | None = None,
+        defer_save: bool = False,
     ) -> None:
+        """``progress(papers done, papers)`` is called as a build goes (from this thread).
+        With ``defer_save``, a freshly built index is written to the cache only by
+        `save_cache` (call it after handing the index over: saving never delays it)."""
         self.corpus = corpus
         self.n = len(corpus.papers)
         self.loaded_from_cache = False
+        self._unsaved: tuple[Path, str] | None = None
         self._title_overrides: dict[int, str] = {}
         data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
         if data is not None:
             self.text, self.titles = data
             self.loaded_from_cache = True
         else:
-            titles: list[_FieldIndex] = []
-            self.text = _FieldIndex.build(
-                corpus.papers.abstracts(),
-                while_waiting=lambda: titles.append(_FieldIndex.build(corpus.papers.titles())),
-            )
-            self.titles = titles[0]
+            self.text = _FieldIndex.build(_abstracts(corpus), self.n, progress=progress)
+            self.titles = _FieldIndex.build(_titles(corpus), self.n, parallel=False)
             if cache_dir and cache_key:
-                _save_cache(cache_dir, cache_key, corpus, self.text, self.titles)
+                self._unsaved = (cache_dir, cache_key)
+                if not defer_save:
+                    self.save_cache()
         table = corpus.papers
         names = [*table.venue_names, ""]  # code -1 (no venue) is the last one
         venues = sorted({v.lower() for v in names})
@@ -201,6 +205,13 @@ class SearchIndex:
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
         self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.int8]] = {}
         self._sorted_ids: tuple[list[str], list[int]] | None = None
+
+    def save_cache(self) -> None:
+        """Write a freshly built index to its cache (once; nothing if it came from there)."""
+        if self._unsaved is not None:
+            cache_dir, cache_key = self._unsaved
+            self._unsaved = None
+            _save_cache(cache_dir, cache_key, self.corpus, self.text, self.titles)
 
     # -- metadata overrides (real titles from the library) -----------------------------
     def set_title_overrides(self, titles: dict[str, str]) -> None:
@@ -668,6 +679,15 @@ class SearchIndex:
             p.nbytes()
             for p in (self.text.folded, self.text.cased, self.titles.folded, self.titles.cased)
         )
+
+
+def _abstracts(corpus: Corpus) -> Iterator[str]:
+    """The texts the index reads, in corpus order (the one place it reads the papers)."""
+    return corpus.papers.iter_abstracts()
+
+
+def _titles(corpus: Corpus) -> Iterator[str]:
+    return iter(corpus.papers.titles())
 
 
 def _short(title: str, width: int = 40) -> str:

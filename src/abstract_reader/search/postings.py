@@ -5,18 +5,30 @@ positions, one array of offsets). Because the vocabulary is sorted, every prefix
 contiguous slice of it — and so one contiguous slice of the postings: a prefix query costs
 one numpy fancy-index, whatever the number of words it covers. Typo candidates come from
 rapidfuzz over the words with the same first letter and a similar length.
+
+The vocabulary is one UTF-8 blob (each word followed by a newline) with the words' start
+offsets, not a list of Python strings: bisection compares bytes (UTF-8 sorts as code
+points do), and only the first letter being typed is decoded into strings for rapidfuzz.
+
+The build reads the papers in chunks of `CHUNK_DOCS`: each chunk's postings are kept as
+small arrays (its papers as 16-bit offsets into the chunk), and the final arrays are
+assembled at the end, so the peak is the index plus one chunk's temporaries — not every
+word of the corpus at once. From `PARALLEL_MIN_DOCS` papers on, a helper process
+tokenises chunks too (about two in three: this process also makes every chunk's postings).
 """
 
 from __future__ import annotations
 
+import array
 import bisect
+import collections
 import itertools
 import os
-import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -24,43 +36,144 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from ..text import GREEK_NAMES, TEXT_COMMANDS, fold_accents
-from ..tokens import tokenise_chunk as _tokenise_chunk
+from ..tokens import TOKEN_RE
+from ..tokens import tokenise_words as _tokenise_words
 from .query import MAX_WORD
 
 IntArray = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
 
-#: A word; a LaTeX command keeps its backslash so it can be told apart from prose.
-_TOKEN_RE = re.compile(r"\\?[^\W_]+")
+_TOKEN_RE = TOKEN_RE  #: a word (similar.py tokenises a paper as the index does)
+
+#: Papers per chunk of the build (at most 65,536: a chunk's papers are 16-bit offsets).
+CHUNK_DOCS = 8192
+#: Progress callback of a build: (papers done, papers in all).
+Progress = Callable[[int, int], object]
+
+
+class _BytesAt(Sequence[bytes]):
+    """The vocabulary's words as UTF-8 bytes, for bisection (no decoding)."""
+
+    __slots__ = ("_blob", "_starts")
+
+    def __init__(self, blob: bytes, starts: memoryview) -> None:
+        self._blob = blob
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> bytes: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[bytes]: ...
+    def __getitem__(self, i: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(i, slice):
+            raise TypeError("no slices")
+        return self._blob[self._starts[i] : self._starts[i + 1] - 1]
+
+
+class Vocabulary(Sequence[str]):
+    """Sorted, distinct words as one UTF-8 blob, each word followed by ``\n``, with start
+    offsets (``len + 1``, the last one the blob's end). Reads like a list of strings."""
+
+    __slots__ = ("_at", "_groups", "blob", "lengths", "starts")
+
+    def __init__(self, blob: bytes, starts: IntArray | None = None) -> None:
+        raw = np.frombuffer(blob, np.uint8)
+        if starts is None:
+            starts = np.zeros(np.count_nonzero(raw == 10) + 1, np.int64)
+            starts[1:] = np.flatnonzero(raw == 10) + 1
+        self.blob = blob
+        self.starts: IntArray = starts
+        self._at = _BytesAt(blob, np.ascontiguousarray(starts).data)
+        #: each word's length in characters (UTF-8 continuation bytes are not characters)
+        lengths = np.diff(starts) - 1
+        if raw.size and int(raw.max()) >= 0x80:
+            continuation = np.zeros(raw.size + 1, np.int32)
+            np.cumsum((raw & 0xC0) == 0x80, out=continuation[1:])
+            lengths -= continuation[starts[1:]] - continuation[starts[:-1]]
+        self.lengths: npt.NDArray[np.int32] = lengths.astype(np.int32)
+        self._groups: dict[str, list[str]] = {}  #: decoded first-letter groups (a few)
+
+    @classmethod
+    def from_sorted(cls, words: Iterable[str]) -> Vocabulary:
+        return cls("".join(f"{w}\n" for w in words).encode("utf-8"))
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        return self._at[i].decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        if len(self):
+            yield from self.blob[:-1].decode("utf-8").split("\n")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Vocabulary):
+            return self.blob == other.blob
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def find(self, word: str) -> int:
+        key = word.encode("utf-8")
+        i = bisect.bisect_left(self._at, key)
+        return i if i < len(self) and self._at[i] == key else -1
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        lo = bisect.bisect_left(self._at, prefix.encode("utf-8"))
+        hi = bisect.bisect_left(self._at, (prefix + "\U0010ffff").encode("utf-8"), lo)
+        return lo, hi
+
+    def group(self, lo: int, hi: int) -> list[str]:
+        """Words ``lo`` to ``hi`` as strings: one decode and split, at C speed."""
+        if hi <= lo:
+            return []
+        return self.blob[int(self.starts[lo]) : int(self.starts[hi]) - 1].decode().split("\n")
+
+    def letter_group(self, letter: str) -> tuple[int, list[str]]:
+        """(first index, the words) of the words starting with ``letter``; the last few
+        letters asked for are kept decoded (typing a word asks for the same one each key)."""
+        lo, hi = self.prefix_range(letter)
+        found = self._groups.get(letter)
+        if found is None:
+            found = self.group(lo, hi)
+            if len(self._groups) >= 2:
+                self._groups.pop(next(iter(self._groups)))
+            self._groups[letter] = found
+        return lo, found
+
+    def nbytes(self) -> int:
+        return len(self.blob) + self.starts.nbytes + self.lengths.nbytes
 
 
 @dataclass(slots=True)
 class _Postings:
     """A sorted vocabulary with CSR postings."""
 
-    words: list[str]
+    words: Vocabulary
     offsets: IntArray  #: len(words) + 1
     docs: U32
-    lengths: npt.NDArray[np.int32] = field(init=False)
-    _letters: dict[str, tuple[int, int]] = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.lengths = np.fromiter((len(w) for w in self.words), np.int32, len(self.words))
-        self._letters = {}
-        start = 0
-        for i in range(1, len(self.words) + 1):
-            if i == len(self.words) or self.words[i][:1] != self.words[start][:1]:
-                self._letters[self.words[start][:1]] = (start, i)
-                start = i
+    @property
+    def lengths(self) -> npt.NDArray[np.int32]:
+        return self.words.lengths
 
     def find(self, word: str) -> int:
-        i = bisect.bisect_left(self.words, word)
-        return i if i < len(self.words) and self.words[i] == word else -1
+        return self.words.find(word)
 
     def prefix_range(self, prefix: str) -> tuple[int, int]:
-        lo = bisect.bisect_left(self.words, prefix)
-        hi = bisect.bisect_left(self.words, prefix + "\U0010ffff")
-        return lo, hi
+        return self.words.prefix_range(prefix)
 
     def docs_of(self, i: int) -> U32:
         return self.docs[self.offsets[i] : self.offsets[i + 1]]
@@ -72,36 +185,36 @@ class _Postings:
         """(vocabulary index, edits) of words within ``budget`` edits (of their prefix)."""
         if budget <= 0 or not word:
             return []
-        lo, hi = self._letters.get(word[:1], (0, 0))
-        if hi <= lo:
+        lo, group = self.words.letter_group(word[:1])
+        if not group:
             return []
-        lengths = self.lengths[lo:hi]
+        lengths = self.lengths[lo : lo + len(group)]
         n = len(word)
         if as_prefix:
             mask = lengths >= n - budget
         else:
             mask = np.abs(lengths - n) <= budget
-        idx = np.nonzero(mask)[0] + lo
+        idx = np.nonzero(mask)[0]
         if idx.size == 0:
             return []
         best: dict[int, int] = {}
-        words = self.words
+        picked = [group[i] for i in idx.tolist()]
         cut_lengths = (n - 1, n, n + 1) if as_prefix else (0,)
         for cut in cut_lengths:
             if cut < 0:
                 continue
-            choices = [words[i][:cut] if as_prefix else words[i] for i in idx]
+            choices = [w[:cut] for w in picked] if as_prefix else picked
             for _choice, dist, pos in process.extract(
                 word, choices, scorer=Levenshtein.distance, score_cutoff=budget, limit=None
             ):
-                vocab_i = int(idx[pos])
+                vocab_i = int(idx[pos]) + lo
                 if dist > 0 and dist < best.get(vocab_i, budget + 1):
                     best[vocab_i] = int(dist)
         ranked = sorted(best.items(), key=lambda item: (item[1], item[0]))
         return ranked[:256]
 
     def nbytes(self) -> int:
-        return int(self.docs.nbytes + self.offsets.nbytes + sum(len(w) + 50 for w in self.words))
+        return int(self.docs.nbytes + self.offsets.nbytes + self.words.nbytes())
 
 
 def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
@@ -120,108 +233,324 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     return case_forms, folded
 
 
-def _csr(
-    word_ids: npt.NDArray[np.int32], docs: npt.NDArray[np.int32], n_words: int
-) -> tuple[IntArray, U32]:
-    """Postings pairs → (offsets, docs sorted by word then doc, duplicates removed)."""
-    keep = word_ids >= 0  # -1: a piece with no word in this vocabulary ("=", or lower case)
-    if not keep.all():  # first: the case-kept vocabulary keeps only a small share of pairs
-        word_ids, docs = word_ids[keep], docs[keep]
-    keys = word_ids.astype(np.int64)
-    keys <<= 32
-    keys |= docs
-    keys.sort()  # a plain sort: np.unique's hashing is several times slower here
-    if keys.size:
-        distinct = np.empty(keys.size, dtype=bool)
-        distinct[0] = True
-        np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
-        keys = keys[distinct]
-    # each word's first pair, by binary search: no (pairs,)-sized temporary
-    offsets = np.searchsorted(keys, np.arange(n_words + 1, dtype=np.int64) << 32)
-    return offsets.astype(np.int64), keys.astype(np.uint32)  # the low 32 bits: the documents
+def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
+    """Concatenated ``arange(start, start + length)`` for each pair, without a Python loop."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    out: IntArray = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    out += np.arange(total, dtype=np.int64)
+    return out
+
+
+@dataclass(slots=True)
+class _Chunk:
+    """One chunk's postings in one vocabulary: ids by first appearance, ascending; how many
+    papers each has; those papers (16-bit offsets from ``doc0``), id by id, rising."""
+
+    doc0: int
+    ids: npt.NDArray[np.int32]
+    counts: IntArray
+    docs: npt.NDArray[np.uint16]
+
+
+class _Forms:
+    """One vocabulary while building: words numbered by first appearance, and the chunks'
+    postings in those numbers (sorted into the final order once, at the end)."""
+
+    def __init__(self) -> None:
+        self.ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self.chunks: list[_Chunk] = []
+
+    def add(self, doc0: int, keys: IntArray) -> None:
+        """One chunk's (word id << 16 | paper - doc0) pairs; duplicates are fine."""
+        keys.sort()  # a plain sort: np.unique's hashing is several times slower here
+        if keys.size:
+            distinct = np.empty(keys.size, dtype=bool)
+            distinct[0] = True
+            np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
+            keys = keys[distinct]
+        ids = (keys >> 16).astype(np.int32)
+        first = np.flatnonzero(np.diff(ids, prepend=np.int32(-1)))
+        counts = np.diff(first, append=ids.size)
+        self.chunks.append(_Chunk(doc0, ids[first], counts, (keys & 0xFFFF).astype(np.uint16)))
+
+    def postings(self) -> _Postings:
+        """The final arrays: the vocabulary sorted, each word's papers in one run, rising."""
+        forms = list(self.ids)
+        self.ids.clear()
+        order = np.array(sorted(range(len(forms)), key=forms.__getitem__), np.int64)
+        words = Vocabulary.from_sorted(forms[i] for i in order.tolist())
+        del forms
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        total = np.zeros(order.size, np.int64)
+        chunks = sorted(self.chunks, key=lambda c: c.doc0)
+        self.chunks.clear()
+        for chunk in chunks:
+            total[chunk.ids] += chunk.counts
+        offsets = np.zeros(order.size + 1, np.int64)
+        np.cumsum(total[order], out=offsets[1:])
+        del total, order
+        cursor = offsets[:-1][rank]  # where each word's next papers go
+        del rank
+        docs = np.empty(int(offsets[-1]), np.uint32)
+        chunks.reverse()
+        while chunks:  # in paper order: each word's papers come out rising
+            chunk = chunks.pop()
+            at = _ranges(cursor[chunk.ids], chunk.counts)
+            values = chunk.docs.astype(np.uint32)
+            values += np.uint32(chunk.doc0)
+            docs[at] = values
+            cursor[chunk.ids] += chunk.counts
+        return _Postings(words, offsets, docs)
+
+
+class _Builder:
+    """One field's index, built chunk by chunk: the raw words seen so far (each mapped once
+    to its folded and case-kept forms), and both vocabularies' postings."""
+
+    def __init__(self) -> None:
+        self.raw: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self.raw_folded: array.array[int] = array.array("q")
+        self.raw_cased: array.array[int] = array.array("q")
+        self.folded = _Forms()
+        self.cased = _Forms()
+        self.papers = 0
+
+    def add(self, doc0: int, answer: _Answer) -> None:
+        """Add a chunk's words (`tokens.tokenise_words`' answer; checked first)."""
+        words, piece_starts, piece_words, pairs, lengths = _checked(answer)
+        before = len(self.raw)
+        remap = np.fromiter(map(self.raw.__getitem__, words), np.int64, len(words))
+        new = [words[i] for i in np.flatnonzero(remap >= before).tolist()]  # in id order
+        case_forms, folded_forms = _normalise_vocab(new)
+        folded_id, cased_id = self.folded.ids.__getitem__, self.cased.ids.__getitem__
+        self.raw_folded.extend(folded_id(f) if f else -1 for f in folded_forms)
+        # Case-kept postings only for words with a capital: a query word in lower case is
+        # case-insensitive (smart-case), so only capitalised query words look there.
+        self.raw_cased.extend(cased_id(f) if f != f.lower() else -1 for f in case_forms)
+        # every (paper, word) pair of the chunk: the words of each (paper, piece) pair
+        counts = np.diff(piece_starts)[pairs]
+        at = _ranges(piece_starts[pairs].astype(np.int64), counts.astype(np.int64))
+        docs = np.repeat(np.repeat(np.arange(lengths.size, dtype=np.int32), lengths), counts)
+        del counts
+        raw_ids = remap[piece_words]  # per word of each distinct piece (few)
+        for forms, table in ((self.folded, self.raw_folded), (self.cased, self.raw_cased)):
+            ids = np.frombuffer(table, np.int64)[raw_ids]
+            keys = np.where(ids >= 0, ids << 16, -1)[at]  # -1: not a word of this vocabulary
+            del ids
+            keys |= docs  # stays negative for -1
+            forms.add(doc0, keys[keys >= 0])
+        self.papers += int(lengths.size)
+
+
+_Answer = tuple[list[str], bytes, bytes, bytes, bytes]
+I32 = npt.NDArray[np.int32]
+
+
+def _checked(answer: _Answer) -> tuple[list[str], I32, I32, I32, I32]:
+    """A chunk's words as arrays, checked (a helper's answer is input: ValueError)."""
+    words, *blobs = answer
+    piece_starts, piece_words, pairs, lengths = (np.frombuffer(b, np.int32) for b in blobs)
+    if (
+        piece_starts.size == 0
+        or piece_starts[0] != 0
+        or piece_starts[-1] != piece_words.size
+        or np.any(np.diff(piece_starts) < 0)
+        or int(lengths.sum()) != pairs.size
+        or (lengths.size and int(lengths.min()) < 0)
+        or (pairs.size and not 0 <= int(pairs.min()) <= int(pairs.max()) < piece_starts.size - 1)
+        or (piece_words.size and not 0 <= int(piece_words.min()) <= int(piece_words.max()))
+        or (piece_words.size and int(piece_words.max()) >= len(words))
+        or lengths.size > CHUNK_DOCS
+    ):
+        raise ValueError("tokenised chunk out of range")
+    return words, piece_starts, piece_words, pairs, lengths
 
 
 #: Corpora at least this large are tokenised by two processes (the second core).
 PARALLEL_MIN_DOCS = 40_000
 
-
-def _tokenise(
-    texts: Sequence[str], while_waiting: Callable[[], object] | None = None
-) -> tuple[dict[str, int], IntArray, IntArray]:
-    """(piece → id, the piece id of every (document, piece) pair, pieces per document)."""
-    if len(texts) >= PARALLEL_MIN_DOCS and (os.cpu_count() or 1) >= 2:
-        try:
-            return _tokenise_in_two(texts, while_waiting)
-        except Exception:  # no second process here (sandbox, limits): do it alone
-            pass
-    pieces, ids, lengths = _tokenise_chunk(texts)
-    if while_waiting is not None:
-        while_waiting()
-    return pieces, np.frombuffer(ids, np.int64), np.frombuffer(lengths, np.int64)
-
+#: Chunks queued at the helper process at most.
+HELPER_QUEUE = 2
 
 #: The helper's temporary folders: ``abstract-reader-tok-<pid>-<random>`` in the temp dir.
 HELPER_DIR_PREFIX = "abstract-reader-tok-"
 
 
-def _tokenise_in_two(
-    texts: Sequence[str], while_waiting: Callable[[], object] | None = None
-) -> tuple[dict[str, int], IntArray, IntArray]:
-    """Tokenise the second half in a child Python while this process does the first half.
+class _Helper:
+    """A child Python that tokenises chunks while this process does others.
 
     The child runs ``tokens.py`` as a script in isolated mode (``-I``: no working directory
     or ``PYTHON*`` variables on its path, so an ``abstract_reader/`` in the cwd never runs),
-    not ``multiprocessing`` (which would re-import the reader's ``__main__``). It exits when
-    our end of its stdin pipe closes — however this process ends — and then removes the
-    temporary folder itself; folders left by processes that are gone (both killed at once)
-    are removed here, at the next start."""
-    import subprocess
-    import sys
-    import tempfile
+    not ``multiprocessing`` (which would re-import the reader's ``__main__``). Texts and
+    answers go through files in a ``mkdtemp`` folder (streaming through a pipe would fight
+    this process's own tokenising for the GIL); a line on its stdin names a chunk, a line on
+    its stdout says it is done. It exits when our end of its stdin closes — however this
+    process ends — and removes the folder itself; folders left by processes that are gone
+    (both killed at once) are removed at the next start."""
 
-    from .. import tokens
+    def __init__(self) -> None:
+        import subprocess
+        import sys
+        import tempfile
 
-    _remove_stale_helper_dirs()
-    half = len(texts) // 2
-    with tempfile.TemporaryDirectory(prefix=f"{HELPER_DIR_PREFIX}{os.getpid()}-") as tmp:
-        source, answer = Path(tmp) / "in", Path(tmp) / "out"
-        # Files, not pipes: streaming through a pipe from a thread would fight this
-        # process's own tokenising for the GIL. Sanitised text never holds a NUL.
-        source.write_bytes("\0".join(texts[half:]).encode("utf-8"))
-        child = subprocess.Popen(
-            [sys.executable, "-I", os.path.abspath(tokens.__file__), str(source), str(answer)],
-            stdin=subprocess.PIPE,  # never written: its EOF tells the child we are gone
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        from .. import tokens
+
+        _remove_stale_helper_dirs()
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{HELPER_DIR_PREFIX}{os.getpid()}-"))
         try:
-            pieces, ids_a, lengths_a = _tokenise_chunk(texts[:half])
-            if while_waiting is not None:
-                while_waiting()
-        finally:
-            returncode = child.wait()
-            if child.stdin is not None:
-                child.stdin.close()
-        if returncode != 0:
+            self.child = subprocess.Popen(
+                [sys.executable, "-I", os.path.abspath(tokens.__file__), str(self.folder)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                bufsize=0,  # our own line buffer: `ready` must see every byte it was sent
+            )
+        except BaseException:
+            self._remove_folder()
+            raise
+        self.sent = 0
+        self._said = b""  #: what the helper wrote and we have not taken yet
+
+    def send(self, texts: Sequence[str]) -> int:
+        """Hand a chunk over; its number (for `receive`). Sanitised text holds no NUL."""
+        k = self.sent
+        (self.folder / f"in-{k}").write_bytes("\0".join(texts).encode("utf-8"))
+        assert self.child.stdin is not None
+        self.child.stdin.write(b"%d\n" % k)
+        self.child.stdin.flush()
+        self.sent += 1
+        return k
+
+    def receive(self, k: int) -> _Answer:
+        """The answer for chunk ``k`` (waits for it; RuntimeError if the helper failed)."""
+        import struct
+
+        while b"\n" not in self._said:
+            if not self._read():
+                raise RuntimeError("tokeniser process failed")
+        line, _, self._said = self._said.partition(b"\n")
+        if line != b"%d" % k:
             raise RuntimeError("tokeniser process failed")
-        replies = [answer.read_bytes()]
-    sizes = np.frombuffer(replies[0][:24], "<i8")
-    body = memoryview(replies[0])[24:]
-    other = str(body[: sizes[0]], "utf-8").split("\0") if sizes[0] else []
-    ids_b = np.frombuffer(body[sizes[0] : sizes[0] + sizes[1]], np.int64)
-    lengths_b = np.frombuffer(body[sizes[0] + sizes[1] : sizes[0] + sizes[1] + sizes[2]], np.int64)
-    if lengths_b.size != len(texts) - half or int(lengths_b.sum()) != ids_b.size:
-        raise RuntimeError("tokeniser process answered for the wrong documents")
-    if ids_b.size and (int(ids_b.min()) < 0 or int(ids_b.max()) >= len(other)):
-        raise RuntimeError("tokeniser process answered with unknown pieces")
-    merged = pieces  # extended in place: copying it would double the largest dict of the build
-    if not isinstance(merged, defaultdict) or merged.default_factory is None:
-        merged = defaultdict(itertools.count(len(pieces)).__next__, pieces)
-    remap = np.fromiter(map(merged.__getitem__, other), np.int64, len(other))
-    del other
-    piece_ids = np.concatenate([np.frombuffer(ids_a, np.int64), remap[ids_b]])
-    lengths = np.concatenate([np.frombuffer(lengths_a, np.int64), lengths_b])
-    return merged, piece_ids, lengths
+        path = self.folder / f"out-{k}"
+        blob = path.read_bytes()
+        path.unlink()
+        n_words, *sizes = struct.unpack_from("<6q", blob)
+        if min(sizes) < 0 or 48 + sum(sizes) != len(blob):
+            raise RuntimeError("tokeniser process answered with a damaged file")
+        parts: list[bytes] = []
+        at = 48
+        for size in sizes:
+            parts.append(blob[at : at + size])
+            at += size
+        words = parts[0].decode("utf-8").split("\0") if n_words else []
+        if len(words) != n_words:
+            raise RuntimeError("tokeniser process answered with a damaged file")
+        return words, parts[1], parts[2], parts[3], parts[4]
+
+    def ready(self) -> bool:
+        """Has the helper finished a chunk not yet received? (never waits)"""
+        import select
+
+        if b"\n" in self._said:
+            return True
+        assert self.child.stdout is not None
+        readable, _, _ = select.select([self.child.stdout], [], [], 0)
+        return bool(readable) and (not self._read() or b"\n" in self._said)
+
+    def _read(self) -> bool:
+        assert self.child.stdout is not None
+        data = os.read(self.child.stdout.fileno(), 4096)
+        self._said += data
+        return bool(data)
+
+    def close(self) -> None:
+        import subprocess
+
+        try:
+            if self.child.stdin is not None:
+                self.child.stdin.close()  # EOF: the helper removes its folder and exits
+            self.child.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.child.kill()
+            self.child.wait()
+        finally:
+            if self.child.stdout is not None:
+                self.child.stdout.close()
+            self._remove_folder()
+
+    def _remove_folder(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:
+    it = iter(texts)
+    while chunk := list(itertools.islice(it, size)):
+        yield chunk
+
+
+def _build(texts: Iterable[str], total: int, progress: Progress | None, parallel: bool) -> _Builder:
+    """Tokenise ``texts`` chunk by chunk; with ``parallel``, a helper process takes chunks
+    too (anything going wrong there: this process does the rest alone)."""
+    builder = _Builder()
+    helper: _Helper | None = None
+    if parallel:
+        try:
+            helper = _Helper()
+        except Exception:  # no second process here (sandbox, limits): do it alone
+            helper = None
+    #: chunks at the helper, oldest first: (number, doc0, texts)
+    pending: collections.deque[tuple[int, int, list[str]]] = collections.deque()
+    doc0 = 0
+
+    def collect() -> None:
+        """Add the oldest chunk at the helper (waiting for it); if the helper fails, this
+        process tokenises its chunks."""
+        nonlocal helper
+        k, start, chunk = pending.popleft()
+        if helper is not None:
+            try:
+                builder.add(start, helper.receive(k))
+            except Exception:
+                helper.close()
+                helper = None
+            else:
+                return
+        builder.add(start, _tokenise_words(chunk))
+
+    try:
+        for chunk in _chunks(texts, CHUNK_DOCS):
+            # The helper keeps two chunks queued; this process takes a chunk whenever
+            # the helper has enough: the share of each adjusts itself (this process also
+            # turns every chunk's words into postings).
+            while pending and helper is not None and helper.ready():
+                collect()
+                if progress is not None:
+                    progress(builder.papers, total)
+            if helper is not None and len(pending) < HELPER_QUEUE:
+                try:
+                    pending.append((helper.send(chunk), doc0, chunk))
+                except Exception:
+                    helper.close()
+                    helper = None
+                    builder.add(doc0, _tokenise_words(chunk))
+            else:
+                builder.add(doc0, _tokenise_words(chunk))
+            doc0 += len(chunk)
+            if progress is not None:
+                progress(builder.papers, total)
+        while pending:
+            collect()
+    finally:
+        if helper is not None:
+            helper.close()
+    if progress is not None:
+        progress(builder.papers, total)
+    return builder
 
 
 def _remove_stale_helper_dirs() -> None:
@@ -269,76 +598,31 @@ class _FieldIndex:
 
     @classmethod
     def build(
-        cls, texts: Sequence[str], while_waiting: Callable[[], object] | None = None
+        cls,
+        texts: Iterable[str],
+        total: int | None = None,
+        *,
+        progress: Progress | None = None,
+        parallel: bool | None = None,
     ) -> _FieldIndex:
-        """``while_waiting`` runs while a helper process tokenises (or after, if none)."""
-        pieces, wide_ids, lengths = _tokenise(texts, while_waiting)
-        piece_ids = wide_ids.astype(np.int32)  # half the bytes for the (pairs,)-sized arrays
-        del wide_ids
-        piece_docs = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)
-        # piece → its word tokens: usually exactly one ("robust,"), sometimes none ("="),
-        # a few ("Split-RL," gives two)
-        vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        single = np.full(len(pieces), -1, np.int64)
-        multi: dict[int, list[int]] = {}
-        findall = _TOKEN_RE.findall
-        for i, piece in enumerate(pieces):
-            words = findall(piece)
-            if len(words) == 1:
-                single[i] = vocab[words[0]]
-            elif words:
-                multi[i] = [vocab[w] for w in words]
-        n_pieces = len(pieces)
-        del pieces  # the largest dict of the build (every distinct piece): not needed now
-        raw_words = list(vocab)
-        del vocab
-        case_forms, folded_forms = _normalise_vocab(raw_words)
-        # Case-kept postings only for words with a capital: a query word in lower case is
-        # case-insensitive (smart-case), so only capitalised query words look there.
-        cased_only = [f if f != f.lower() else "" for f in case_forms]
-
-        def postings_for(forms: list[str]) -> _Postings:
-            words = sorted({f for f in forms if f})
-            position = {w: i for i, w in enumerate(words)}
-            # raw word → id in this vocabulary (-1: not in it), then composed per *piece*
-            # (a few hundred thousand entries), so the pairs are gathered only once
-            # int32 ids: the (pairs,)-sized arrays are the build's peak memory
-            to_vocab = np.fromiter((position.get(f, -1) for f in forms), np.int32, len(forms))
-            per_piece = np.where(single >= 0, to_vocab[np.maximum(single, 0)], -1).astype(np.int32)
-            pair_ids, pair_docs = per_piece[piece_ids], piece_docs
-            if multi:  # pieces with several words: the first in place, one pair per other
-                keys = np.fromiter(multi, np.int64, len(multi))  # ascending: ids in order
-                counts = np.fromiter((len(v) for v in multi.values()), np.int64, len(multi))
-                flat = to_vocab[
-                    np.fromiter(itertools.chain.from_iterable(multi.values()), np.int64)
-                ]
-                starts = np.zeros(len(keys), np.int64)
-                np.cumsum(counts[:-1], out=starts[1:])
-                is_multi = np.zeros(n_pieces, dtype=bool)
-                is_multi[keys] = True
-                where = np.flatnonzero(is_multi[piece_ids])
-                slot = np.searchsorted(keys, piece_ids[where])
-                pair_ids[where] = flat[starts[slot]]
-                extra = counts[slot] - 1
-                first_extra = np.repeat(starts[slot] + 1, extra)
-                rank = np.arange(int(extra.sum()), dtype=np.int64) - np.repeat(
-                    np.cumsum(extra) - extra, extra
-                )
-                pair_ids = np.concatenate([pair_ids, flat[first_extra + rank]])
-                pair_docs = np.concatenate([piece_docs, np.repeat(piece_docs[where], extra)])
-            offsets, posting_docs = _csr(pair_ids, pair_docs, len(words))
-            return _Postings(words, offsets, posting_docs)
-
-        # One after the other: building both at once (numpy releases the GIL) saved a little
-        # time but added a second set of (pairs,)-sized temporaries to the peak.
-        cased = postings_for(cased_only)
-        return cls(folded=postings_for(folded_forms), cased=cased)
+        """Index ``texts`` (``total`` of them: for progress and the choice of a helper
+        process, which ``parallel`` forces on or off)."""
+        if total is None:
+            texts = list(texts)
+            total = len(texts)
+        if parallel is None:
+            parallel = (
+                total >= PARALLEL_MIN_DOCS and (os.cpu_count() or 1) >= 2 and os.name == "posix"
+            )
+        builder = _build(texts, total, progress, parallel)
+        del builder.raw, builder.raw_folded, builder.raw_cased
+        cased = builder.cased.postings()
+        return cls(folded=builder.folded.postings(), cased=cased)
 
     def arrays(self, prefix: str) -> dict[str, npt.NDArray[np.generic]]:
         out: dict[str, npt.NDArray[np.generic]] = {}
         for name, p in (("folded", self.folded), ("cased", self.cased)):
-            blob = "\n".join(p.words).encode("utf-8")
-            out[f"{prefix}_{name}_words"] = np.frombuffer(blob, dtype=np.uint8)
+            out[f"{prefix}_{name}_words"] = np.frombuffer(p.words.blob, dtype=np.uint8)
             out[f"{prefix}_{name}_offsets"] = p.offsets
             out[f"{prefix}_{name}_docs"] = p.docs
         return out
@@ -349,7 +633,8 @@ class _FieldIndex:
     ) -> _FieldIndex:
         """Read back `arrays`, checked as untrusted input (ValueError): exact dtypes and
         shapes, a strictly sorted vocabulary, offsets from 0 rising to the postings' end,
-        and each word's documents strictly rising and below ``n_docs``."""
+        and each word's documents strictly rising and below ``n_docs``. Every check is a
+        numpy pass (on a memory-mapped cache: page faults, no copies)."""
         parts: list[_Postings] = []
         for name in ("folded", "cased"):
             raw_words = data[f"{prefix}_{name}_words"]
@@ -363,15 +648,10 @@ class _FieldIndex:
                 raise ValueError("index arrays of the wrong type")
             offsets = np.asarray(raw_offsets, np.int64)  # no conversion: the dtypes match
             docs = np.asarray(raw_docs, np.uint32)
-            blob = raw_words.tobytes().decode("utf-8")
-            words = blob.split("\n") if blob else []
+            words = _checked_vocabulary(raw_words.tobytes())
             if len(offsets) != len(words) + 1 or offsets[0] != 0 or offsets[-1] != len(docs):
                 raise ValueError("inconsistent index arrays")
-            if not all(a < b for a, b in itertools.pairwise(words)):
-                raise ValueError("vocabulary not strictly sorted")
-            if words and (min(map(len, words)) == 0 or max(map(len, words)) > MAX_WORD):
-                raise ValueError("vocabulary with empty or overlong words")
-            if np.any(np.diff(offsets) < 0):
+            if np.any(offsets[1:] < offsets[:-1]):
                 raise ValueError("offsets not rising")
             if docs.size:
                 if int(docs.max()) >= n_docs:
@@ -383,3 +663,53 @@ class _FieldIndex:
                     raise ValueError("postings not sorted")
             parts.append(_Postings(words, offsets, docs))
         return cls(parts[0], parts[1])
+
+
+def _checked_vocabulary(blob: bytes) -> Vocabulary:
+    """A vocabulary read from a file (ValueError unless it is one): UTF-8, every word
+    followed by a newline, none empty or longer than ``MAX_WORD`` letters, strictly sorted."""
+    if blob and not blob.endswith(b"\n"):
+        raise ValueError("vocabulary not newline-terminated")
+    blob.decode("utf-8")  # UnicodeDecodeError is a ValueError
+    words = Vocabulary(blob)
+    byte_lengths = np.diff(words.starts) - 1
+    if len(words) and (int(byte_lengths.min()) < 1 or int(words.lengths.max()) > MAX_WORD):
+        raise ValueError("vocabulary with empty or overlong words")
+    if not _strictly_sorted(np.frombuffer(blob, np.uint8), words.starts):
+        raise ValueError("vocabulary not strictly sorted")
+    return words
+
+
+def _strictly_sorted(raw: npt.NDArray[np.uint8], starts: IntArray, block: int = 1 << 16) -> bool:
+    """Is each word bytewise less than the next? Vectorised: the words' bytes compared
+    eight at a time (as big-endian integers, zero past a word's end), a block of word pairs
+    at a time; ties go on to the next eight bytes, equal prefixes are decided by length."""
+    n = starts.size - 1
+    lengths = np.diff(starts) - 1
+    for lo in range(0, max(0, n - 1), block):
+        pairs = np.arange(lo, min(n - 1, lo + block), dtype=np.int64)
+        at = 0
+        while pairs.size:
+            first = _eight_bytes(raw, starts, lengths, pairs, at)
+            second = _eight_bytes(raw, starts, lengths, pairs + 1, at)
+            if np.any(first > second):
+                return False
+            pairs = pairs[first == second]
+            at += 8
+            ended = (lengths[pairs] <= at) | (lengths[pairs + 1] <= at)
+            if np.any(ended & (lengths[pairs] >= lengths[pairs + 1])):
+                return False  # equal up to the shorter one's end: the first must be shorter
+            pairs = pairs[~ended]
+    return True
+
+
+def _eight_bytes(
+    raw: npt.NDArray[np.uint8], starts: IntArray, lengths: IntArray, words: IntArray, at: int
+) -> npt.NDArray[np.uint64]:
+    """Bytes ``at`` to ``at + 8`` of each of ``words`` as a big-endian integer (zeros past
+    a word's end)."""
+    window = np.arange(at, at + 8, dtype=np.int64)
+    where = starts[words, None] + window
+    inside = window < lengths[words, None]
+    picked = np.where(inside, raw[np.minimum(where, raw.size - 1)], 0).astype(np.uint8)
+    return picked.view(">u8").ravel().astype(np.uint64)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..text import sanitise
 
@@ -104,6 +105,45 @@ def clean_url(value: object) -> str | None:
     if text and re.match(r"^https?://\S+$", text):
         return text
     return None
+
+
+def record(
+    source: str,
+    record_id: str,
+    file: str,
+    index: int,
+    title: str,
+    *,
+    authors: object = None,
+    person: Callable[[Any], str | None] = clean_text,
+    year: int | None = None,
+    venue: object = None,
+    url: str | None = None,
+    doi: object = None,
+    abstract: object = None,
+    eprint: str | None = None,
+    primary_class: object = None,
+) -> MetaRecord:
+    """A reader's record from its raw fields, each cleaned the one way every reader cleans
+    it: ``authors`` a list of people, each named by ``person`` (those left nameless dropped,
+    nobody if it is not a list); venue, abstract and class as text; a DOI normalised (a bad
+    one dropped). ``title`` and ``url`` come clean."""
+    people = tuple(n for n in map(person, authors) if n) if isinstance(authors, list) else ()
+    return MetaRecord(
+        source=source,
+        record_id=record_id,
+        file=file,
+        index=index,
+        title=title,
+        authors=people,
+        year=year,
+        venue=clean_text(venue),
+        url=url,
+        doi=clean_doi(doi),
+        abstract=clean_text(abstract),
+        eprint=eprint,
+        primary_class=clean_text(primary_class),
+    )
 
 
 def _readers() -> dict[str, Callable[[Path], Iterator[Item]]]:

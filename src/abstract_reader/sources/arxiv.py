@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import Item, MetaRecord, RecordProblem, SourceError, clean_doi, clean_text, year_in
+from . import Item, RecordProblem, SourceError, clean_text, record, year_in
 
 _AUTHOR_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
@@ -37,7 +37,7 @@ def authors_of(raw: dict[str, Any]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def record_from(raw: object, file: str, index: int) -> MetaRecord | RecordProblem:
+def record_from(raw: object, file: str, index: int) -> Item:
     where = f"line {index}"
     if not isinstance(raw, dict):
         return RecordProblem(file, where, "not a JSON object")
@@ -54,18 +54,18 @@ def record_from(raw: object, file: str, index: int) -> MetaRecord | RecordProble
     if year is None:
         year = year_in(raw.get("update_date"))
     categories = clean_text(raw.get("categories"))
-    return MetaRecord(
-        source="arxiv",
-        record_id=arxiv_id,
-        file=file,
-        index=index,
-        title=title,
-        authors=authors_of(raw),
+    return record(
+        "arxiv",
+        arxiv_id,
+        file,
+        index,
+        title,
+        authors=list(authors_of(raw)),  # names already clean: cleaning again keeps them
         year=year,
-        venue=clean_text(raw.get("journal-ref")),
+        venue=raw.get("journal-ref"),
         url=f"https://arxiv.org/abs/{arxiv_id}",
-        doi=clean_doi(raw.get("doi")),
-        abstract=clean_text(raw.get("abstract")),
+        doi=raw.get("doi"),
+        abstract=raw.get("abstract"),
         eprint=arxiv_id,
         primary_class=categories.split()[0] if categories else None,
     )

@@ -11,17 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import (
-    Item,
-    MetaRecord,
-    RecordProblem,
-    SourceError,
-    clean_doi,
-    clean_text,
-    clean_url,
-    read_text,
-    year_in,
-)
+from . import Item, RecordProblem, SourceError, clean_text, clean_url, read_text, record, year_in
 
 #: A % after an even number of backslashes (none, or escaped backslashes) is not escaped.
 _BARE_PERCENT_RE = re.compile(r"(?<!\\)((?:\\\\)*)%")
@@ -93,29 +83,25 @@ def read(path: Path) -> Iterator[Item]:
         if not title:
             items.append(RecordProblem(name, f"entry {index} ({key}, line {line})", "no title"))
             continue
-        authors = field("author")
         venue = next((v for f in _VENUE_FIELDS if (v := clean_text(field(f)))), None)
         eprint = clean_text(field("eprint"))
         archive = (clean_text(field("archiveprefix")) or "").lower()
         items.append(
-            MetaRecord(
-                source="bibtex",
-                record_id=key,
-                file=name,
-                index=index,
-                title=title,
-                authors=(
-                    tuple(n for n in (_person(a) for a in authors) if n)
-                    if isinstance(authors, list)
-                    else ()
-                ),
+            record(
+                "bibtex",
+                key,
+                name,
+                index,
+                title,
+                authors=field("author"),
+                person=_person,
                 year=year_in(clean_text(field("year")) or clean_text(field("date"))),
                 venue=venue,
                 url=clean_url(field("url")),
-                doi=clean_doi(field("doi")),
-                abstract=clean_text(field("abstract")),
+                doi=field("doi"),
+                abstract=field("abstract"),
                 eprint=eprint if eprint and archive in ("arxiv", "") else None,
-                primary_class=clean_text(field("primaryclass")),
+                primary_class=field("primaryclass"),
             )
         )
     return iter(items)

@@ -15,17 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import (
-    Item,
-    MetaRecord,
-    RecordProblem,
-    SourceError,
-    clean_doi,
-    clean_text,
-    clean_url,
-    read_text,
-    year_in,
-)
+from . import Item, RecordProblem, SourceError, clean_text, clean_url, read_text, record, year_in
 
 
 def _value(content: dict[str, Any], key: str) -> Any:
@@ -36,7 +26,7 @@ def _value(content: dict[str, Any], key: str) -> Any:
     return field
 
 
-def openreview_record(note: object, file: str, index: int) -> MetaRecord | RecordProblem:
+def openreview_record(note: object, file: str, index: int) -> Item:
     if not isinstance(note, dict):
         return RecordProblem(file, f"note {index}", "not a JSON object")
     note_id = clean_text(note.get("id")) or clean_text(note.get("forum"))
@@ -49,12 +39,6 @@ def openreview_record(note: object, file: str, index: int) -> MetaRecord | Recor
     title = clean_text(_value(content, "title"))
     if not title:
         return RecordProblem(file, where, "no title")
-    raw_authors = _value(content, "authors")
-    authors = (
-        tuple(a for a in (clean_text(x) for x in raw_authors) if a)
-        if isinstance(raw_authors, list)
-        else ()
-    )
     year = None
     for stamp in (note.get("pdate"), note.get("odate"), note.get("cdate")):
         if isinstance(stamp, int | float) and not isinstance(stamp, bool) and stamp > 0:
@@ -64,18 +48,18 @@ def openreview_record(note: object, file: str, index: int) -> MetaRecord | Recor
     if venueid and (in_id := year_in(venueid)):
         year = in_id
     forum = clean_text(note.get("forum")) or note_id
-    return MetaRecord(
-        source="openreview",
-        record_id=note_id,
-        file=file,
-        index=index,
-        title=title,
-        authors=authors,
+    return record(
+        "openreview",
+        note_id,
+        file,
+        index,
+        title,
+        authors=_value(content, "authors"),
         year=year,
         venue=clean_text(_value(content, "venue")) or venueid,
         url=f"https://openreview.net/forum?id={forum}",
-        doi=clean_doi(_value(content, "doi")),
-        abstract=clean_text(_value(content, "abstract")),
+        doi=_value(content, "doi"),
+        abstract=_value(content, "abstract"),
     )
 
 
@@ -95,7 +79,7 @@ def _csl_name(person: object) -> str | None:
     return f"{name}, {suffix}" if name and suffix else name
 
 
-def csl_record(item: object, file: str, index: int) -> MetaRecord | RecordProblem:
+def csl_record(item: object, file: str, index: int) -> Item:
     if not isinstance(item, dict):
         return RecordProblem(file, f"item {index}", "not a JSON object")
     item_id = clean_text(item.get("id")) or f"item{index}"
@@ -111,22 +95,19 @@ def csl_record(item: object, file: str, index: int) -> MetaRecord | RecordProble
         if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
             year = year_in(parts[0][0]) or year_in(str(parts[0][0]))
         year = year or year_in(issued.get("raw")) or year_in(issued.get("literal"))
-    return MetaRecord(
-        source="csl-json",
-        record_id=item_id,
-        file=file,
-        index=index,
-        title=title,
-        authors=(
-            tuple(n for n in (_csl_name(a) for a in authors) if n)
-            if isinstance(authors, list)
-            else ()
-        ),
+    return record(
+        "csl-json",
+        item_id,
+        file,
+        index,
+        title,
+        authors=authors,
+        person=_csl_name,
         year=year,
         venue=clean_text(item.get("container-title")) or clean_text(item.get("event-title")),
         url=clean_url(item.get("URL")),
-        doi=clean_doi(item.get("DOI")),
-        abstract=clean_text(item.get("abstract")),
+        doi=item.get("DOI"),
+        abstract=item.get("abstract"),
     )
 
 

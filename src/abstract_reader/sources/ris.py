@@ -8,17 +8,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import (
-    Item,
-    MetaRecord,
-    RecordProblem,
-    SourceError,
-    clean_doi,
-    clean_text,
-    clean_url,
-    read_text,
-    year_in,
-)
+from . import Item, RecordProblem, SourceError, clean_text, clean_url, read_text, record, year_in
 
 _TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
 
@@ -91,22 +81,21 @@ def read(path: Path) -> Iterator[Item]:
         people = entry.get("authors") or entry.get("first_authors") or []
         urls = entry.get("urls") or []
         items.append(
-            MetaRecord(
-                source="ris",
-                record_id=clean_text(first("id")) or f"record{index}",
-                file=name,
-                index=index,
-                title=title,
-                authors=tuple(
-                    n for n in (_person(str(p)) for p in people) if n
-                ),  # already in order
+            record(
+                "ris",
+                clean_text(first("id")) or f"record{index}",
+                name,
+                index,
+                title,
+                authors=list(people),  # already in order
+                person=lambda p: _person(str(p)),
                 year=year_in(first("year", "publication_year", "date")),
-                venue=clean_text(
-                    first("secondary_title", "journal_name", "alternate_title3", "alternate_title1")
+                venue=first(
+                    "secondary_title", "journal_name", "alternate_title3", "alternate_title1"
                 ),
                 url=next((u for u in (clean_url(x) for x in urls) if u), None),
-                doi=clean_doi(first("doi")),
-                abstract=clean_text(first("abstract", "notes_abstract")),
+                doi=first("doi"),
+                abstract=first("abstract", "notes_abstract"),
             )
         )
     return iter(items)

@@ -21,6 +21,8 @@ from ..session import Session
 from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
 from .screens.main import NARROW_WIDTH, MainScreen
 
+#: Under this many rows dialogs are compact (`Screen.-short` in app.tcss).
+SHORT_HEIGHT = 32
 #: The GIL switch interval while the reader runs (see ``run``).
 SWITCH_INTERVAL_S = 0.001
 
@@ -33,6 +35,9 @@ class ReaderApp(App[int]):
         (0, "-narrow"),
         (NARROW_WIDTH, "-wide"),
     ]
+    # Under SHORT_HEIGHT rows (70×24) dialogs drop blank lines and fields become one line
+    # high (`Screen.-short` in app.tcss): hints and messages stay on screen.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_HEIGHT, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
 
     def __init__(

@@ -84,8 +84,9 @@ COMMANDS: tuple[Command, ...] = (
     C("history_back", "Earlier query", "in the filter bar: earlier / later queries (kept in the "
       "library)", "Filtering", "up", "↑ / ↓ (filter)", palette=False),
     C("history_forward", "Later query", "a later query", "Filtering", "down", palette=False),
-    C("sort", "Sort", "sort by relevance, dump order, title, year, recently bookmarked, unread "
-      "first (cycles; shown in the status)", "Filtering", "s", "s", footer="Sort"),
+    C("sort", "Sort", "sort by relevance, dump order, title, year, recently tagged or "
+      "bookmarked, unread first (cycles; shown in the status)", "Filtering", "s", "s",
+      footer="Sort"),
     C("show_bookmarked", "Show bookmarked", "Filter to bookmarked papers", "Filtering",
       action="set_filter('is:bookmarked')"),
     C("show_unread", "Show unread", "Filter to unread papers", "Filtering",

@@ -68,6 +68,7 @@ _WORKER_WHAT = {
     "seen": "Noting what is new",
     "match": "Matching metadata",
     "candidates": "Looking for metadata candidates",
+    "like": "Preparing like: (similar papers)",
 }
 
 
@@ -151,6 +152,7 @@ class MainScreen(Screen[None]):
         self.loaded = 0
         self.loading_dumps = True
         self.load_progress = (0, 0)
+        self.index_progress = (0, 0)  #: papers indexed, papers (while the index is built)
         self._generation = 0
         self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
         self._search_again = False  #: a newer query came while it ran
@@ -297,8 +299,19 @@ class MainScreen(Screen[None]):
 
         corpus = self.session.corpus
         key = cache_key_for(corpus.files)
-        index = SearchIndex(corpus, cache_dir=self.cache_dir, cache_key=key)
+        index = SearchIndex(
+            corpus,
+            cache_dir=self.cache_dir,
+            cache_key=key,
+            progress=lambda done, total: self.app.call_from_thread(self._indexing, done, total),
+            defer_save=True,
+        )
         self.app.call_from_thread(self._index_ready, index)
+        index.save_cache()  # in use already: writing the cache never delays it
+
+    def _indexing(self, done: int, total: int) -> None:
+        self.index_progress = (done, total)
+        self._update_status()
 
     def _papers_arrived(self, files_done: int, files_total: int) -> None:
         self.load_progress = (files_done, files_total)
@@ -367,6 +380,16 @@ class MainScreen(Screen[None]):
         if self.session.query_text:
             self._run_filter()
         self._update_status()
+        self._prepare_like(index)
+
+    @work(thread=True, exclusive=True, group="like", exit_on_error=False)
+    def _prepare_like(self, index: SearchIndex) -> None:
+        """The similarity model of the index (idf, norms, each paper's words), built once in
+        the background, so that the first `m`, `like:#tag` or `like:ID` is as quick as the
+        next (a search that needs it first waits for this build, never builds it twice)."""
+        from ...search.similar import prepare
+
+        prepare(index)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -743,6 +766,7 @@ class MainScreen(Screen[None]):
             loaded=self.loaded,
             loading=self.loading_dumps,
             load_progress=self.load_progress,
+            index_progress=self.index_progress,
         )
         text = " · ".join(parts)
         if text != self._status_text:  # unchanged: no repaint

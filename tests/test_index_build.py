@@ -1,0 +1,154 @@
+"""The index build reads the papers in chunks (and gives every other chunk to a helper
+process on large corpora): whatever the chunking, the index and every search are the ones a
+one-shot build gives — and the postings are exactly each paper's words."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from abstract_reader.corpus import Corpus, Paper, Source, load_corpus, paper_id
+from abstract_reader.search import SearchIndex, postings
+from abstract_reader.search.postings import _normalise_vocab
+from abstract_reader.tokens import TOKEN_RE
+
+from .conftest import SEEDS
+
+# words that exercise every path: case, accents, Greek and LaTeX commands, pieces with
+# several words or none, prefixes of each other, near-misses for typos
+VOCAB = [
+    "robust", "robustness", "Robust", "ROBUST", "estimation", "estimator", "estimatoin",
+    "graph", "graphs", "Graph-based", "neural", "Neural", "networks", "of", "the", "The",
+    "mean", "means,", "(RSE),", "Split-RL,", "$\\hat", "\\mu$", "\\alpha", "\\Gamma",
+    "\\frac{1}{2}", "Bürmann", "burmann", "café", "=", "--", "x_1", "λ", "über", "diffusion",
+    "diffusions", "model.", "models", "safety", "gaussian", "gausian", "mixture", "zeta",
+]  # fmt: skip
+QUERIES = [
+    "robust",
+    "rob",
+    "Robust",
+    "ROBUST",
+    "robst estimation",
+    "estimatr",
+    "gaussian mean",
+    '"graph neural"',
+    '"of the"',
+    "title:robust",
+    "title:grap",
+    "^Robust",
+    "^est",
+    "mu",
+    "alpha",
+    "Gamma",
+    "burmann",
+    "!robust graph",
+    "graph | diffusion",
+    "'estimator",
+    "split rl",
+    "graph-based",
+    "λ",
+    "e",
+    "zeta ",
+]
+
+
+def _corpus(abstracts: list[str]) -> Corpus:
+    papers = []
+    for n, words in enumerate(abstracts):
+        abstract = f"{words} paper{n}"
+        title = " ".join(abstract.split()[:4])
+        papers.append(Paper(paper_id(abstract), abstract, title, sources=[Source("t.txt", n)]))
+    return Corpus(papers=papers)
+
+
+def _arrays(index: SearchIndex) -> list[tuple[list[str], list[int], list[int]]]:
+    return [
+        (list(p.words), p.offsets.tolist(), p.docs.tolist())
+        for p in (index.text.folded, index.text.cased, index.titles.folded, index.titles.cased)
+    ]
+
+
+def _results(index: SearchIndex) -> list[list[tuple[str, float]]]:
+    return [[(h.paper.id, h.score) for h in index.search(q)] for q in QUERIES]
+
+
+def _by_reading(corpus: Corpus) -> dict[str, list[int]]:
+    """Each folded word's papers, found the slow and obvious way."""
+    found: dict[str, set[int]] = {}
+    for doc, paper in enumerate(corpus.papers):
+        raw = sorted({w for piece in paper.abstract.split() for w in TOKEN_RE.findall(piece)})
+        for form in _normalise_vocab(raw)[1]:
+            if form:
+                found.setdefault(form, set()).add(doc)
+    return {w: sorted(found[w]) for w in sorted(found)}
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    abstracts=st.lists(
+        st.lists(st.sampled_from(VOCAB), min_size=0, max_size=12).map(" ".join),
+        min_size=1,
+        max_size=14,
+    ),
+    chunk=st.integers(1, 5),
+    parallel=st.booleans(),
+)
+def test_a_chunked_build_equals_a_one_shot_build(
+    monkeypatch: pytest.MonkeyPatch, abstracts: list[str], chunk: int, parallel: bool
+) -> None:
+    corpus = _corpus(abstracts)
+    monkeypatch.setattr(postings, "CHUNK_DOCS", 1 << 16)
+    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1 << 30)
+    one_shot = SearchIndex(corpus)
+    monkeypatch.setattr(postings, "CHUNK_DOCS", chunk)
+    if parallel:  # every other chunk tokenised by the helper process
+        monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
+    done: list[tuple[int, int]] = []
+    chunked = SearchIndex(corpus, progress=lambda a, b: done.append((a, b)))
+    assert _arrays(chunked) == _arrays(one_shot)
+    assert _results(chunked) == _results(one_shot)
+    folded = chunked.text.folded
+    assert {w: folded.docs_of(i).tolist() for i, w in enumerate(folded.words)} == _by_reading(
+        corpus
+    )
+    # progress: rising, ends with every paper
+    assert done[-1] == (len(corpus.papers), len(corpus.papers))
+    assert [a for a, _ in done] == sorted(a for a, _ in done)
+
+
+def test_the_helper_process_builds_the_same_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large corpora are tokenised by a helper process too; the index must not change."""
+    seeds = load_corpus([SEEDS])
+    alone = SearchIndex(seeds)
+    monkeypatch.setattr(postings, "CHUNK_DOCS", 7)
+    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
+    used: list[int] = []
+    real_send = postings._Helper.send
+
+    def send(helper: postings._Helper, texts: list[str]) -> int:
+        used.append(len(texts))
+        return real_send(helper, texts)
+
+    monkeypatch.setattr(postings._Helper, "send", send)
+    helped = SearchIndex(seeds)
+    assert used  # the first chunks always go to the helper
+    assert _arrays(helped) == _arrays(alone)
+    assert [h.paper.id for h in helped.search("robst estimation")] == [
+        h.paper.id for h in alone.search("robst estimation")
+    ]
+
+
+def test_a_failing_helper_is_replaced_by_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    seeds = load_corpus([SEEDS])
+    alone = SearchIndex(seeds)
+    monkeypatch.setattr(postings, "CHUNK_DOCS", 5)
+    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
+
+    def damaged(helper: postings._Helper, k: int) -> postings._Answer:
+        return (["x"], b"\0\0\0\0", b"", b"\7\0\0\0", b"\1\0\0\0")
+
+    monkeypatch.setattr(postings._Helper, "receive", damaged)
+    assert _arrays(SearchIndex(seeds)) == _arrays(alone)

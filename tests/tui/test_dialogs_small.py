@@ -1,0 +1,128 @@
+"""Every dialog at 70×24: its hint is whole on screen (wrapped, never cut), what it says after
+a key (a warning, a question) is on screen, and a notification leaves the status line alone.
+Snapshots of each dialog at that size are in test_snapshots.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.screen import ModalScreen
+from textual.widgets import Label
+
+from abstract_reader.library import Library
+from abstract_reader.tui.app import ReaderApp
+from abstract_reader.tui.widgets.paper_list import PaperList
+
+from .conftest import make_app, settle, until
+
+SMALL = (70, 24)
+
+
+def screen_text(app: ReaderApp) -> list[str]:
+    """The characters on the terminal, line by line (what the compositor draws)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def box_text(app: ReaderApp) -> str:
+    """The dialog's box as one line of words (wrapped lines joined), borders dropped."""
+    box = app.screen.query_one(".modal-box")
+    region = box.region
+    lines = screen_text(app)[region.y : region.bottom]
+    inner = [line[region.x + 1 : region.right - 1] for line in lines]
+    return _flat(" ".join(inner))
+
+
+def visible(app: ReaderApp, text: str) -> bool:
+    return _flat(text) in box_text(app)
+
+
+async def _with_tags(app: ReaderApp, count: int) -> None:
+    paper_list = app.query_one(PaperList)
+    ids = [paper_list.source.paper(i).id for i in range(count)]
+    for n, paper_id in enumerate(ids):
+        app.library.add_tags([paper_id], [f"topic-{n:02d}", "long-tag-name-for-the-list"])
+    app.main.refresh_library()
+
+
+# (keys that open it, keys that make it say something, what it then says)
+DIALOGS: dict[str, tuple[list[str], list[str], str]] = {
+    "tag editor": (["t"], [*"draft", "escape"], "Unsaved changes"),
+    "bulk tag editor": (
+        ["space", "space", "t"],
+        ["x", "escape"],
+        "Unsaved changes",
+    ),
+    "note editor": (["o"], [*"a note", "escape"], "Unsaved changes"),
+    "metadata editor": (["e"], [*"A title", "escape"], "Unsaved changes"),
+    "citation formats": (["C"], [], ""),
+    "tag list": (["T"], ["d"], "Press d again"),
+    "export": (["E"], ["ctrl+u", "enter"], "Give a file name"),
+}
+
+
+@pytest.mark.parametrize("name", list(DIALOGS))
+async def test_the_dialog_fits_70x24(tmp_path: Path, name: str) -> None:
+    opening, then, says = DIALOGS[name]
+    app = make_app(tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        await _with_tags(app, 12)  # a tag list and tag editors with something in them
+        await pilot.press(*opening)
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await settle(app, pilot)
+        for hint in app.screen.query(".modal-hint").results(Label):
+            text = str(hint.render())
+            assert visible(app, text), f"{name}: hint cut: {text!r} not in {box_text(app)!r}"
+        focused = app.focused
+        assert focused is not None and focused.region.bottom <= SMALL[1]
+        if then:
+            await pilot.press(*then)
+            await pilot.pause()
+            assert says in box_text(app), f"{name}: {says!r} not on screen"
+
+
+async def test_the_note_conflict_dialog_fits_70x24(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        await pilot.press("o", *"mine")
+        with Library(app.library.path) as other:
+            other.set_note(paper_id, "theirs")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "changed elsewhere" in box_text(app))
+        assert visible(app, "m: keep mine · t: keep theirs · g: both, in the editor")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Choose m, t or g" in box_text(app)
+
+
+async def _status_line_after_notify(pilot: Pilot[Any], app: ReaderApp) -> tuple[str, str]:
+    status_y = app.main.query_one("#status").region.y
+    before = screen_text(app)[status_y]
+    app.notify("A notification long enough to reach the status line's end.", timeout=30)
+    await until(pilot, lambda: any(t.region for t in app.screen.query("Toast")))
+    await pilot.pause()
+    assert any("A notification" in line for line in screen_text(app))  # on screen
+    return before, screen_text(app)[status_y]
+
+
+@pytest.mark.parametrize("size", [SMALL, (120, 40)])
+async def test_a_notification_leaves_the_status_line_alone(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=size, notifications=True) as pilot:  # toasts drawn
+        await settle(app, pilot)
+        await pilot.press("space")  # a longer status: "… · 1 marked"
+        await pilot.pause()
+        before, after = await _status_line_after_notify(pilot, app)
+        assert "1 marked" in before
+        assert after == before
