@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
@@ -60,6 +61,10 @@ def _search_pool() -> ThreadPoolExecutor:
 
 
 #: What each worker group does, for the notification when one fails.
+class _LoadProgress(Message):
+    """The loading thread has more rows or more of the index (`MainScreen._post_progress`)."""
+
+
 _WORKER_WHAT = {
     "load": "Loading the dumps",
     "index": "Building the search index",
@@ -154,6 +159,10 @@ class MainScreen(Screen[None]):
         self.loading_dumps = True
         self.load_progress: tuple[int | None, int] = (0, 0)  #: files loaded (None: cached), files
         self.index_progress = (0, 0)  #: papers indexed, papers (while the index is built)
+        #: progress from the loading thread not shown yet, and whether a message says so
+        self._progress_args: tuple[int | None, int] | None = None
+        self._index_progress_args: tuple[int, int] | None = None
+        self._progress_posted = False
         self._generation = 0
         self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
         self._search_again = False  #: a newer query came while it ran
@@ -241,8 +250,6 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load_in_thread(self, builder: CorpusBuilder) -> None:
-        from functools import partial
-
         from ...corpus_cache import key_for, open_cache, save
         from ...sources import is_metadata_file
 
@@ -273,15 +280,35 @@ class MainScreen(Screen[None]):
         call(self._papers_arrived, 0, total)
         for n, path in enumerate(builder.files, start=1):
             for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
-                call(self._papers_arrived, n - 1, total)
-            call(self._papers_arrived, n, total)
+                self._post_progress(n - 1, total)
+            self._post_progress(n, total)
         builder.finish()
         call(self._all_loaded)
-        if key is not None:  # saved beside the index build, not before it
-            errors = corpus.errors[first_file_error:]
-            write = partial(save, cache, key, corpus, errors)
-            call(self.run_worker, write, thread=True, group="corpus-cache", exit_on_error=False)
         self._index_in_thread()
+        if key is not None:
+            # Saved once the index is in use and saved: never competing with the build for
+            # the GIL (the cache only matters at the next start); failing to save is no error.
+            with contextlib.suppress(Exception):
+                save(cache, key, corpus, corpus.errors[first_file_error:])
+
+    def _post_progress(self, files_done: int | None, files_total: int) -> None:
+        """Rows came (from the loading thread): the status and list catch up on the UI
+        thread without this thread waiting for it; while one such update is queued, later
+        ones only change what it will show."""
+        self._progress_args = (files_done, files_total)
+        if not self._progress_posted:
+            self._progress_posted = True
+            self.post_message(_LoadProgress())
+
+    @on(_LoadProgress)
+    def _load_progress(self, _message: _LoadProgress) -> None:
+        self._progress_posted = False  # first: a later update posts again (see above)
+        rows, self._progress_args = self._progress_args, None
+        indexed, self._index_progress_args = self._index_progress_args, None
+        if rows is not None and self.loading_dumps:  # never after `_all_loaded`
+            self._papers_arrived(*rows)
+        if indexed is not None and self.session.index is None:  # never after `_index_ready`
+            self._indexing(*indexed)
 
     def first_frame(self) -> None:
         """The first frame is on screen: now build the index (numpy and rapidfuzz imports and
@@ -303,11 +330,18 @@ class MainScreen(Screen[None]):
             corpus,
             cache_dir=self.cache_dir,
             cache_key=key,
-            progress=lambda done, total: self.app.call_from_thread(self._indexing, done, total),
+            progress=self._post_indexing,
             defer_save=True,
         )
         self.app.call_from_thread(self._index_ready, index)
         index.save_cache()  # in use already: writing the cache never delays it
+
+    def _post_indexing(self, done: int, total: int) -> None:
+        """Index progress from the building thread, posted without waiting (as rows are)."""
+        self._index_progress_args = (done, total)
+        if not self._progress_posted:
+            self._progress_posted = True
+            self.post_message(_LoadProgress())
 
     def _indexing(self, done: int, total: int) -> None:
         self.index_progress = (done, total)
