@@ -95,3 +95,27 @@ def test_a_helper_that_fails_leaves_the_titles_to_this_process(
 def test_small_corpora_need_no_helper(tmp_path: Path) -> None:
     builder = CorpusBuilder(_dumps(tmp_path))
     assert not builder.derive_titles_aside()  # far below TITLES_ASIDE_MIN_BYTES
+
+
+def test_the_cli_lists_the_same_titles_when_a_helper_derives_them(tmp_path: Path) -> None:
+    import json
+    import os
+
+    from .conftest import cli
+
+    filler = "We measure it on many tasks and report the results in detail. " * 18
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    for n in range(3):  # ~9 MiB in all: over TITLES_ASIDE_MIN_BYTES, so the helper runs
+        abstracts = [
+            f"We propose Method{n}x{i} (M{n}X{i}), a way to learn task {i}. {filler}"
+            for i in range(2_700)
+        ]
+        write_dump(folder / f"d{n}.txt", *abstracts)
+    assert sum(p.stat().st_size for p in folder.iterdir()) >= corpus_module.TITLES_ASIDE_MIN_BYTES
+    here = _load(sorted(folder.iterdir()), aside=False, batch=corpus_module.BATCH)
+    env = {**os.environ, "ABSTRACT_READER_CACHE": str(tmp_path / "cache")}
+    result = cli("list", "-d", str(folder), "--json", db=tmp_path / "lib.sqlite3", env=env)
+    assert result.returncode == 0, result.stderr
+    listed = {row["id"]: row["title"] for row in map(json.loads, result.stdout.splitlines())}
+    assert listed == {p.id: p.title for p in here.papers}
