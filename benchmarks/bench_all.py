@@ -461,6 +461,21 @@ def main() -> None:
         print("\n".join(phase_table(pty[size])))
         queries = pty[size]
         before, after = queries["counts"]
+        for kind in ("cold", "warm"):  # the echo split by what the status said
+            split = []
+            for phase in ("loading", "indexing"):
+                lags = [
+                    lag
+                    for r in pty[size][kind]
+                    for lag, when in zip(
+                        r.get("echo_ms", []), r.get("echo_phase", []), strict=False
+                    )
+                    if when == phase
+                ]
+                if lags:
+                    split.append(f"while {phase} {p95(lags):.0f} ms [{len(lags)} keys]")
+            if split:
+                print(f"  {kind}: key echo p95 " + ", ".join(split))
         print(
             f"  last key: of {queries['query']!r} ({before:,} → {after:,} papers); first text:"
             f" {queries['word']!r} drawn in the paper pane"

@@ -401,8 +401,10 @@ def _type_echoes(term: Term, figures: dict[str, Any]) -> None:
     term.send("/")
     term.settle(0.3)  # not measured: the filter takes focus
     lags: list[float] = []
+    phases: list[str] = []  #: what the status said when each key was sent
     typed = ""
     while len(lags) < ECHO_MAX_KEYS and not indexed(term):
+        phase = "loading" if LOADING.search(term.status()) else "indexing"
         if len(typed) >= ECHO_MAX_LEN:
             key, typed = "\x15", ""  # ctrl+u: everything left of the cursor goes
         else:
@@ -416,8 +418,10 @@ def _type_echoes(term: Term, figures: dict[str, Any]) -> None:
             figures["echo_lost"] = figures.get("echo_lost", 0) + 1
             break
         lags.append(1000 * (time.perf_counter() - sent))
+        phases.append(phase)
         term.settle(ECHO_GAP_S)
     figures["echo_ms"] = lags
+    figures["echo_phase"] = phases
     if lags:
         figures["echo_p95_ms"] = p95(lags)
     if typed:
