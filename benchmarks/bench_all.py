@@ -179,6 +179,10 @@ def pair(result: dict[str, Any] | None, key: str, unit: str) -> str:
     return f"{spread(of(result['cold'], key), unit)} / {spread(of(result['warm'], key), unit)}"
 
 
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def size_label(size: int) -> str:
     return {55: "55 (bundled)", 1_000_000: "1M"}.get(size, f"{size // 1000}k")
 
@@ -449,7 +453,7 @@ def main() -> None:
         f"({info['cores']} cores, {info.get('ram_gb', '?')} GB RAM), Python {info['python']}, "
         f"Textual {info.get('textual', '?')}; load average {info['load_before']} before, "
         f"{info['load_after']} after; `{info['command']}`: "
-        + ", ".join(f"{size_label(s)} {runs_for(s)} runs" for s in sizes)
+        + ", ".join(f"{size_label(s)} {plural(runs_for(s), 'run')}" for s in sizes)
         + f" ({info['seconds'] / 60:.1f} min). Cold = a fresh library and cache folder; warm ="
         " the caches of that cold run. Echo: p95 of the keys typed while busy in all runs [their"
         " number, the range of each run's p95]."
@@ -496,7 +500,7 @@ def main() -> None:
         good = [r for r in rows if "error" not in r]
         if good:
             print(
-                f"\n{size_label(size)} public API ({len(good)} runs): build CPU "
+                f"\n{size_label(size)} public API ({plural(len(good), 'run')}): build CPU "
                 f"{spread(of(good, 'build_cpu_s'), 's')}, peak with helper "
                 f"{spread(of(good, 'tree_peak_mb'), 'MB')}; {PHRASE} warm "
                 f"{spread(of(good, 'phrase_warm_ms'), 'ms', 1)}, {good[-1]['phrase_hits']:,} hits"

@@ -64,7 +64,7 @@ STATUS_COUNT = re.compile(r"\b(\d[\d,]*) (?:of [\d,]+|papers?)\b")
 BUSY = re.compile(r"loading|indexing", re.I)
 LOADING = re.compile(r"loading", re.I)
 PARSING = re.compile(r"loading [1-9][\d,]*/\d+")  # a dump parsed ("0/20": before any)
-BUILDING = re.compile(r"indexing [\d,]+ / ")
+BUILDING = re.compile(r"indexing \d")  # progress: a build (a cached index shows none)
 #: keys typed while busy: no binding in the list (should the filter miss one) and none is in
 #: the filter's placeholder, so the filter row shows them only once typed
 ECHO_KEYS = "zxvy"
