@@ -281,11 +281,14 @@ def table(pty: dict[int, dict[str, Any]], api: dict[int, list[dict[str, Any]]]) 
 
 
 def phase_table(result: dict[str, Any]) -> list[str]:
-    """Per phase (from the previous mark to this one): when it ended, and the peak RSS of
-    the reader and of the reader with its helper in it; medians over the runs."""
+    """Per phase (from the previous mark to this one; in the order they ended): when it
+    ended, the peak RSS of the reader and of the reader with its helper sampled in it, and
+    the reader's VmHWM at its end (exact, so a spike between samples shows there); medians
+    over the runs. A Markdown table."""
     lines = [
-        f"{size_label(result['size'])}: phase (ends when …) | cold: ends at · reader peak · "
-        "with helper | warm: ends at · reader peak · with helper"
+        f"| {size_label(result['size'])}: phase, ends when … | cold: ends at | reader peak |"
+        " with helper | VmHWM | warm: ends at | reader peak | with helper | VmHWM |",
+        "|---" * 9 + "|",
     ]
 
     def ends(name: str) -> float:  # the phases in the order they ended (cold runs first)
@@ -301,14 +304,15 @@ def phase_table(result: dict[str, Any]) -> list[str]:
         for kind in ("cold", "warm"):
             rows = [r["phases"][name] for r in result[kind] if name in r.get("phases", {})]
             if not rows:
-                cells.append("–")
+                cells.append("– | | |")
                 continue
             cells.append(
-                f"{statistics.median(x['to_s'] for x in rows):6.2f} s · "
-                f"{statistics.median(x['rss_mb'] for x in rows):6.0f} MB · "
-                f"{statistics.median(x['tree_mb'] for x in rows):6.0f} MB"
+                f"{statistics.median(x['to_s'] for x in rows):.2f} s | "
+                f"{statistics.median(x['rss_mb'] for x in rows):,.0f} MB | "
+                f"{statistics.median(x['tree_mb'] for x in rows):,.0f} MB | "
+                f"{statistics.median(x['hwm_mb'] for x in rows):,.0f} MB"
             )
-        lines.append(f"  {PHASE_NAMES.get(name, name):34} | {cells[0]:32} | {cells[1]}")
+        lines.append(f"| {PHASE_NAMES.get(name, name)} | {cells[0]} | {cells[1]} |")
     return lines
 
 

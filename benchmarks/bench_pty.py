@@ -102,8 +102,10 @@ def _status_kb(pid: int) -> tuple[int, int]:
 
 def tree_rss_kb(pid: int) -> int:
     """Resident kB of a process and its descendants now (sampled often: the peak of the
-    samples is a lower bound of the true peak). A child between fork and exec (its command
-    line still its parent's) shares the parent's pages and is not counted."""
+    samples is a lower bound of the true peak). Children are looked for under every thread
+    (`task/TID/children` lists those that thread started: the tokenising helper is started
+    by the index thread). A child between fork and exec (its command line still its
+    parent's) shares the parent's pages and is not counted."""
     total = 0
     todo = [pid]
     try:
@@ -116,7 +118,8 @@ def tree_rss_kb(pid: int) -> int:
             if p != pid and Path(f"/proc/{p}/cmdline").read_bytes() == own:
                 continue
             total += _status_kb(p)[0]
-            todo.extend(int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split())
+            for task in Path(f"/proc/{p}/task").iterdir():  # a child is listed under the
+                todo.extend(int(c) for c in (task / "children").read_text().split())  # thread
         except (OSError, ValueError):
             continue
     return total
