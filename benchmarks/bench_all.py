@@ -204,7 +204,7 @@ def table(pty: dict[int, dict[str, Any]], api: dict[int, list[dict[str, Any]]]) 
             keys = [k for x in r[kind] for k in x.get("echo_ms", [])]
             runs = of(r[kind], "echo_p95_ms")
             parts.append(
-                f"{p95(keys):.0f} ms [{len(keys)} keys, runs {min(runs):.0f}–{max(runs):.0f}]"
+                f"{p95(keys):.0f} ms [{plural(len(keys), 'key')}, runs {min(runs):.0f}–{max(runs):.0f}]"
                 if keys
                 else "– [0 keys]"
             )
@@ -422,7 +422,7 @@ def main() -> None:
         f"{info['cores']} cores ({info['cores_usable']} usable), {info.get('ram_gb', '?')} GB RAM"
         f" · Python {info['python']} · Textual {info.get('textual', '?')} · pty "
         f"{bench_pty.COLS}×{bench_pty.ROWS}\nload average before: {info['load_before']}"
-        f"\nsizes {', '.join(f'{s:,}' for s in sizes)}: {args.runs} runs each"
+        f"\nsizes {', '.join(f'{s:,}' for s in pty_sizes) or 'none'} in the pty: {args.runs} runs each"
         + (f" (1M: {args.million_runs})" if args.million else "")
         + f"; public API at {', '.join(f'{s:,}' for s in api_sizes) or 'no size'}"
         f"\nestimate on a quiet 2-core machine: ~{estimate / 60:.0f} min",
@@ -457,7 +457,14 @@ def main() -> None:
         f"({info['cores']} cores, {info.get('ram_gb', '?')} GB RAM), Python {info['python']}, "
         f"Textual {info.get('textual', '?')}; load average {info['load_before']} before, "
         f"{info['load_after']} after; `{info['command']}`: "
-        + ", ".join(f"{size_label(s)} {plural(runs_for(s), 'run')}" for s in sizes)
+        + ", ".join(
+            (
+                f"{size_label(s)} {plural(runs_for(s), 'run')}"
+                if s in pty_sizes
+                else f"{size_label(s)} {plural(api_runs_for(s), 'API run')}"
+            )
+            for s in sizes
+        )
         + f" ({info['seconds'] / 60:.1f} min). Cold = a fresh library and cache folder; warm ="
         " the caches of that cold run. Echo: p95 of the keys typed while busy in all runs [their"
         " number, the range of each run's p95]."
@@ -481,7 +488,7 @@ def main() -> None:
                     if when == phase
                 ]
                 if lags:
-                    split.append(f"while {phase} {p95(lags):.0f} ms [{len(lags)} keys]")
+                    split.append(f"while {phase} {p95(lags):.0f} ms [{plural(len(lags), 'key')}]")
             if split:
                 print(f"  {kind}: key echo p95 " + ", ".join(split))
         print(
