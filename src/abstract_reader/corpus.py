@@ -6,15 +6,13 @@ same abstract in several dumps, re-ordered or re-exported, is one paper with sev
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import itertools
 import os
 import re
 import stat
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +35,6 @@ ID_LENGTH = 16
 MIN_PREFIX = 4
 _BINARY_SAMPLE = 8192
 MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
-BATCH = 5000  #: papers added to the table at a time (a reader shows each batch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +178,6 @@ class _Parsed:
     year: int | None
     abstracts: list[str]
     warnings: list[str]
-    crc: int = 0  #: CRC-32 of the bytes read (the titles helper read the same bytes?)
 
 
 def _decode(data: bytes) -> tuple[str, list[str]]:
@@ -275,13 +271,11 @@ def _read_dump(path: Path) -> _Parsed:
         raise _Skip("empty file")
     if _looks_binary(data):
         raise _Skip("looks like a binary file, not a text dump; skipped")
-    crc = zlib.crc32(data)
     text, warnings = _decode(data)
-    del data
     venue, year, abstracts = parse_text(text)
     if not abstracts:
         raise _Skip("no abstracts in this file (only whitespace or a header)")
-    return _Parsed(venue, year, abstracts, warnings, crc)
+    return _Parsed(venue, year, abstracts, warnings)
 
 
 class _Skip(Exception):
@@ -348,154 +342,6 @@ def bundled_dumps() -> Path:
     return Path(__file__).resolve().parents[2] / "seeds"
 
 
-# ---------------------------------------------------------------------------------------
-# Derived titles from a second process
-# ---------------------------------------------------------------------------------------
-
-#: Dumps of at least this many bytes in all have their titles derived by a helper process.
-TITLES_ASIDE_MIN_BYTES = 8 << 20
-#: Batch k of the n-th dump (from 0) is left to this process when (n + k) % this == 0: the
-#: helper also reads and parses every dump, so this process takes a share of the titles
-#: (and the very first batch, so the first rows never wait for the helper to start).
-TITLES_HERE_EVERY = 6
-
-
-def _titles_here(n: int, k: int) -> bool:
-    return (n + k) % TITLES_HERE_EVERY == 0
-
-
-_HELPER_CODE = (
-    "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from abstract_reader.corpus import _titles_helper_main; _titles_helper_main()"
-)
-
-
-class _TitlesAside:
-    """A child Python that reads and parses the same dumps and derives their titles, batch
-    by batch, while this process parses them, makes their ids and fills the table: the
-    titles (half of the CPU of loading, all of it holding the GIL) move to the second core.
-
-    The child runs this module's `_titles_helper_main` in isolated mode (``-I``: nothing
-    from the working directory or ``PYTHON*`` variables), with this copy of the package
-    first on its path. It is told every dump at once (a JSON line each: path, batch size,
-    its number) and answers file by file on its stdout: ``F <crc> <batches>``, then per
-    batch ``<n>`` and n bytes of titles joined by NUL (``-`` for a batch left to this
-    process: `_titles_here`).
-    The CRC-32 of the bytes it read must equal ours, and the counts must agree, or the
-    answer is dropped and the titles derived here. It exits when its stdin closes (also
-    when this process dies) or its stdout breaks. Anything going wrong: titles are derived
-    here, as without it.
-    """
-
-    def __init__(self, files: Sequence[Path], batch: int) -> None:
-        import json
-        import subprocess
-        import sys
-
-        package_parent = str(Path(__file__).resolve().parents[1])
-        self.child = subprocess.Popen(
-            [sys.executable, "-I", "-c", _HELPER_CODE, package_parent],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        assert self.child.stdin is not None and self.child.stdout is not None
-        self._out = self.child.stdout
-        self.files = list(files)  #: the dumps it was told and has not answered yet
-        self.told = 0  #: the number of the next one
-        self.batch = batch
-        try:
-            lines = b"".join(
-                json.dumps([str(path), batch, n]).encode() + b"\n" for n, path in enumerate(files)
-            )
-            self.child.stdin.write(lines)
-            self.child.stdin.flush()
-        except OSError:
-            self.close()
-            raise
-
-    def titles(self, path: Path, parsed: _Parsed | None) -> Iterator[list[str] | None]:
-        """The child's answer for ``path`` (the next file it was told), one item per batch:
-        the batch's titles, or None (left out, or not to be trusted). ``parsed``: what this
-        process read (None: it could not read the file; the answer is only drained)."""
-        if not self.files or self.files[0] != path:
-            raise RuntimeError("titles helper: files out of order")
-        self.files.pop(0)
-        n, self.told = self.told, self.told + 1
-        here = 0  # batches derived here before the helper's answer is needed: no waiting
-        while parsed is not None and here * self.batch < len(parsed.abstracts):
-            if not _titles_here(n, here):
-                break
-            yield None
-            here += 1
-        head = self._out.readline().split()
-        if len(head) != 3 or head[0] != b"F":
-            raise RuntimeError("titles helper failed")
-        crc, batches = int(head[1]), int(head[2])
-        trusted = parsed is not None and crc == parsed.crc
-        for k in range(batches):
-            line = self._out.readline().strip()
-            titles: list[str] | None = None
-            if line != b"-":
-                size = int(line)
-                body = self._out.read(size)
-                if len(body) != size:
-                    raise RuntimeError("titles helper failed")
-                if trusted:
-                    titles = body.decode("utf-8", "surrogatepass").split("\0")
-            if k >= here:
-                yield titles
-
-    def close(self) -> None:
-        import subprocess
-
-        try:
-            if self.child.stdin is not None:
-                self.child.stdin.close()
-        except OSError:
-            pass
-        if self.child.stdout is not None:
-            self.child.stdout.close()  # a child still writing gets EPIPE and exits
-        try:
-            self.child.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.child.kill()
-            self.child.wait()
-
-
-def _titles_helper_main() -> None:
-    """The titles helper's loop (see `_TitlesAside`): a dump per line on stdin."""
-    import json
-    import sys
-
-    out = sys.stdout.buffer
-    try:
-        for line in sys.stdin.buffer:
-            name, batch, n = json.loads(line)
-            try:
-                parsed = _read_dump(Path(name))
-            except _Skip:
-                out.write(b"F -1 0\n")
-                out.flush()
-                continue
-            abstracts = parsed.abstracts
-            batches = range(0, len(abstracts), batch)
-            out.write(b"F %d %d\n" % (parsed.crc, len(batches)))
-            for k, first in enumerate(batches):
-                if _titles_here(n, k):
-                    out.write(b"-\n")
-                    continue
-                titles = [derive_title(a) for a in abstracts[first : first + batch]]
-                body = "\0".join(titles).encode("utf-8", "surrogatepass")
-                out.write(b"%d\n" % len(body) + body)
-                out.flush()
-            out.flush()
-    except (BrokenPipeError, KeyboardInterrupt):  # the reader is gone or done
-        pass
-    except Exception:  # the reader sees EOF and derives the titles itself
-        pass
-
-
 class CorpusBuilder:
     """Loads a corpus file by file, so that a reader can show papers as they arrive."""
 
@@ -503,53 +349,12 @@ class CorpusBuilder:
         path_list = [bundled_dumps()] if paths is None else list(paths)
         self.files, errors = expand_paths(path_list)
         self.corpus = Corpus(errors=errors)
-        self._aside: _TitlesAside | None = None
-        self._aside_batch = 0
-
-    def derive_titles_aside(self, min_bytes: int | None = None, batch: int = BATCH) -> bool:
-        """From ``min_bytes`` of dumps on (default `TITLES_ASIDE_MIN_BYTES`), a helper
-        process derives the titles of the dumps (every file, in `files` order, added with
-        this ``batch``) while this process parses them (this process derives a share:
-        `_titles_here`, the first batch among them, so the first rows never wait for the
-        helper to start). Returns whether it started (else titles are derived here)."""
-        dumps = [p for p in self.files if not is_metadata_file(p)]
-        total = 0
-        for path in dumps:
-            with contextlib.suppress(OSError):
-                total += os.stat(path).st_size
-        if not dumps or total < (TITLES_ASIDE_MIN_BYTES if min_bytes is None else min_bytes):
-            return False
-        try:
-            self._aside = _TitlesAside(dumps, batch)
-        except Exception:  # no second process here (sandbox, limits): titles derived here
-            return False
-        self._aside_batch = batch
-        return True
-
-    def close(self) -> None:
-        """Stop the titles helper, if any (`finish` does it too)."""
-        if self._aside is not None:
-            self._aside.close()
-            self._aside = None
-
-    def _answers(
-        self, path: Path, parsed: _Parsed | None, batch: int
-    ) -> Iterator[list[str] | None]:
-        """The helper's titles for each batch of ``path`` (None: derive them here)."""
-        aside = self._aside
-        if aside is None or not aside.files or aside.files[0] != path:
-            return
-        try:
-            trusted = parsed if batch == self._aside_batch else None
-            yield from aside.titles(path, trusted)
-        except Exception:  # the helper failed or answered nonsense: titles derived here
-            self.close()
 
     def add_file(self, path: Path) -> int:
         """Read one dump; returns how many papers it added (duplicates only gain a source)."""
         return sum(len(rows) for rows in self.add_file_in_batches(path))
 
-    def add_file_in_batches(self, path: Path, batch: int = BATCH) -> Iterator[range]:
+    def add_file_in_batches(self, path: Path, batch: int = 5000) -> Iterator[range]:
         """Read one dump, adding its papers ``batch`` at a time (a reader shows each batch
         as it comes: one enormous file need not be finished before its first rows show);
         yields the rows each batch added."""
@@ -562,22 +367,15 @@ class CorpusBuilder:
             parsed = _read_dump(path)
         except _Skip as skip:
             corpus.errors.append(LoadError(shown, str(skip)))
-            for _ in self._answers(path, None, batch):  # the helper's answer is dropped
-                pass
             return
         corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
         corpus.files.append(shown)
         name = sanitise(path.name)  # file names are untrusted text too
         table = corpus.papers
         abstracts = parsed.abstracts
-        answers = self._answers(path, parsed, batch)
         for first in range(0, len(abstracts), batch):
             rows = RowBatch()
-            last = min(first + batch, len(abstracts))
-            titles = next(answers, None)
-            if titles is None or len(titles) != last - first:
-                titles = None  # derived here
-            for index in range(first + 1, last + 1):
+            for index in range(first + 1, min(first + batch, len(abstracts)) + 1):
                 abstract = abstracts[index - 1]
                 abstracts[index - 1] = ""  # the table keeps its UTF-8 bytes instead
                 key = paper_key(abstract)
@@ -593,15 +391,13 @@ class CorpusBuilder:
                 rows.add(
                     key,
                     abstract,
-                    derive_title(abstract) if titles is None else titles[index - 1 - first],
+                    derive_title(abstract),
                     source,
                     venue=parsed.venue,
                     year=parsed.year,
                 )
             start = table.extend(rows)
             yield range(start, start + len(rows))
-        for _ in answers:  # in step with the helper, whatever it answered
-            pass
 
     def _add_records(self, path: Path, batch: int) -> Iterator[range]:
         """Read a metadata file: records with an abstract are papers with real metadata (or
@@ -709,7 +505,6 @@ class CorpusBuilder:
 
     def finish(self) -> Corpus:
         """Merge records into the same dump papers; make the derived titles distinct."""
-        self.close()
         self._merge_normalised()
         table = self.corpus.papers
         rows = table.derived_rows()
@@ -730,12 +525,8 @@ def load_corpus(
     """Load dumps (files or folders; None: the bundled dumps). Never raises for bad input:
     every problem is in ``corpus.errors`` and the good files load."""
     builder = CorpusBuilder(paths)
-    builder.derive_titles_aside()
-    try:
-        for n, path in enumerate(builder.files):
-            builder.add_file(path)
-            if progress is not None:
-                progress(n + 1, len(builder.files))
-    finally:
-        builder.close()
+    for n, path in enumerate(builder.files):
+        builder.add_file(path)
+        if progress is not None:
+            progress(n + 1, len(builder.files))
     return builder.finish()

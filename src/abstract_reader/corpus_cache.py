@@ -535,12 +535,8 @@ def load_corpus_cached(
             adopt(corpus, *cached)
             return corpus
     first_file_error = len(corpus.errors)
-    builder.derive_titles_aside()  # large dumps: their titles from a second process
-    try:
-        for path in builder.files:
-            builder.add_file(path)
-    finally:
-        builder.close()
+    for path in builder.files:
+        builder.add_file(path)
     builder.finish()
     if key is not None:
         save(cache_dir, key, corpus, corpus.errors[first_file_error:])
