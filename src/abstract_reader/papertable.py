@@ -433,6 +433,41 @@ class PaperTable(Sequence[Paper]):
                         out[i] = over[i]
         return out
 
+    def id_title_chunks(
+        self,
+    ) -> Iterator[tuple[npt.NDArray[np.uint64], list[Any], npt.NDArray[np.int64]]]:
+        """Per chunk, without decoding a title: (the id keys, the titles' UTF-8 bytes as
+        pieces whose concatenation is every title in row order — titles set later spliced
+        in —, each title's length in bytes). The concatenation over the chunks does not
+        depend on how the rows are chunked: a table read from the corpus cache gives the
+        same bytes as the table that was saved."""
+        import numpy as np
+
+        over = self._title_over
+        marked = sorted(over)
+        at = 0
+        for start, chunk in zip(self._starts, self._chunks, strict=True):
+            keys = np.asarray(chunk.keys, np.uint64)
+            offsets = np.asarray(chunk.title_offsets, np.int64)
+            lengths = np.diff(offsets)
+            data = memoryview(chunk.titles)
+            pieces: list[Any] = []
+            begin = int(offsets[0])
+            stop = start + chunk.n
+            while at < len(marked) and marked[at] < stop:
+                row = marked[at]
+                at += 1
+                if row < start:
+                    continue
+                j = row - start
+                pieces.append(data[begin : int(offsets[j])])
+                title = over[row].encode("utf-8")
+                pieces.append(title)
+                lengths[j] = len(title)
+                begin = int(offsets[j + 1])
+            pieces.append(data[begin : int(offsets[-1])])
+            yield keys, pieces, lengths
+
     def derived(self) -> npt.NDArray[np.bool_]:
         return self._column("derived", "uint8").astype(bool)
 
@@ -510,6 +545,29 @@ class PaperTable(Sequence[Paper]):
         with self._lock:
             self._index.merge(self)
             return self._index.rows_of(keys)
+
+    def rows_for(self, paper_ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        """The row of each id, in the order given (-1: not loaded): one vectorised look-up
+        for a whole list of ids (sorting the papers of a result by the corpus order)."""
+        import numpy as np
+
+        keys = [key_of(p) for p in paper_ids]
+        out = np.full(len(keys), -1, np.int64)
+        valid = [i for i, k in enumerate(keys) if k is not None]
+        if not valid or not self._n:
+            return out
+        with self._lock:
+            self._index.merge(self)
+            index = self._index
+            if not index.numpy:
+                for i in valid:
+                    out[i] = index.find(keys[i])  # type: ignore[arg-type]
+                return out
+            wanted = np.fromiter((keys[i] for i in valid), np.uint64, len(valid))
+            at = np.minimum(np.searchsorted(index.keys, wanted), len(index.keys) - 1)
+            found = index.keys[at] == wanted
+            out[np.asarray(valid, np.int64)[found]] = index.rows[at[found]]
+        return out
 
     def index_of(self, paper_id: str) -> int:
         key = key_of(paper_id)
