@@ -71,3 +71,13 @@ def test_rows_for_ids(seeds: Corpus) -> None:
     table = seeds.papers
     ids = [table[4].id, "0123456789abcdef", "not an id", table[0].id]
     assert table.rows_for(ids).tolist() == [4, -1, -1, 0]
+
+
+def test_a_paper_for_a_listing_is_the_paper_without_its_abstract(seeds: Corpus) -> None:
+    import dataclasses
+
+    table = seeds.papers
+    for row in (0, 3, len(table) - 1):
+        assert table.without_abstract(row) == dataclasses.replace(table[row], abstract="")
+    with pytest.raises(IndexError):
+        table.without_abstract(len(table))

@@ -56,7 +56,9 @@ class Failure(Exception):
 def _say(stream: TextIO, text: str) -> None:
     from .text import sanitise
 
-    stream.write(sanitise(text).replace("\u240a", "\n") + "\n")
+    if not text.isprintable():  # every character sanitise replaces is unprintable
+        text = sanitise(text)
+    stream.write(text.replace("\u240a", "\n") + "\n")
 
 
 def _error(text: str) -> None:
@@ -446,15 +448,19 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
     return list(_iter_records(corpus, library, args))
 
 
-def _iter_records(corpus: Corpus, library: Library, args: argparse.Namespace) -> Iterator[Record]:
+def _iter_records(
+    corpus: Corpus, library: Library, args: argparse.Namespace, *, abstracts: bool = True
+) -> Iterator[Record]:
     """The records of the papers asked for, in order, made one at a time (a million-paper
-    `list` holds one paper at a time, never a list of them)."""
+    `list` holds one paper at a time, never a list of them). ``abstracts=False``: records
+    with an empty abstract, for output that shows none."""
     from .cite import record
 
     snapshot = library.snapshot
     papers = corpus.papers
+    paper = papers.__getitem__ if abstracts else papers.without_abstract
     for row in _rows(corpus, library, args):
-        yield record(papers[row], snapshot)
+        yield record(paper(row), snapshot)
 
 
 def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequence[int]:
@@ -536,7 +542,7 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
 def cmd_list(args: argparse.Namespace) -> int:
     corpus = _load(args)
     library = _open_library(args)
-    records = _iter_records(corpus, library, args)
+    records = _iter_records(corpus, library, args, abstracts=args.json)
     out = sys.stdout
     from .metadata import venue_year
 

@@ -311,6 +311,20 @@ class PaperTable(Sequence[Paper]):
         paper = built.get(i)
         if paper is not None:
             return paper
+        paper = self._build(i, abstract=True)
+        if len(built) >= _LRU:
+            built.pop(next(iter(built), -1), None)
+        built[i] = paper
+        return paper
+
+    def without_abstract(self, i: int) -> Paper:
+        """Row ``i``'s `Paper` with an empty abstract (not kept): for a listing of a million
+        papers that shows titles, without decoding (or paging in) every abstract."""
+        if not 0 <= i < self._n:
+            raise IndexError("paper index out of range")
+        return self._build(i, abstract=False)
+
+    def _build(self, i: int, *, abstract: bool) -> Paper:
         chunk, j = self._locate(i)
         more = self._more.get(i)
         sources = [Source(self.file_names[int(chunk.files[j])], int(chunk.indexes[j]))]
@@ -318,9 +332,9 @@ class PaperTable(Sequence[Paper]):
             sources.extend(more)
         code = int(chunk.venues[j])
         authors, url, doi, eprint, primary_class, record = self._meta.get(i, _NO_META)
-        paper = Paper(
+        return Paper(
             id=id_of(int(chunk.keys[j])),
-            abstract=self._text(chunk.abstracts, chunk.abstract_offsets, j),
+            abstract=self._text(chunk.abstracts, chunk.abstract_offsets, j) if abstract else "",
             title=self._title(chunk, i, j),
             title_derived=bool(chunk.derived[j]),
             venue=None if code < 0 else self.venue_names[code],
@@ -333,10 +347,6 @@ class PaperTable(Sequence[Paper]):
             primary_class=primary_class,
             record=record,
         )
-        if len(built) >= _LRU:
-            built.pop(next(iter(built), -1), None)
-        built[i] = paper
-        return paper
 
     def _locate(self, i: int) -> tuple[Chunk, int]:
         k = bisect.bisect_right(self._starts, i) - 1
