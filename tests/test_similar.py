@@ -274,20 +274,32 @@ def test_the_centroid_of_a_set_is_the_mean_of_its_papers_vectors(
     assert np.allclose(weights, dense[terms] / seeds.size, rtol=1e-5)
 
 
-def test_turning_the_postings_around_in_steps_gives_the_same_rows(
+def test_turning_the_postings_around_in_blocks_gives_the_same_rows(
     seeds_similarity: tuple[Corpus, Similarity],
 ) -> None:
-    """Large corpora are turned around a step of papers at a time; any step gives the same
-    rows (checked here with steps of 1, 7 and 16 papers on the 55 bundled ones)."""
+    """Large corpora are turned around a block of postings at a time; any block size gives
+    the same rows and the same per-paper sums (checked here with blocks of 1, 7, 16 and
+    1,000 postings on the 55 bundled ones), and the rows are the papers' kept words."""
     from abstract_reader.search.similar import _by_paper
 
     _, sim = seeds_similarity
     keep = sim.idf > 0
-    whole = _by_paper(sim.offsets, sim.docs, keep, sim.n)
-    for step in (1, 7, 16):
-        offsets, terms = _by_paper(sim.offsets, sim.docs, keep, sim.n, step)
+    squares = sim.idf * sim.idf
+    whole = _by_paper(sim.offsets, sim.docs, keep, sim.n, squares)
+    for block in (1, 7, 16, 1000):
+        offsets, terms, sums = _by_paper(sim.offsets, sim.docs, keep, sim.n, squares, block=block)
         assert offsets.tolist() == whole[0].tolist()
         assert terms.tolist() == whole[1].tolist()
+        assert np.allclose(sums, whole[2], rtol=1e-12)
+    for doc in range(sim.n):
+        row = whole[1][whole[0][doc] : whole[0][doc + 1]]
+        expected = [
+            w
+            for w in np.flatnonzero(keep).tolist()
+            if doc in sim.docs[sim.offsets[w] : sim.offsets[w + 1]].tolist()
+        ]
+        assert row.tolist() == expected
+        assert np.isclose(whole[2][doc], float(np.sum(squares[row].astype(np.float64))))
 
 
 def test_a_ranking_orders_by_score_ties_in_corpus_order() -> None:

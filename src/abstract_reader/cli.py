@@ -14,7 +14,7 @@ import re
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -23,7 +23,7 @@ from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
     from .cite import Record
-    from .corpus import Corpus, Paper
+    from .corpus import Corpus
     from .library import Library
 
 PROG = "abstract-reader"
@@ -56,7 +56,9 @@ class Failure(Exception):
 def _say(stream: TextIO, text: str) -> None:
     from .text import sanitise
 
-    stream.write(sanitise(text).replace("\u240a", "\n") + "\n")
+    if not text.isprintable():  # every character sanitise replaces is unprintable
+        text = sanitise(text)
+    stream.write(text.replace("\u240a", "\n") + "\n")
 
 
 def _error(text: str) -> None:
@@ -443,10 +445,30 @@ def _resolve(corpus: Corpus, ident: str) -> str:
 
 
 def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list[Record]:
+    return list(_iter_records(corpus, library, args))
+
+
+def _iter_records(
+    corpus: Corpus, library: Library, args: argparse.Namespace, *, abstracts: bool = True
+) -> Iterator[Record]:
+    """The records of the papers asked for, in order, made one at a time (a million-paper
+    `list` holds one paper at a time, never a list of them). ``abstracts=False``: records
+    with an empty abstract, for output that shows none."""
     from .cite import record
 
     snapshot = library.snapshot
-    papers: list[Paper]
+    papers = corpus.papers
+    paper = papers.__getitem__ if abstracts else papers.without_abstract
+    for row in _rows(corpus, library, args):
+        yield record(paper(row), snapshot)
+
+
+def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequence[int]:
+    """The corpus rows of the papers asked for (the query, the order, the filters), found
+    from the table's columns and the library's entries: no `Paper` is built here."""
+    snapshot = library.snapshot
+    papers = corpus.papers
+    rows: Any = range(len(papers))
     if getattr(args, "query", None):
         from .search import SearchIndex, cache_key_for, default_cache_dir
 
@@ -475,27 +497,41 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
             _error(f"warning: {part}")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
             _note(f"{len(result):,} papers, {result.ranked_like}")
-        papers = [result.paper_at(i) for i in range(len(result))]
-    else:
-        papers = list(corpus.papers)
+        rows = result.order
     sort = getattr(args, "sort", "relevance")
-    if sort != "relevance":  # the reader's orders (session.sort_order), stable
-        from .sorting import sort_order
-
-        papers = [papers[i] for i in sort_order(sort, papers, snapshot, corpus)]
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
-    out: list[Record] = []
-    for paper in papers:
-        if getattr(args, "bookmarked", False) and paper.id not in snapshot.bookmarks:
-            continue
-        if getattr(args, "unread", False) and paper.id in snapshot.read:
-            continue
-        if wanted_tags:
-            have = {t.casefold() for t in snapshot.tags.get(paper.id, [])}
-            if not all(t in have for t in wanted_tags):
-                continue
-        out.append(record(paper, snapshot))
-    return out
+    bookmarked = getattr(args, "bookmarked", False)
+    unread = getattr(args, "unread", False)
+    if sort == "relevance" and not (wanted_tags or bookmarked or unread):
+        return rows if isinstance(rows, range) else rows.tolist()
+    import numpy as np
+
+    rows = np.asarray(rows, np.int64)
+    if sort != "relevance":  # the reader's orders (sorting.sort_rows), stable
+        from .sorting import sort_rows
+
+        rows = rows[sort_rows(sort, rows, snapshot, papers)]
+    keep = np.ones(len(papers), bool)
+
+    def only(ids: Iterable[str], *, inside: bool) -> None:
+        mask = np.zeros(len(papers), bool)
+        mask[papers.rows_of(ids)] = True
+        keep[...] &= mask if inside else ~mask
+
+    if bookmarked:
+        only(snapshot.bookmarks, inside=True)
+    if unread:
+        only(snapshot.read, inside=False)
+    if wanted_tags:
+        only(
+            (
+                pid
+                for pid, names in snapshot.tags.items()
+                if all(t in {n.casefold() for n in names} for t in wanted_tags)
+            ),
+            inside=True,
+        )
+    return rows[keep[rows]].tolist()  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------------------------
@@ -506,7 +542,7 @@ def _records(corpus: Corpus, library: Library, args: argparse.Namespace) -> list
 def cmd_list(args: argparse.Namespace) -> int:
     corpus = _load(args)
     library = _open_library(args)
-    records = _records(corpus, library, args)
+    records = _iter_records(corpus, library, args, abstracts=args.json)
     out = sys.stdout
     from .metadata import venue_year
 

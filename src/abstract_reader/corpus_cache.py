@@ -311,8 +311,9 @@ class Opened:
             ):
                 raise CacheRefused(offsets)
             # every text starts at a character: no UTF-8 continuation byte at an offset
-            inner = ends[:-1][ends[:-1] < blob.size]
-            if inner.size and np.any((blob[inner] & 0xC0) == 0x80):
+            # (the abstracts' chunk by chunk in `publish`: a byte per abstract here would
+            # make every page of the file resident before the first row)
+            if text == "titles" and _splits_characters(blob, ends):
                 raise CacheRefused(offsets)
         venues, years = arrays["venues"], arrays["years"]
         m = arrays["more_rows"].size
@@ -371,6 +372,8 @@ class Opened:
             crc = _crc(blob, offsets, first, last, 0)
             if _crc(titles, title_offsets, first, last, crc) != sums[first // chunk]:
                 raise CacheRefused("texts checksum")
+            if _splits_characters(blob, offsets[first : last + 1]):
+                raise CacheRefused("abstract_offsets")
             keys = _check_chunk(blob, offsets, first, last)
             _check_texts(titles, title_offsets, first, last)
             ordered = np.sort(keys)
@@ -396,6 +399,14 @@ class Opened:
             start = self.blob_offset
             _drop_pages(self.mapped, start + int(offsets[first]), start + int(offsets[last]))
             yield range(first, last)
+
+
+def _splits_characters(blob: Any, ends: Any) -> bool:
+    """Does any of these offsets (rising, inside ``blob``) fall inside a UTF-8 character?"""
+    import numpy as np
+
+    inner = ends[ends < blob.size]
+    return bool(inner.size and np.any((blob[inner] & 0xC0) == 0x80))
 
 
 def _crc(blob: Any, offsets: Any, first: int, last: int, crc: int) -> int:

@@ -311,6 +311,20 @@ class PaperTable(Sequence[Paper]):
         paper = built.get(i)
         if paper is not None:
             return paper
+        paper = self._build(i, abstract=True)
+        if len(built) >= _LRU:
+            built.pop(next(iter(built), -1), None)
+        built[i] = paper
+        return paper
+
+    def without_abstract(self, i: int) -> Paper:
+        """Row ``i``'s `Paper` with an empty abstract (not kept): for a listing of a million
+        papers that shows titles, without decoding (or paging in) every abstract."""
+        if not 0 <= i < self._n:
+            raise IndexError("paper index out of range")
+        return self._build(i, abstract=False)
+
+    def _build(self, i: int, *, abstract: bool) -> Paper:
         chunk, j = self._locate(i)
         more = self._more.get(i)
         sources = [Source(self.file_names[int(chunk.files[j])], int(chunk.indexes[j]))]
@@ -318,9 +332,9 @@ class PaperTable(Sequence[Paper]):
             sources.extend(more)
         code = int(chunk.venues[j])
         authors, url, doi, eprint, primary_class, record = self._meta.get(i, _NO_META)
-        paper = Paper(
+        return Paper(
             id=id_of(int(chunk.keys[j])),
-            abstract=self._text(chunk.abstracts, chunk.abstract_offsets, j),
+            abstract=self._text(chunk.abstracts, chunk.abstract_offsets, j) if abstract else "",
             title=self._title(chunk, i, j),
             title_derived=bool(chunk.derived[j]),
             venue=None if code < 0 else self.venue_names[code],
@@ -333,10 +347,6 @@ class PaperTable(Sequence[Paper]):
             primary_class=primary_class,
             record=record,
         )
-        if len(built) >= _LRU:
-            built.pop(next(iter(built), -1), None)
-        built[i] = paper
-        return paper
 
     def _locate(self, i: int) -> tuple[Chunk, int]:
         k = bisect.bisect_right(self._starts, i) - 1
@@ -433,6 +443,41 @@ class PaperTable(Sequence[Paper]):
                         out[i] = over[i]
         return out
 
+    def id_title_chunks(
+        self,
+    ) -> Iterator[tuple[npt.NDArray[np.uint64], list[Any], npt.NDArray[np.int64]]]:
+        """Per chunk, without decoding a title: (the id keys, the titles' UTF-8 bytes as
+        pieces whose concatenation is every title in row order — titles set later spliced
+        in —, each title's length in bytes). The concatenation over the chunks does not
+        depend on how the rows are chunked: a table read from the corpus cache gives the
+        same bytes as the table that was saved."""
+        import numpy as np
+
+        over = self._title_over
+        marked = sorted(over)
+        at = 0
+        for start, chunk in zip(self._starts, self._chunks, strict=True):
+            keys = np.asarray(chunk.keys, np.uint64)
+            offsets = np.asarray(chunk.title_offsets, np.int64)
+            lengths = np.diff(offsets)
+            data = memoryview(chunk.titles)
+            pieces: list[Any] = []
+            begin = int(offsets[0])
+            stop = start + chunk.n
+            while at < len(marked) and marked[at] < stop:
+                row = marked[at]
+                at += 1
+                if row < start:
+                    continue
+                j = row - start
+                pieces.append(data[begin : int(offsets[j])])
+                title = over[row].encode("utf-8")
+                pieces.append(title)
+                lengths[j] = len(title)
+                begin = int(offsets[j + 1])
+            pieces.append(data[begin : int(offsets[-1])])
+            yield keys, pieces, lengths
+
     def derived(self) -> npt.NDArray[np.bool_]:
         return self._column("derived", "uint8").astype(bool)
 
@@ -510,6 +555,29 @@ class PaperTable(Sequence[Paper]):
         with self._lock:
             self._index.merge(self)
             return self._index.rows_of(keys)
+
+    def rows_for(self, paper_ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        """The row of each id, in the order given (-1: not loaded): one vectorised look-up
+        for a whole list of ids (sorting the papers of a result by the corpus order)."""
+        import numpy as np
+
+        keys = [key_of(p) for p in paper_ids]
+        out = np.full(len(keys), -1, np.int64)
+        valid = [i for i, k in enumerate(keys) if k is not None]
+        if not valid or not self._n:
+            return out
+        with self._lock:
+            self._index.merge(self)
+            index = self._index
+            if not index.numpy:
+                for i in valid:
+                    out[i] = index.find(keys[i])  # type: ignore[arg-type]
+                return out
+            wanted = np.fromiter((keys[i] for i in valid), np.uint64, len(valid))
+            at = np.minimum(np.searchsorted(index.keys, wanted), len(index.keys) - 1)
+            found = index.keys[at] == wanted
+            out[np.asarray(valid, np.int64)[found]] = index.rows[at[found]]
+        return out
 
     def index_of(self, paper_id: str) -> int:
         key = key_of(paper_id)

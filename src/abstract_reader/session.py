@@ -19,7 +19,7 @@ from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
 from .metadata import EffectiveMetadata, effective, title_overrides, venue_year
-from .sorting import SORTS, sort_order
+from .sorting import SORTS, sort_rows
 
 if TYPE_CHECKING:
     from .cite import Record
@@ -277,8 +277,11 @@ class Session:
         if self.sort == "relevance" or (self.sort == "dump" and self.result is None):
             self._order = None
             return
-        base = [self._base_paper(i) for i in range(n)]
-        self._order = sort_order(self.sort, base, self.library.snapshot, self.corpus)
+        import numpy as np
+
+        rows = self.result.order if self.result is not None else np.arange(n, dtype=np.int64)
+        order = sort_rows(self.sort, rows[:n], self.library.snapshot, self.corpus.papers)
+        self._order = order.tolist()
 
     def _base_paper(self, index: int) -> Paper:
         if self.result is not None:

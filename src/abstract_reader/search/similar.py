@@ -9,8 +9,8 @@ words in more than ``max_df`` of the papers (arxiv-sanity's 10 %).
 Nothing is built until the first ``like:`` query, or until ``prepare`` (the reader calls it
 in a worker once the index is ready): then each word's idf, each paper's norm and each
 paper's useful words (the postings of the words that count, turned around: paper → words,
-one stable ``argsort`` of about a third of the postings) are derived once from the index's
-arrays, numpy only, and kept with the index. A set's centroid then reads only its papers'
+half a million postings at a time, so that the build's temporaries stay ~20 MB) are derived
+once from the index's arrays, numpy only, and kept with the index. A set's centroid then reads only its papers'
 rows — no scan of every posting (that scan, ~13M postings at 100,000 papers, was most of a
 tag's first ranking), no Python loop per paper.
 
@@ -120,15 +120,12 @@ class Similarity:
         keep = useful & (df >= min_df) & (df <= limit)
         self.idf: F32 = np.zeros(len(words), np.float32)
         self.idf[keep] = (np.log((1.0 + n) / (1.0 + df[keep])) + 1.0).astype(np.float32)
-        self.doc_offsets, self.doc_terms = _by_paper(self.offsets, docs, keep, n)
-        # |paper|² = the sum of its kept words' idf² (the others weigh 0): a running sum over
-        # each paper's words, so no array the size of all the postings is made
-        running = np.zeros(self.doc_terms.size + 1, np.float64)
-        np.cumsum((self.idf * self.idf)[self.doc_terms], out=running[1:])
-        norms = np.sqrt(
-            np.maximum(running[self.doc_offsets[1:]] - running[self.doc_offsets[:-1]], 0)
-        )
-        del running
+        squares = self.idf * self.idf
+        self.doc_offsets, self.doc_terms, sums = _by_paper(self.offsets, docs, keep, n, squares)
+        # |paper|² = the sum of its kept words' idf² (the others weigh 0), added up per paper
+        # while the postings are turned around: no array the size of all the postings
+        norms = np.sqrt(sums)
+        del sums
         norms[norms == 0] = 1.0
         self.inv_norms: F32 = (1.0 / norms).astype(np.float32)
         self._recent: dict[bytes, Ranking] = {}
@@ -295,9 +292,9 @@ class Similarity:
         return tuple(self.words[int(terms[i])] for i in order if strength[i] > 0)
 
 
-#: Papers per step of turning the postings around: bounds the temporary arrays (a step holds
-#: the positions of its papers' postings, not those of all of them).
-_BY_PAPER_STEP = 1 << 14
+#: Postings per block of turning the postings around: bounds the temporary arrays (a block
+#: holds its own postings' papers, words and positions, ~40 bytes each, not all of them).
+_BY_PAPER_BLOCK = 1 << 19
 
 
 def _by_paper(
@@ -305,32 +302,90 @@ def _by_paper(
     docs: npt.NDArray[np.uint32],
     keep: npt.NDArray[np.bool_],
     n: int,
-    step: int = _BY_PAPER_STEP,
-) -> tuple[I64, npt.NDArray[np.uint32]]:
+    squares: F32 | None = None,
+    *,
+    block: int = _BY_PAPER_BLOCK,
+) -> tuple[I64, npt.NDArray[np.uint32], F64]:
     """The postings of the ``keep`` words turned around: (offsets, words) in CSR form, each
-    paper's words sorted. Numpy only: the kept postings are taken ``step`` papers at a time
-    (at most 2¹⁶, so that the keys fit in 16 bits, which numpy sorts by radix), and each
-    step is put in paper order by a stable sort, so a paper's words stay in the
-    vocabulary's order."""
-    assert 0 < step <= 1 << 16
-    df = np.diff(offsets)
-    counted = np.repeat(keep, df)
-    kept_docs = docs[counted]
-    del counted
-    kept_terms = np.repeat(np.flatnonzero(keep).astype(np.uint32), df[keep])
+    paper's words sorted; and, with ``squares`` (a weight per word), each paper's sum of its
+    kept words' weights (in float64, added in the order of its words).
+
+    Numpy only, and bounded: the postings are read a block of whole words (about ``block``
+    postings) at a time, twice — first to count each paper's kept words (and add up their
+    weights), then to put each block's postings in their papers' rows. A block is put in
+    paper order by a stable sort (so a paper's words stay in the vocabulary's order, and
+    the blocks come in that order too); no temporary array has the size of all the
+    postings."""
+    assert block > 0
+    bounds = _blocks(offsets, block)
+    counts: I64 = np.zeros(n, np.int64)
+    sums: F64 = np.zeros(n, np.float64)
+    for span in bounds:
+        kept_docs, kept_terms = _kept(offsets, docs, keep, span)
+        counts += np.bincount(kept_docs, minlength=n)[:n]
+        if squares is not None:
+            sums += np.bincount(kept_docs, weights=squares[kept_terms], minlength=n)[:n]
     doc_offsets: I64 = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(kept_docs, minlength=n)[:n], out=doc_offsets[1:])
-    doc_terms = np.empty(kept_docs.size, np.uint32)
-    step_of = kept_docs // np.uint32(step) if n > step else None
-    for k, first in enumerate(range(0, n, step)):
-        if step_of is None:
-            terms, keys = kept_terms, kept_docs.astype(np.uint16)
-        else:
-            where = np.flatnonzero(step_of == k)
-            terms, keys = kept_terms[where], (kept_docs[where] - first).astype(np.uint16)
-        order = np.argsort(keys, kind="stable")
-        doc_terms[doc_offsets[first] : doc_offsets[min(n, first + step)]] = terms[order]
-    return doc_offsets, doc_terms
+    np.cumsum(counts, out=doc_offsets[1:])
+    del counts
+    doc_terms = np.empty(int(doc_offsets[-1]), np.uint32)
+    cursor = doc_offsets[:-1].copy()  # where each paper's next words go
+    for span in bounds:
+        kept_docs, kept_terms = _kept(offsets, docs, keep, span)
+        if kept_docs.size == 0:
+            continue
+        order = _stable_order(kept_docs, n)
+        by_doc = kept_docs[order]
+        del kept_docs
+        starts = np.empty(by_doc.size, bool)  # where each paper's run begins
+        starts[0] = True
+        np.not_equal(by_doc[1:], by_doc[:-1], out=starts[1:])
+        first = np.flatnonzero(starts)
+        del starts
+        papers = by_doc[first].astype(np.int64)
+        lengths = np.diff(first, append=by_doc.size)
+        del by_doc
+        at = np.repeat(cursor[papers] - first, lengths)
+        at += np.arange(at.size, dtype=np.int64)
+        doc_terms[at] = kept_terms[order]
+        cursor[papers] += lengths
+    return doc_offsets, doc_terms, sums
+
+
+def _blocks(offsets: I64, block: int) -> list[tuple[int, int]]:
+    """Word ranges of about ``block`` postings each (a word is never split)."""
+    words = offsets.size - 1
+    cuts = np.searchsorted(offsets, np.arange(block, int(offsets[-1]), block), "right") - 1
+    edges = np.unique(np.concatenate([[0], np.clip(cuts, 0, words), [words]]))
+    return [
+        (int(a), int(b))
+        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+        if b > a
+    ]
+
+
+def _kept(
+    offsets: I64, docs: npt.NDArray[np.uint32], keep: npt.NDArray[np.bool_], words: tuple[int, int]
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
+    """The kept postings of the words ``words`` (lo, hi): (papers, word ids), word by word."""
+    lo, hi = words
+    df = np.diff(offsets[lo : hi + 1])
+    part = docs[offsets[lo] : offsets[hi]]
+    wanted = keep[lo:hi]
+    kept_docs = part[np.repeat(wanted, df)]
+    ids = np.flatnonzero(wanted)
+    kept_terms = np.repeat((ids + lo).astype(np.uint32), df[ids])
+    return kept_docs, kept_terms
+
+
+def _stable_order(keys: npt.NDArray[np.uint32], n: int) -> I64:
+    """A stable argsort of paper numbers: numpy's radix sort on 16-bit halves (one pass
+    below 65,536 papers)."""
+    low = np.argsort((keys & np.uint32(0xFFFF)).astype(np.uint16), kind="stable")
+    if n <= 1 << 16:
+        return low
+    high = np.argsort((keys[low] >> np.uint32(16)).astype(np.uint16), kind="stable")
+    return low[high]
 
 
 def top_k(scores: F32, k: int) -> I64:
@@ -407,6 +462,9 @@ def _build(index: SearchIndex) -> Similarity:
 
         found = Similarity(postings.words, postings.offsets, postings.docs, index.n, words_of)
         _BUILT[index] = found
+        from .postings import release_free_memory
+
+        release_free_memory()  # the build's temporaries
     return found
 
 

@@ -1,0 +1,83 @@
+"""`sorting.sort_rows` (the reader's orders from the table's columns, no Paper per row) puts
+papers exactly where `sort_order` (from Papers, the effective metadata) puts them."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.library import Library
+from abstract_reader.library.model import Metadata
+from abstract_reader.sorting import SORTS, sort_order, sort_rows
+
+
+@pytest.fixture
+def library(tmp_path: Path, seeds: Corpus) -> Library:
+    lib = Library(tmp_path / "lib.sqlite3")
+    papers = seeds.papers
+    lib.set_metadata(papers[7].id, Metadata(title="aaa first by a real title", year=2031))
+    lib.set_metadata(papers[20].id, Metadata(year=1999))
+    lib.set_metadata(papers[30].id, Metadata(title="Zz last"))
+    lib.set_bookmark([papers[5].id])
+    lib.add_tags([papers[12].id, papers[40].id], ["later"])
+    lib.set_bookmark([papers[40].id])
+    lib.set_read([papers[0].id, papers[33].id, papers[12].id])
+    return lib
+
+
+@pytest.mark.parametrize("sort", list(SORTS))
+def test_rows_order_is_the_papers_order(sort: str, seeds: Corpus, library: Library) -> None:
+    snapshot = library.snapshot
+    table = seeds.papers
+    everything = np.arange(len(table))
+    papers = list(table)
+    assert sort_rows(sort, everything, snapshot, table).tolist() == sort_order(
+        sort, papers, snapshot, seeds
+    )
+    # a result's rows: some papers, in another order
+    rows = list(range(0, len(table), 2))
+    random.Random(4).shuffle(rows)
+    subset = [table[r] for r in rows]
+    assert sort_rows(sort, np.array(rows), snapshot, table).tolist() == sort_order(
+        sort, subset, snapshot, seeds
+    )
+
+
+def test_real_titles_and_years_move_papers(seeds: Corpus, library: Library) -> None:
+    snapshot = library.snapshot
+    table = seeds.papers
+    everything = np.arange(len(table))
+    by_title = sort_rows("title", everything, snapshot, table).tolist()
+    assert by_title[0] == 7 and by_title[-1] == 30
+    by_year = sort_rows("year", everything, snapshot, table).tolist()
+    assert by_year[0] == 7 and by_year[-1] == 20
+    unread = sort_rows("unread", everything, snapshot, table).tolist()
+    assert unread[-3:] == [0, 12, 33]
+    recent = sort_rows("recent", everything, snapshot, table).tolist()
+    assert recent[:3] == [40, 12, 5]  # newest first: 40 was tagged and then bookmarked
+
+
+def test_dump_order_of_a_result(seeds: Corpus) -> None:
+    rows = np.array([9, 3, 50, 1])
+    order = sort_rows("dump", rows, Library(None).snapshot, seeds.papers)
+    assert rows[order].tolist() == [1, 3, 9, 50]
+
+
+def test_rows_for_ids(seeds: Corpus) -> None:
+    table = seeds.papers
+    ids = [table[4].id, "0123456789abcdef", "not an id", table[0].id]
+    assert table.rows_for(ids).tolist() == [4, -1, -1, 0]
+
+
+def test_a_paper_for_a_listing_is_the_paper_without_its_abstract(seeds: Corpus) -> None:
+    import dataclasses
+
+    table = seeds.papers
+    for row in (0, 3, len(table) - 1):
+        assert table.without_abstract(row) == dataclasses.replace(table[row], abstract="")
+    with pytest.raises(IndexError):
+        table.without_abstract(len(table))
