@@ -1,7 +1,13 @@
 """Search speed and memory on synthetic corpora, typed key by key. Prints tables.
 
     python benchmarks/bench_search.py 10000 100000 [--no-fzf] [--no-phases]
-        [--repeat N] [--index-phases]
+        [--repeat N] [--index-phases] [--runs N] [--cache DIR] [--data DIR]
+
+``--runs N``: type the queries N times (default 3; the caches a query leaves are cleared
+before each query, so every run is cold) and print median (min–max) of each run's p50,
+p95 and max. ``--cache DIR``: read the corpus and the index through their caches in
+``DIR/<size>/`` (made on the first run): a 1M run then opens them instead of building.
+``--data DIR``: the corpus of each size is ``DIR/<size>`` (default: benchmarks/data).
 
 ``--index-phases``: only the index phases (build, load), each ``--repeat`` times, and no
 keystroke tables.
@@ -24,6 +30,7 @@ is not run by default (pass 1000000 explicitly).
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -52,8 +59,11 @@ QUERIES = [
 PHASES = ["parse", "corpus-cache-save", "corpus-cache-load", "index-build", "index-load"]
 
 
+DATA = ROOT / "benchmarks" / "data"
+
+
 def corpus_dir(n: int) -> Path:
-    path = ROOT / "benchmarks" / "data" / str(n)
+    path = DATA / str(n)
     if not path.is_dir() or not any(path.glob("*.txt")):
         from make_corpus import make
 
@@ -215,12 +225,14 @@ def phases(n: int, repeat: int = 1, index_only: bool = False) -> None:
         shutil.rmtree(cache, ignore_errors=True)
 
 
-def bench(
+def bench(  # noqa: PLR0917
     n: int,
     use_fzf: bool = True,
     with_phases: bool = True,
     repeat: int = 1,
     index_only: bool = False,
+    runs: int = 3,
+    cache: Path | None = None,
 ) -> None:
     path = corpus_dir(n)
     text_bytes = sum(p.stat().st_size for p in path.glob("*.txt"))
@@ -241,7 +253,21 @@ def bench(
         f"parse {load_s:.2f} s | corpus cache content key (SHA-256 of the dumps) {key_s:.3f} s"
         f" = {key_s / load_s:.1%} of parsing"
     )
-    index = SearchIndex(corpus)
+    if cache is not None:
+        from abstract_reader.corpus_cache import load_corpus_cached
+
+        where = cache / str(n)
+        corpus = load_corpus_cached([path], where / "corpus", min_bytes=0)
+        t = time.perf_counter()
+        index = SearchIndex(
+            corpus, cache_dir=where / "index", cache_key=cache_key_for(corpus.files)
+        )
+        print(
+            f"index {'opened from its cache' if index.loaded_from_cache else 'built'}"
+            f" in {time.perf_counter() - t:.2f} s ({len(corpus):,} papers)"
+        )
+    else:
+        index = SearchIndex(corpus)
 
     fzf = shutil.which("fzf") if use_fzf else None
     lines_file = None
@@ -254,60 +280,93 @@ def bench(
         f"{'query':26} {'keys':>4} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'hits':>8}"
         + (f" {'fzf ms':>9} {'ours/fzf':>9}" if fzf else "")
     )
-    all_times: list[float] = []
-    for query in QUERIES:
-        index._word_cache.clear()
-        times = []
-        for end in range(1, len(query) + 1):
-            t = time.perf_counter()
-            result = index.search(query[:end])
-            for i in range(min(50, len(result))):  # what the list draws on screen
-                result.paper_at(i)
-            times.append((time.perf_counter() - t) * 1000)
-        all_times += times
-        row = (
-            f"{query:26} {len(query):>4} {statistics.median(times):8.2f} "
-            f"{percentile(times, 95):8.2f} {max(times):8.2f} {len(result):>8,}"
+    per_run: list[tuple[float, float, float]] = []
+    per_run_cpu: list[tuple[float, float, float]] = []
+    for run in range(runs):
+        all_times: list[float] = []
+        all_cpu: list[float] = []
+        for query in QUERIES:
+            index.clear_query_caches()  # each query typed afresh
+            times = []
+            for end in range(1, len(query) + 1):
+                t = time.perf_counter()
+                c = time.thread_time()
+                result = index.search(query[:end])
+                for i in range(min(50, len(result))):  # what the list draws on screen
+                    result.paper_at(i)
+                times.append((time.perf_counter() - t) * 1000)
+                all_cpu.append((time.thread_time() - c) * 1000)
+            all_times += times
+            if run:
+                continue
+            row = (
+                f"{query:26} {len(query):>4} {statistics.median(times):8.2f} "
+                f"{percentile(times, 95):8.2f} {max(times):8.2f} {len(result):>8,}"
+            )
+            if fzf and lines_file:
+                t = time.perf_counter()
+                with open(lines_file, "rb") as stdin:
+                    subprocess.run(
+                        [fzf, "--filter", query],
+                        stdin=stdin,
+                        stdout=subprocess.DEVNULL,
+                        check=False,
+                    )
+                fzf_ms = (time.perf_counter() - t) * 1000
+                index.clear_query_caches()
+                t = time.perf_counter()
+                index.search(query)
+                ours = (time.perf_counter() - t) * 1000
+                row += f" {fzf_ms:9.1f} {ours / fzf_ms:9.3f}"
+            print(row)
+        per_run.append((statistics.median(all_times), percentile(all_times, 95), max(all_times)))
+        per_run_cpu.append((statistics.median(all_cpu), percentile(all_cpu, 95), max(all_cpu)))
+        print(
+            f"{'all keystrokes, run ' + str(run + 1):26} {len(all_times):>4}"
+            f" {per_run[-1][0]:8.2f} {per_run[-1][1]:8.2f} {per_run[-1][2]:8.2f}"
         )
-        if fzf and lines_file:
-            t = time.perf_counter()
-            with open(lines_file, "rb") as stdin:
-                subprocess.run(
-                    [fzf, "--filter", query], stdin=stdin, stdout=subprocess.DEVNULL, check=False
-                )
-            fzf_ms = (time.perf_counter() - t) * 1000
-            index._word_cache.clear()
-            t = time.perf_counter()
-            index.search(query)
-            ours = (time.perf_counter() - t) * 1000
-            row += f" {fzf_ms:9.1f} {ours / fzf_ms:9.3f}"
-        print(row)
-    print(
-        f"{'all keystrokes':26} {len(all_times):>4} {statistics.median(all_times):8.2f} "
-        f"{percentile(all_times, 95):8.2f} {max(all_times):8.2f}"
-    )
     if lines_file:
         lines_file.unlink()
 
     print(f"{'bounded work':40} {'cold ms':>9} {'warm ms':>9} {'hits':>8}")
+    phrase_cold: dict[str, list[float]] = {}
     for label, query, limit in (
         ('"of the" (default: 2,000 checked)', '"of the"', "default"),
         ('"of the" exact (phrase_limit=None)', '"of the"', None),
         ("of-the (adjacency bonus)", "of-the", "default"),
         ("robust x 150,000 (capped)", "robust " * 150_000, "default"),
     ):
-        cold_warm = []
-        for _ in range(2):
-            if not cold_warm:
-                index._phrase_cache.clear()
-                index._word_cache.clear()
-            t = time.perf_counter()
-            if limit == "default":
-                result = index.search(query)
-            else:
-                result = index.search(query, phrase_limit=None)
-            cold_warm.append((time.perf_counter() - t) * 1000)
-        print(f"{label:40} {cold_warm[0]:9.1f} {cold_warm[1]:9.1f} {len(result):>8,}")
+        for _ in range(max(1, runs)):
+            cold_warm = []
+            for _ in range(2):
+                if not cold_warm:
+                    index.clear_query_caches()
+                t = time.perf_counter()
+                if limit == "default":
+                    result = index.search(query)
+                else:
+                    result = index.search(query, phrase_limit=None)
+                cold_warm.append((time.perf_counter() - t) * 1000)
+            phrase_cold.setdefault(label, []).append(cold_warm[0])
+            print(f"{label:40} {cold_warm[0]:9.1f} {cold_warm[1]:9.1f} {len(result):>8,}")
+
+    bounded, exact = list(phrase_cold.values())[:2]
+
+    def spread(values: list[float]) -> str:
+        return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
+
+    print(
+        f"\nSUMMARY {n:,}: per keystroke, median (min–max) of {len(per_run)} runs:"
+        f" p50 {spread([r[0] for r in per_run])} ms, p95 {spread([r[1] for r in per_run])}"
+        f" ms, max {spread([r[2] for r in per_run])} ms;"
+        f' "of the" cold {spread(bounded)} ms, exact {spread(exact)} ms;'
+        f" load average {os.getloadavg()[0]:.1f}"
+    )
+    print(  # CPU time of this thread: what the search costs, whatever else runs
+        f"SUMMARY {n:,} CPU: per keystroke p50 {spread([r[0] for r in per_run_cpu])} ms,"
+        f" p95 {spread([r[1] for r in per_run_cpu])} ms,"
+        f" max {spread([r[2] for r in per_run_cpu])} ms"
+    )
 
 
 def main() -> None:
@@ -321,14 +380,23 @@ def main() -> None:
     if "--repeat" in sys.argv:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1])
     index_only = "--index-phases" in sys.argv
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 3
+    cache = Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else None
+    if "--data" in sys.argv:
+        global DATA  # noqa: PLW0603
+        DATA = Path(sys.argv[sys.argv.index("--data") + 1])
+    options = ("--repeat", "--runs", "--cache", "--data")
     sizes = [
         int(a)
         for i, a in enumerate(sys.argv[1:], 1)
-        if a.isdigit() and sys.argv[i - 1] != "--repeat"
+        if a.isdigit() and sys.argv[i - 1] not in options
     ] or [10_000, 100_000]
-    print(f"Python {sys.version.split()[0]}, {sys.platform}")
+    print(
+        f"Python {sys.version.split()[0]}, {sys.platform},"
+        f" load average {os.getloadavg()[0]:.1f} at the start"
+    )
     for n in sizes:
-        bench(n, use_fzf, with_phases, repeat, index_only)
+        bench(n, use_fzf, with_phases, repeat, index_only, runs, cache)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from ..corpus import MIN_PREFIX, Corpus, Paper
 from ..text import fold, fold_accents, render
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
+from .fuzzy import TypoFinder
 from .postings import IntArray, Progress, _FieldIndex, _Postings
 from .query import (
     _WORD_RE,
@@ -35,6 +36,7 @@ from .query import (
     _without_typos,
     parse_query,
 )
+from .rank import RankedOrder, top_positions
 
 if TYPE_CHECKING:
     from .similar import Ranking
@@ -44,6 +46,21 @@ TITLE_BONUS = 1.5
 #: Phrases are checked in at most this many candidates per search (the best-ranked): a
 #: few milliseconds however common the words (all 100,000 papers have "of" and "the").
 PHRASE_CHECK_LIMIT = 2_000
+
+
+#: Query words whose papers and scores are kept between keystrokes.
+_WORD_TERMS_KEPT = 8
+
+
+@dataclass(frozen=True, slots=True)
+class _WordTerm:
+    """One query word's papers (``mask``) and score per paper (read-only: shared)."""
+
+    mask: npt.NDArray[np.bool_]
+    base: npt.NDArray[np.float32]  #: exact/prefix/typo score, + TITLE_BONUS in the title
+    idf: np.float32
+    score: npt.NDArray[np.float32]  #: base × idf, rounded once
+    typo_forms: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +123,7 @@ class SearchResult(Sequence[Hit]):
         self,
         index: SearchIndex,
         query: Query,
-        order: IntArray,
+        order: IntArray | RankedOrder,
         scores: npt.NDArray[np.float32] | None,
         matcher: _Matcher,
         *,
@@ -116,7 +133,10 @@ class SearchResult(Sequence[Hit]):
     ) -> None:
         self.source = index
         self.query = query
-        self.order = order
+        #: the order, sorted as far as asked for (a search matching most of a million
+        #: papers sorts only the best few hundred until the rest are asked for)
+        self._ranked = order if isinstance(order, RankedOrder) else None
+        self._order = order if not isinstance(order, RankedOrder) else None
         self._scores = scores
         self.matcher = matcher
         self.notes = notes  #: what this search left out (a bounded phrase check)
@@ -130,8 +150,36 @@ class SearchResult(Sequence[Hit]):
         """What the user should be told: parts of the query not used, work bounded."""
         return self.query.ignored + self.notes
 
+    @property
+    def order(self) -> IntArray:
+        """Every hit's paper position, in rank order (sorts them all: `head` sorts less)."""
+        if self._order is None:
+            assert self._ranked is not None
+            self._order = self._ranked.full()
+        return self._order
+
+    def head(self, k: int) -> IntArray:
+        """The first ``k`` hits' paper positions, in rank order."""
+        if self._order is None:
+            assert self._ranked is not None
+            return self._ranked.head(k)
+        return self._order[:k]
+
+    def _doc_at(self, i: int) -> int:
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("hit index out of range")
+        if self._order is None:
+            assert self._ranked is not None
+            return self._ranked.at(i)
+        return int(self._order[i])
+
     def __len__(self) -> int:
-        return int(self.order.size)
+        if self._order is None:
+            assert self._ranked is not None
+            return len(self._ranked)
+        return int(self._order.size)
 
     @overload
     def __getitem__(self, i: int) -> Hit: ...
@@ -140,7 +188,7 @@ class SearchResult(Sequence[Hit]):
     def __getitem__(self, i: int | slice) -> Hit | list[Hit]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        doc = int(self.order[i])
+        doc = self._doc_at(i)
         score = float(self._scores[doc]) if self._scores is not None else 0.0
         paper = self.source.corpus.papers[doc]
         return Hit(paper, score, self.matcher, self.source.title_of(doc))
@@ -151,18 +199,23 @@ class SearchResult(Sequence[Hit]):
 
     def matching_nothing(self) -> SearchResult:
         """The same search with no hits (a query naming an unknown saved search)."""
-        return SearchResult(self.source, self.query, self.order[:0], self._scores, self.matcher)
+        return SearchResult(
+            self.source, self.query, np.zeros(0, np.int64), self._scores, self.matcher
+        )
 
     def position_of(self, paper_id: str) -> int | None:
         try:
             doc = self.source.corpus.index_of(paper_id)
         except KeyError:
             return None
-        found = np.nonzero(self.order == doc)[0]
+        if self._order is None:
+            assert self._ranked is not None
+            return self._ranked.position(doc)
+        found = np.nonzero(self._order == doc)[0]
         return int(found[0]) if found.size else None
 
     def paper_at(self, i: int) -> Paper:
-        return self.source.corpus.papers[int(self.order[i])]
+        return self.source.corpus.papers[self._doc_at(i)]
 
 
 class SearchIndex:
@@ -228,6 +281,7 @@ class SearchIndex:
                 continue
         self._title_overrides = overrides
         self._phrase_cache.clear()  # phrases are also checked in titles
+        self._word_terms.clear()  # and words scored in them
 
     def title_of(self, doc: int) -> str:
         over = self._title_overrides.get(doc)
@@ -255,8 +309,8 @@ class SearchIndex:
         matcher = _Matcher(positives, frozenset())
         if q.empty:
             return SearchResult(self, q, np.arange(self.n, dtype=np.int64), None, matcher)
-        mask = np.ones(self.n, dtype=bool)
-        total = np.zeros(self.n, dtype=np.float32)
+        mask: npt.NDArray[np.bool_] | None = None  # None: every paper, so far
+        total: npt.NDArray[np.float32] | None = None  # None: zeros, so far
         typo_words: set[str] = set()
         phrases: list[Term] = []  # checked last, on the candidates that all terms leave
         pinned: list[int] = []  # papers whose id was pasted as a word: shown first
@@ -268,22 +322,31 @@ class SearchIndex:
                 term_mask[pasted] = True
                 pinned.extend(pasted)
             if term.negated:
-                mask &= ~term_mask
+                mask = ~term_mask if mask is None else np.logical_and(mask, ~term_mask, out=mask)
             else:
-                mask &= term_mask
-                if score is not None:
-                    total += score
+                mask = (
+                    term_mask.copy() if mask is None else np.logical_and(mask, term_mask, out=mask)
+                )
+                if score is not None:  # a kept (read-only) score is shared until added to
+                    total = score if total is None else _added(total, score)
+        if mask is None:
+            mask = np.ones(self.n, dtype=bool)
+        if total is None:
+            total = np.zeros(self.n, dtype=np.float32)
         matcher.typo_words = frozenset(typo_words)
+        if phrases and not total.flags.writeable:
+            total = total.copy()  # the a-b bonus is added to it
         notes = self._check_phrases(phrases, mask, total, phrase_limit) if phrases else ()
         notes = self._id_notes(q.terms) + notes
         likes = [t for t in q.terms if t.kind == "like"]
         if likes:
             return self._ranked_like(q, likes, mask, total, matcher, library=library, notes=notes)
-        docs = np.nonzero(mask)[0]
-        order = docs[np.argsort(-total[docs], kind="stable")]
-        pins = np.array([d for d in dict.fromkeys(pinned) if mask[d]], dtype=order.dtype)
+        pins = np.array([d for d in dict.fromkeys(pinned) if mask[d]], dtype=np.int64)
         if pins.size:
-            order = np.concatenate([pins, order[~np.isin(order, pins)]])
+            mask = mask.copy()
+            mask[pins] = False
+        docs = np.flatnonzero(mask)
+        order = RankedOrder(docs, total[docs], pins)
         return SearchResult(self, q, order, total, matcher, notes=notes)
 
     def _pasted_ids(self, term: Term) -> list[int]:
@@ -333,7 +396,7 @@ class SearchIndex:
         left_out = 0
         if limit is not None and docs.size > limit:
             left_out = docs.size - limit
-            docs = docs[np.argsort(-total[docs], kind="stable")[:limit]]
+            docs = docs[top_positions(total[docs], limit)]
         notes: list[str] = []
         for term in phrases:
             found = self._phrase_found(term.words, docs)
@@ -445,16 +508,17 @@ class SearchIndex:
                     np.maximum(best, alt_score, out=best)
             return mask, best
         if kind in ("words", "phrase", "phrase_loose"):
-            mask = np.ones(self.n, dtype=bool)
-            score = np.zeros(self.n, dtype=np.float32)
-            for word in term.words:
-                word_score = self._word_scores(word, typo_words, term.negated)
-                title_score = self._word_scores(word, typo_words, term.negated, title=True)
-                combined = np.maximum(word_score, title_score)
-                mask &= combined > 0
-                present = np.count_nonzero(combined)
-                idf = np.float32(np.log1p(self.n / (1 + present)))
-                score += (combined + TITLE_BONUS * (title_score > 0)) * idf
+            if len(term.words) == 1:  # the kept arrays themselves (read-only)
+                part = self._word_term(term.words[0], typo_words, term.negated)
+                mask, score = part.mask, part.score
+            else:
+                mask = np.ones(self.n, dtype=bool)
+                score = np.zeros(self.n, dtype=np.float32)
+                for word in term.words:
+                    part = self._word_term(word, typo_words, term.negated)
+                    mask &= part.mask
+                    # the product in float64, rounded once when added (as it always was)
+                    score += np.multiply(part.base, part.idf, dtype=np.float64)
             if kind in ("phrase", "phrase_loose") and phrases is not None and not term.negated:
                 phrases.append(term)
             elif kind == "phrase":
@@ -541,12 +605,61 @@ class SearchIndex:
         postings = field_index.cased if word.case_sensitive else field_index.folded
         exact = postings.find(word.text)
         prefix = postings.prefix_range(word.text) if word.prefix else (0, 0)
-        typos = tuple(postings.typo_candidates(word.text, word.typos, word.prefix))
+        typos = tuple(self._typos.candidates(postings, word.text, word.typos, word.prefix))
         result = WordMatch(exact, prefix, typos)
         if len(self._word_cache) > 4096:
             self._word_cache.clear()
         self._word_cache[key] = result
         return result
+
+    @functools.cached_property
+    def _typos(self) -> TypoFinder:
+        return TypoFinder()
+
+    @functools.cached_property
+    def _word_terms(self) -> dict[tuple[Word, bool], _WordTerm]:
+        """A query word's papers and score, kept for the next keystrokes (each key changes
+        one word: the others are not computed again)."""
+        return {}
+
+    def clear_query_caches(self) -> None:
+        """Forget what earlier queries computed (words, typo candidates, phrases): the next
+        search starts cold (for benchmarks; results never depend on these caches)."""
+        self._word_cache.clear()
+        self._word_terms.clear()
+        self._phrase_cache.clear()
+
+    def _word_term(self, word: Word, typo_words: set[str], negated: bool) -> _WordTerm:
+        """Papers having ``word`` (in the text or the title) and its score in each:
+        ``base × idf``, base = the exact/prefix/typo score (+ TITLE_BONUS in the title)."""
+        key = (word, negated)
+        cached = self._word_terms.get(key)
+        if cached is None:
+            forms: set[str] = set()
+            word_score = self._word_scores(word, forms, negated)
+            title_score = self._word_scores(word, forms, negated, title=True)
+            # titles are short: few papers have the word there, so they are merged one
+            # by one, not by passes over every paper
+            in_title = np.flatnonzero(title_score)
+            combined = word_score
+            combined[in_title] = np.maximum(combined[in_title], title_score[in_title])
+            del title_score
+            mask = combined > 0
+            present = np.count_nonzero(mask)
+            idf = np.float32(np.log1p(self.n / (1 + present)))
+            combined[in_title] += np.float32(TITLE_BONUS)  # exact: scores are few bits
+            # float32 × float32 is rounded once, as the float64 product cast to float32
+            score = combined * idf
+            for array in (mask, combined, score):
+                array.flags.writeable = False  # shared by the searches that use it
+            cached = _WordTerm(mask, combined, idf, score, frozenset(forms))
+            if len(self._word_terms) >= _WORD_TERMS_KEPT:
+                self._word_terms.pop(next(iter(self._word_terms)))
+            self._word_terms[key] = cached
+        else:  # the newest last: the oldest is dropped first
+            self._word_terms[key] = self._word_terms.pop(key)
+        typo_words |= cached.typo_forms
+        return cached
 
     def _word_scores(
         self, word: Word, typo_words: set[str], negated: bool, title: bool = False
@@ -652,19 +765,12 @@ class SearchIndex:
             pattern = _phrase_pattern(words)
             abstract = self.corpus.papers.abstract
             title_of = self.title_of
+
+            def found(text: str) -> bool:
+                return _phrase_in(pattern, _fold_long(text))
+
             answers = np.fromiter(
-                (
-                    bool(
-                        _phrase_starts(
-                            pattern,
-                            # "\n0\n": a word character between, so no phrase runs across;
-                            # folded apart: a title's "…" must not slow the abstract's folding
-                            f"{_fold_long(abstract(d))}\n0\n{_fold_long(title_of(d))}",
-                            first=True,
-                        )
-                    )
-                    for d in todo.tolist()
-                ),
+                (found(abstract(d)) or found(title_of(d)) for d in todo.tolist()),
                 bool,
                 todo.size,
             )
@@ -675,8 +781,22 @@ class SearchIndex:
     def nbytes(self) -> int:
         return sum(
             p.nbytes()
-            for p in (self.text.folded, self.text.cased, self.titles.folded, self.titles.cased)
+            for p in (
+                self.text.folded,
+                self.text.cased,
+                self.titles.folded,
+                self.titles.cased,
+            )
         )
+
+
+def _added(
+    total: npt.NDArray[np.float32], score: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """``total + score``, in place when ``total`` is this search's own array."""
+    if total.flags.writeable:
+        return np.add(total, score, out=total)
+    return total + score
 
 
 def _abstracts(corpus: Corpus) -> Iterator[str]:
@@ -716,6 +836,17 @@ def _phrase_pattern(words: tuple[Word, ...]) -> re.Pattern[str]:
             for w in words
         )
     )
+
+
+def _phrase_in(pattern: re.Pattern[str], text: str) -> bool:
+    """Does the phrase stand in ``text`` as whole words (not inside longer words)?"""
+    for match in pattern.finditer(text):
+        start, end = match.span()
+        if (start == 0 or not text[start - 1].isalnum()) and (
+            end == len(text) or not text[end].isalnum()
+        ):
+            return True
+    return False
 
 
 def _phrase_starts(pattern: re.Pattern[str], text: str, first: bool = False) -> list[int]:

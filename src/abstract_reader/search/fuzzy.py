@@ -1,0 +1,107 @@
+"""Typo candidates of a query word, fast while it is typed key by key.
+
+The same answer as `_Postings.typo_candidates`: the words of the same first letter within
+the word's typo budget ``b`` (a word being typed is compared with each word's first
+``n - 1``, ``n`` and ``n + 1`` letters; a finished word with whole words) — found with less
+work while a word grows one key at a time.
+
+For each word asked for, the *pool* is kept: the words some prefix of which is within
+``b`` edits of it (only prefixes of ``n - b`` to ``n + b`` letters can be). Extending the
+word by a letter can only shrink its pool (an alignment of the longer word with a prefix,
+its last letter dropped, aligns the shorter one with a prefix at no more cost), and the
+finished word's candidates are in the pool too (a whole word is one of its prefixes). So
+with the same budget, the next key looks only at the previous key's pool — a few dozen
+words instead of the letter's tens of thousands. A new budget (5 and 9 letters) or a word
+typed afresh scans the letter group, as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from .postings import _Postings
+
+#: At most this many typo candidates per word (the closest).
+MAX_CANDIDATES = 256
+#: Pools kept (the last words typed, in both vocabularies and fields).
+_POOLS_KEPT = 64
+
+_Pool = npt.NDArray[np.int64]
+
+
+class TypoFinder:
+    """Typo candidates, with the pools of the last words asked for."""
+
+    def __init__(self) -> None:
+        #: (vocabulary, word, budget) → vocabulary indices of the word's pool
+        self._pools: dict[tuple[int, str, int], _Pool] = {}
+
+    def _pool_for(self, postings: _Postings, word: str, budget: int) -> _Pool | None:
+        """A kept pool holding ``word``'s: its own, or that of the longest shorter prefix
+        of it asked for with the same budget."""
+        key = id(postings)
+        for end in range(len(word), 0, -1):
+            found = self._pools.get((key, word[:end], budget))
+            if found is not None:
+                return found
+        return None
+
+    def candidates(
+        self, postings: _Postings, word: str, budget: int, as_prefix: bool
+    ) -> list[tuple[int, int]]:
+        """(vocabulary index, edits) of words within ``budget`` edits (of their prefix),
+        fewest edits first, then in vocabulary order; at most `MAX_CANDIDATES`."""
+        if budget <= 0 or not word:
+            return []
+        pool = self._pool_for(postings, word, budget)
+        if pool is None:
+            lo, group = postings.words.letter_group(word[:1])
+            indices: _Pool | None = None
+            choices = group
+        else:
+            lo, indices = 0, pool
+            words = postings.words
+            choices = [words[i] for i in pool.tolist()]
+        if not choices:
+            return []  # (an empty pool stays kept: its longer words find it)
+        n = len(word)
+        size = len(choices)
+        # the smallest distance of each word's prefixes: of n - 1 to n + 1 letters (the
+        # answer), and of n - b to n + b (the pool)
+        answer = np.full(size, budget + 1, np.int64)
+        near = np.full(size, budget + 1, np.int64)
+        for cut in range(max(0, n - budget), n + budget + 1):
+            cut_choices = [w[:cut] for w in choices]
+            found = process.extract(
+                word, cut_choices, scorer=Levenshtein.distance, score_cutoff=budget, limit=None
+            )
+            if not found:
+                continue
+            at = np.fromiter((pos for _c, _d, pos in found), np.int64, len(found))
+            dist = np.fromiter((d for _c, d, _p in found), np.int64, len(found))
+            np.minimum.at(near, at, dist)
+            if as_prefix and n - 1 <= cut <= n + 1:
+                # as `typo_candidates`: a cut at distance 0 (the word is a prefix) does
+                # not count, the word's other cuts may
+                keep = dist > 0
+                np.minimum.at(answer, at[keep], dist[keep])
+        if not as_prefix:
+            found = process.extract(
+                word, choices, scorer=Levenshtein.distance, score_cutoff=budget, limit=None
+            )
+            for _c, edits, pos in found:
+                if 0 < edits < answer[pos]:
+                    answer[pos] = edits
+        pool_at = np.flatnonzero(near <= budget)
+        new_pool = (pool_at + lo) if indices is None else indices[pool_at]
+        if len(self._pools) >= _POOLS_KEPT:
+            self._pools.pop(next(iter(self._pools)))
+        self._pools[(id(postings), word, budget)] = new_pool.astype(np.int64, copy=False)
+        hit = np.flatnonzero(answer <= budget)
+        vocab = (hit + lo) if indices is None else indices[hit]
+        fewest = answer[hit]
+        order = np.lexsort((vocab, fewest))[:MAX_CANDIDATES]
+        return [(int(v), int(e)) for v, e in zip(vocab[order], fewest[order], strict=True)]

@@ -1,0 +1,143 @@
+"""Search while typing: what one keystroke keeps for the next (typo pools, word scores, a
+partly sorted order) never changes a result. Each query typed key by key — extending,
+backspacing, editing the middle, adding a negation — gives exactly what a fresh index
+gives for that text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from abstract_reader.corpus import Corpus, load_corpus
+from abstract_reader.search import SearchIndex, parse_query, typo_budget
+from abstract_reader.search.fuzzy import TypoFinder
+from abstract_reader.search.rank import top_positions
+
+from .conftest import paper_with
+
+
+@pytest.fixture(scope="module")
+def typed(seeds: Corpus) -> SearchIndex:
+    """One index that sees every keystroke of every test (its caches carry over)."""
+    return SearchIndex(seeds)
+
+
+def _same(typed: SearchIndex, fresh: SearchIndex, text: str) -> None:
+    got = typed.search(text, phrase_limit=None)
+    want = fresh.search(text, phrase_limit=None)
+    fresh.clear_query_caches()
+    assert [h.paper.id for h in got] == [h.paper.id for h in want], text
+    assert [h.score for h in got] == [h.score for h in want], text
+    assert [h.title_spans for h in got[:5]] == [h.title_spans for h in want[:5]], text
+
+
+def _keys(*texts: str) -> list[str]:
+    """Each text typed from the previous one: backspace to the common start, then type."""
+    shown = ""
+    out: list[str] = []
+    for text in texts:
+        common = 0
+        while common < min(len(shown), len(text)) and shown[common] == text[common]:
+            common += 1
+        while len(shown) > common:
+            shown = shown[:-1]
+            out.append(shown)
+        while len(shown) < len(text):
+            shown = text[: len(shown) + 1]
+            out.append(shown)
+    return [k for k in out if k]
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ("robst satisficing",),  # a typo, then a second word
+        ("gausian splatting", "gausian"),  # backspacing a word away
+        ("satisficing ensemble", "satisf ensemble"),  # editing the first word
+        ("robust ensemble", "robust !ensemble"),  # extended by a negation
+        ("ensembles", "ensemble", "ensemblez"),  # a typo budget kept, a letter changed
+        ("estimatoin", "estimation"),  # 9+ letters: two typos allowed
+        ('"gaussian mean"', "gaussian-mean", "gaussian | robust"),
+        ("^RSE", "title:satisf", "muon shampoo"),
+    ],
+)
+def test_typing_key_by_key_gives_what_a_fresh_index_gives(
+    typed: SearchIndex, seeds: Corpus, texts: tuple[str, ...]
+) -> None:
+    fresh = SearchIndex(seeds)
+    for key in _keys(*texts):
+        _same(typed, fresh, key)
+
+
+def test_a_typo_found_while_typing_lost_and_found_again_on_backspace(
+    typed: SearchIndex, seeds: Corpus
+) -> None:
+    target = paper_with(seeds, "Robust Satisficing Ensemble (RSE)").id
+    keys = _keys("satisficng", "satisfqq", "sat")
+    ids = {k: [h.paper.id for h in typed.search(k)] for k in keys}
+    assert target in ids["satisficng"]  # one letter missing: a typo
+    assert target in ids["satisf"]  # a prefix
+    assert target not in ids["satisfqq"]  # two edits from every word: nothing near
+    assert target in ids["satisfq"]  # one edit, typed after "satisfqq" was backspaced
+    assert ids["sat"] == [h.paper.id for h in SearchIndex(seeds).search("sat")]
+
+
+def test_typo_candidates_match_the_vocabulary_scan(seeds: Corpus) -> None:
+    """The pools (each key looks only at the previous key's near words) give the same
+    candidates as scanning the whole letter group, for words typed letter by letter,
+    finished (a space) and edited."""
+    index = SearchIndex(seeds)
+    postings = index.text.folded
+    finder = TypoFinder()
+    words = ["satisficing", "satisficng", "gausian", "gaussain", "ensemblez", "robst", "zzzzzz"]
+    for word in words:
+        for end in range(1, len(word) + 1):
+            part = word[:end]
+            budget = typo_budget(part)
+            for prefix in (True, False):
+                assert finder.candidates(postings, part, budget, prefix) == (
+                    postings.typo_candidates(part, budget, prefix)
+                ), (part, prefix)
+
+
+def test_order_is_the_stable_sort_however_far_it_is_read(tmp_path: Path) -> None:
+    """Only the best hits are sorted first; reading further, iterating, asking where a
+    paper stands: all the same as sorting every hit by score (ties in corpus order)."""
+    texts = [f"Paper {i} on {'robust ' * (i % 4)}results with many words." for i in range(3000)]
+    dump = tmp_path / "many.txt"
+    dump.write_text("\n\n".join(texts) + "\n", encoding="utf-8")
+    corpus = load_corpus([dump])
+    index = SearchIndex(corpus)
+    result = index.search("robust")
+    scores = [h.score for h in result]
+    assert scores == sorted(scores, reverse=True)
+    ids = [h.paper.id for h in result]
+    assert len(ids) == len(result) == sum(1 for i in range(3000) if i % 4)
+    # ties (same score) keep corpus order
+    positions = [corpus.index_of(i) for i in ids]
+    for a, b, sa, sb in zip(positions, positions[1:], scores, scores[1:], strict=False):
+        assert sa > sb or a < b
+    fresh = index.search("robust")
+    assert [fresh.position_of(i) for i in ids[::97]] == list(range(0, len(ids), 97))
+    assert fresh[len(fresh) - 1].paper.id == ids[-1]
+    assert fresh.paper_at(1500).id == ids[1500]
+    assert fresh.position_of(corpus.papers.id(0)) is None  # "robust" not in paper 0
+
+
+def test_top_positions_is_the_head_of_a_stable_sort() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    scores = rng.integers(0, 5, 2000).astype(np.float32)  # many ties
+    full = np.argsort(-scores, kind="stable")
+    for k in (0, 1, 10, 511, 1999, 2000, 5000):
+        assert top_positions(scores, k).tolist() == full[:k].tolist()
+
+
+def test_pasted_id_pinned_first_without_a_full_sort(typed: SearchIndex, seeds: Corpus) -> None:
+    target = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    result = typed.search(f"{target.id[:10]} | robust")
+    assert result[0].paper.id == target.id
+    assert result.position_of(target.id) == 0
+    assert parse_query(target.id[:10]).terms
