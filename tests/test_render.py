@@ -278,3 +278,13 @@ def test_a_product_inside_a_word_is_not_emphasis() -> None:
     assert render("2*3 = 6 and a*b*c").spans == ()
     bold = render("**D**ual-**ex**pert")  # intra-word strong emphasis still works
     assert bold.text == "Dual-expert" and len(bold.spans) == 2
+
+
+def test_the_stored_symbol_table_is_pylatexenc_s() -> None:
+    """The reader uses a stored copy of pylatexenc's symbol table (no import at start-up);
+    after an upgrade of pylatexenc, `python -m abstract_reader.text.latex` stores it again."""
+    from abstract_reader.text._symbol_table import PYLATEXENC_SYMBOLS
+    from abstract_reader.text.latex import pylatexenc_symbols
+
+    assert pylatexenc_symbols() == PYLATEXENC_SYMBOLS
+    assert render(r"$\alpha \le \beta$").text == "α ≤ β"

@@ -462,6 +462,9 @@ def _build(index: SearchIndex) -> Similarity:
 
         found = Similarity(postings.words, postings.offsets, postings.docs, index.n, words_of)
         _BUILT[index] = found
+        from .postings import release_free_memory
+
+        release_free_memory()  # the build's temporaries
     return found
 
 

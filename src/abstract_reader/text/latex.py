@@ -1,9 +1,9 @@
 """LaTeX math spans → Unicode text.
 
 One math span (the inside of ``$…$``) is tokenised and converted in a single pass by the
-small converter below; pylatexenc is only consulted, once, for its table of symbol macros
-(``\\alpha`` → ``α``), so its parser never runs, never backtracks and never logs. The
-converter loses nothing: an operator stays a word (``\\log`` → ``log``), a script that has
+small converter below; pylatexenc only lends its table of symbol macros (``\\alpha`` → ``α``),
+stored in ``_symbol_table.py``, so its parser never runs, never backtracks and never logs, and
+it is not even imported. The converter loses nothing: an operator stays a word (``\\log`` → ``log``), a script that has
 no Unicode form is shown in parentheses (``r^{1/3}`` → ``r^(1/3)``), a macro it does not
 know, or one missing its arguments, is shown as written (``\\frac``).
 """
@@ -118,11 +118,13 @@ class _Unconvertible(Exception):
     """A span too deep or too long: shown as written."""
 
 
-@functools.lru_cache(maxsize=1)
-def _symbols() -> dict[str, str]:
-    """pylatexenc's symbol macros with a fixed text (``alpha`` → ``α``), plus our own.
+def pylatexenc_symbols() -> dict[str, str]:
+    """pylatexenc's symbol macros with a fixed text (``alpha`` → ``α``), read from its
+    context table (a 100 ms import and walk). Only to make ``_symbol_table.py``
+    (``python -m abstract_reader.text.latex``) and for the test that it is current: the
+    reader uses the stored table, so the first abstract with math costs no import.
 
-    Only its table is used; any warning it might log while building is kept off stderr.
+    Any warning it might log while building is kept off stderr.
     """
     table: dict[str, str] = {}
     logger = logging.getLogger("pylatexenc")
@@ -141,6 +143,15 @@ def _symbols() -> dict[str, str]:
         pass
     finally:
         logger.disabled = previous
+    return table
+
+
+@functools.lru_cache(maxsize=1)
+def _symbols() -> dict[str, str]:
+    """Symbol macros → text: pylatexenc's table (stored), plus our own and the operators."""
+    from ._symbol_table import PYLATEXENC_SYMBOLS
+
+    table = dict(PYLATEXENC_SYMBOLS)
     table.update(_OWN_SYMBOLS)
     for name in OPERATORS:
         table[name] = name
@@ -423,3 +434,24 @@ def latex_to_unicode(latex: str) -> str:
         converted = latex
     # precomposed where Unicode has it (``Õ``), so terminals draw one cell
     return sanitise(unicodedata.normalize("NFC", _tidy(converted)))
+
+
+def _write_symbol_table() -> None:
+    """Store pylatexenc's table as ``_symbol_table.py`` (after an upgrade of pylatexenc)."""
+    from pathlib import Path
+
+    table = pylatexenc_symbols()
+    lines = [
+        '"""pylatexenc\'s symbol macros → text, stored (made by ``python -m',
+        'abstract_reader.text.latex``; a test checks it against the installed pylatexenc)."""',
+        "",
+        "PYLATEXENC_SYMBOLS: dict[str, str] = {",
+        *(f"    {name!r}: {text!r}," for name, text in sorted(table.items())),
+        "}",
+        "",
+    ]
+    Path(__file__).with_name("_symbol_table.py").write_text("\n".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    _write_symbol_table()

@@ -4,6 +4,7 @@ main screen (``screens/main.py``) holds the session and handles the commands."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
 from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
+from .screens import main as main_screen
 from .screens.main import NARROW_WIDTH, MainScreen
 
 #: Under this many rows dialogs are compact (`Screen.-short` in app.tcss).
@@ -172,8 +174,16 @@ def run(paths: Sequence[str] | None, db: str | None = None) -> int:
     # ms; 1 ms roughly halves it (benchmarks: 2 ms of UI work beside a title-deriving thread
     # took 40 ms at 5 ms, 24 ms at 1 ms, on a loaded 2-core machine).
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
-    app = ReaderApp(paths, db)
-    code = app.run()
+    # The imports' objects (Textual, Rich, the reader) live as long as the process: out of
+    # the collector's scans from now on (see screens.main._settle_objects).
+    gc.freeze()
+    main_screen.SETTLE_OBJECTS = True
+    try:
+        app = ReaderApp(paths, db)
+        code = app.run()
+    finally:  # (a test may call this in its own process)
+        main_screen.SETTLE_OBJECTS = False
+        gc.unfreeze()
     app.library.close()
     if app.return_code:  # an unexpected error ended the session
         return 1

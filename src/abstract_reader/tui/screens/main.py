@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
@@ -45,11 +47,28 @@ if TYPE_CHECKING:
     from .editors import MetadataEditor, NoteResult
 NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
+INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
 #: How long a key waits for its search before the screen goes on without it (the result then
 #: comes from a worker): a search quicker than this is drawn with the key's echo, in one frame.
 SEARCH_WAIT_S = 0.012
+
+
+#: Set by the reader's command (``tui.app.run``), not in tests: many apps in one process
+#: (a test run) would keep each other's frozen cycles.
+SETTLE_OBJECTS = False
+
+
+def _settle_objects() -> None:
+    """What is loaded so far stays: out of the garbage collector's scans (``gc.freeze``).
+
+    The corpus, the index and the imports are millions of long-lived objects; each full
+    collection walked them all (124–150 ms at 10,000 papers, a young-generation one up to
+    40 ms while loading), holding the GIL, so a key's echo or a frame waited for it. Frozen
+    objects are still freed by reference counting; only cycles among them stay."""
+    if SETTLE_OBJECTS:
+        gc.freeze()
 
 
 @functools.cache
@@ -93,6 +112,8 @@ class _Rows:
 
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
+        self._spans_for: object = None  #: the result the remembered spans are of
+        self._spans: dict[str, tuple[tuple[int, int], ...]] = {}  #: title → its matches
 
     def __len__(self) -> int:
         return self.screen.session.row_count(self.screen.loaded)
@@ -100,14 +121,26 @@ class _Rows:
     def paper(self, index: int) -> Paper:
         return self.screen.session.paper_at(index)
 
+    def paper_id(self, index: int) -> str:
+        return self.screen.session.paper_at(index).id
+
     def row(self, index: int) -> Row:
         session = self.screen.session
         paper = session.paper_at(index)
         snap = session.library.snapshot
         title = session.title_of(paper)
         spans: tuple[tuple[int, int], ...] = ()
-        if session.result is not None and not session.result.query.empty:
-            spans = tuple(session.result.matcher.spans(title))
+        result = session.result
+        if result is not None and not result.query.empty:
+            if self._spans_for is not result:  # a row is drawn in many frames: matched once
+                self._spans_for = result
+                self._spans = {}
+            found = self._spans.get(title)
+            if found is None:
+                if len(self._spans) > 4096:
+                    self._spans.clear()
+                found = self._spans[title] = tuple(result.matcher.spans(title))
+            spans = found
         return Row(
             paper_id=paper.id,
             title=title,
@@ -128,6 +161,29 @@ class FilterInput(Input):
         Binding("enter", "submit", "Apply", key_display="⏎", id="filter_apply"),
         Binding("escape", "screen.escape", "Back to the list", key_display="Esc", id="filter_back"),
     ]
+
+    _value_changing = False
+
+    def _watch_value(self, value: str) -> None:
+        self._value_changing = True
+        try:
+            super()._watch_value(value)
+        finally:
+            self._value_changing = False
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        """A typed key changes the input's scrollable width (a layout reactive), which would
+        lay out the whole screen on every key; the filter's box never depends on its text
+        (full width, fixed height), so that is a repaint."""
+        if layout and self._value_changing and not self.styles.auto_dimensions:
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class MainScreen(Screen[None]):
@@ -284,8 +340,16 @@ class MainScreen(Screen[None]):
         self._index_in_thread()
 
     def first_frame(self) -> None:
-        """The first frame is on screen: now build the index (numpy and rapidfuzz imports and
-        all), so that it never competes with the first paint."""
+        """The first frame is on screen. The index (numpy and rapidfuzz imports and all) is
+        built once the current paper's abstract is drawn too, so that its thread never holds
+        the GIL while the first abstract is rendered; at the latest after INDEX_AFTER_S."""
+        if self._index_after_first_frame:
+            if self.loaded == 0 or self.query_one(PaperView).details is not None:
+                self._start_index()  # (the first abstract was drawn with the rows)
+            else:
+                self.set_timer(INDEX_AFTER_S, self._start_index)
+
+    def _start_index(self) -> None:
         if self._index_after_first_frame:
             self._index_after_first_frame = False
             self._build_index()
@@ -325,6 +389,7 @@ class MainScreen(Screen[None]):
         self.load_progress = (files_done, files_total)
         count = len(self.session.corpus.papers)
         if count != self.loaded:
+            _settle_objects()
             first = self.loaded == 0
             self.loaded = count
             paper_list = self.query_one(PaperList)
@@ -336,6 +401,7 @@ class MainScreen(Screen[None]):
         self._update_status()
 
     def _all_loaded(self) -> None:
+        _settle_objects()
         self.loading_dumps = False
         self.loaded = len(self.session.corpus.papers)
         errors = self.session.corpus.errors
@@ -353,7 +419,9 @@ class MainScreen(Screen[None]):
         if not self.session.query_text and self._restore_paper:
             self._move_to(self._restore_paper)
             self._restore_paper = None
-        self.call_after_refresh(self._show_current)  # list first; math rendering after
+        # the abstract in the same frame as the rows (its math is converted with a stored
+        # symbol table, no pylatexenc import; the index thread starts after it is drawn)
+        self._show_current()
         self._update_status()
         self.call_after_refresh(self._begin_session)  # off the first frame's path
 
@@ -383,6 +451,7 @@ class MainScreen(Screen[None]):
         )
 
     def _index_ready(self, index: SearchIndex) -> None:
+        _settle_objects()
         self.session.index = index
         self.session.sync_titles()
         if self.session.query_text:
@@ -630,7 +699,8 @@ class MainScreen(Screen[None]):
         """Hand the screen now what the widgets need repainted (Textual would do it when each
         widget is next idle, often after the screen's next frame), so a result is painted in
         the frame that echoes the key, not one frame later."""
-        for widget in self.walk_children(with_self=False):
+        bars = self.query_one(PaperList)._vertical_scrollbar  # not a child: its thumb moved
+        for widget in (*self.walk_children(with_self=False), bars):
             if getattr(widget, "_repaint_required", False) or getattr(
                 widget, "_layout_required", False
             ):
@@ -711,6 +781,8 @@ class MainScreen(Screen[None]):
             return
         details = self.details(paper)
         view.show(details)
+        if self._index_after_first_frame:  # the first abstract: the index once it is drawn
+            self.call_after_refresh(self._start_index)
         paper_screen = self._paper_screen()
         if paper_screen is not None:
             paper_screen.update(details)

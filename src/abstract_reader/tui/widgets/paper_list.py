@@ -7,16 +7,21 @@ and how to describe row *i*) and it draws, scrolls and moves a cursor over it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import ClassVar, Protocol
 
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual import events
 from textual.binding import BindingType
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.style import Style
 
 from ..commands import bindings
 
@@ -44,6 +49,7 @@ def tag_label(tag: str) -> str:
 class RowSource(Protocol):
     def __len__(self) -> int: ...
     def row(self, index: int) -> Row: ...
+    def paper_id(self, index: int) -> str: ...
 
 
 class _Empty:
@@ -52,6 +58,24 @@ class _Empty:
 
     def row(self, index: int) -> Row:
         raise IndexError(index)
+
+    def paper_id(self, index: int) -> str:
+        raise IndexError(index)
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """What every row of one frame is drawn with (asked of the styles once per frame)."""
+
+    width: int
+    top: int
+    base: Style
+    cursor: Style
+    read: Style
+
+
+#: Rows drawn kept (a few screens' worth: paging back and forth, refining a query).
+_STRIP_CACHE = 512
 
 
 class PaperList(ScrollView, can_focus=True):
@@ -92,13 +116,27 @@ class PaperList(ScrollView, can_focus=True):
         self.empty_message: Content = Content("")
         self._last_reported: str | None = "\0"
         self._by_user = False
+        self._strips: dict[tuple[Row, int, Style, tuple[Style, ...]], Strip] = {}
+        self._combined: dict[tuple[Style, ...], RichStyle] = {}
+        self._frame: _Frame | None = None  #: while a frame's lines are drawn
+        self._part_styles: tuple[Style, Style, Style, Style, Style] | None = None
 
     # -- data ------------------------------------------------------------------------------
     def set_source(self, source: RowSource, cursor: int = 0) -> None:
         self.source = source
-        self.virtual_size = Size(self.size.width, len(source))
+        self._set_rows(len(source))
         self.cursor = max(0, min(cursor, len(source) - 1))
         self.refresh()
+
+    def _set_rows(self, count: int) -> None:
+        """The scrollable height. The list's own size never depends on its rows, so a new
+        count costs no layout of the screen (``virtual_size`` is a layout reactive), only the
+        scrollbar: shown or hidden (that is a layout), its thumb moved. No width: rows are
+        cut to the list, never scrolled sideways."""
+        size = Size(0, count)
+        if size != self.virtual_size:
+            self.set_reactive(PaperList.virtual_size, size)
+            self._scroll_update(size)
 
     def refresh_rows(self) -> None:
         """Redraw (a paper's flags or tags changed)."""
@@ -108,15 +146,20 @@ class PaperList(ScrollView, can_focus=True):
     def current_id(self) -> str | None:
         if len(self.source) == 0:
             return None
-        return self.source.row(self.cursor).paper_id
+        return self.source.paper_id(self.cursor)
 
     # -- cursor ----------------------------------------------------------------------------
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.source) - 1)) if len(self.source) else 0
 
-    def watch_cursor(self, value: int) -> None:
+    def watch_cursor(self, old: int, value: int) -> None:
+        top = self.scroll_offset.y
         self._keep_visible()
-        self.refresh()
+        if old != value and self.scroll_offset.y == top and 0 <= old < len(self.source):
+            self.refresh_line(old)  # only the two rows whose look changed: j/k repaint two lines
+            self.refresh_line(value)
+        else:
+            self.refresh()
         current = self.current_id
         if current != self._last_reported:
             self._last_reported = current
@@ -171,14 +214,34 @@ class PaperList(ScrollView, can_focus=True):
             self.move(row, by_user=True)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(event.size.width, len(self.source))
+        self._set_rows(len(self.source))
         self._keep_visible()
 
     # -- drawing -----------------------------------------------------------------------------
+    def _frame_styles(self) -> _Frame:
+        return _Frame(
+            width=self.scrollable_content_region.width,
+            top=int(self.scroll_offset.y),
+            base=self.get_visual_style(),
+            cursor=self.get_visual_style("paper-list--cursor"),
+            read=self.get_visual_style("paper-list--read"),
+        )
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines of one frame: the styles, width and offset are looked up once for them
+        all, not once per row."""
+        self._frame = self._frame_styles()
+        self._part_styles = None
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index = int(self.scroll_offset.y) + y
-        base = self.get_visual_style()
+        frame = self._frame or self._frame_styles()
+        width = frame.width
+        index = frame.top + y
+        base = frame.base
         if len(self.source) == 0:
             lines = self.empty_message.split("\n")
             line = lines[y - 1] if 1 <= y <= len(lines) else Content("")
@@ -188,39 +251,130 @@ class PaperList(ScrollView, can_focus=True):
         if index >= len(self.source):
             return Strip.blank(width, base.rich_style)
         row = self.source.row(index)
-        content = self._row_content(row, width)
         if index == self.cursor:
-            style = self.get_visual_style("paper-list--cursor")
+            style = frame.cursor
         elif row.read:
-            style = self.get_visual_style("paper-list--read")
+            style = frame.read
         else:
             style = base
-        return Strip(content.render_segments(style), width)
+        return self._row_strip(row, width, style)
 
-    def _row_content(self, row: Row, width: int) -> Content:
-        flag_style = self.get_visual_style("paper-list--flag")
-        meta_style = self.get_visual_style("paper-list--meta")
-        match_style = self.get_visual_style("paper-list--match")
-        marked = "▌" if row.marked else " "
-        flags = Content.assemble(
-            (marked, self.get_visual_style("paper-list--marked")),
-            ("★" if row.bookmarked else " ", flag_style),
-            ("●" if not row.read else " ", flag_style),
-            " ",
-        )
-        right_parts: list[Content] = []
-        if row.tags:
-            tag_text = " ".join(tag_label(t) for t in row.tags)
-            right_parts.append(Content(tag_text).stylize(self.get_visual_style("paper-list--tag")))
-        right_parts.append(Content(row.venue).stylize(meta_style))
-        right = Content(" ").join(right_parts)
-        title = Content(row.title)
-        for start, end in row.spans:
-            title = title.stylize(match_style, start, end)
-        room = width - flags.cell_length - 1
-        right_room = min(right.cell_length, max(0, room // 3))
-        if right_room < right.cell_length:
-            right = right.truncate(right_room, ellipsis=True)
-        title_room = max(0, room - right.cell_length - 1)
-        title = title.truncate(title_room, ellipsis=True, pad=True)
-        return Content.assemble(flags, title, " ", right, " ").truncate(width, pad=True)
+    def _row_strip(self, row: Row, width: int, base: Style) -> Strip:
+        """Row ``row`` drawn ``width`` cells wide over ``base``; remembered, so a row that is
+        drawn again (the cursor moved, the result was refined, another frame) costs a lookup."""
+        styles = self._part_styles
+        if styles is None or self._frame is None:  # looked up once per frame
+            styles = self._part_styles = (
+                self.get_visual_style("paper-list--marked"),
+                self.get_visual_style("paper-list--flag"),
+                self.get_visual_style("paper-list--match"),
+                self.get_visual_style("paper-list--tag"),
+                self.get_visual_style("paper-list--meta"),
+            )
+        key = (row, width, base, styles)
+        cache = self._strips
+        strip = cache.get(key)
+        if strip is None:
+            text, spans = _row_text(row, width, styles)
+            strip = Strip(self._segments(text, spans, base), width)
+            if len(cache) >= _STRIP_CACHE:
+                del cache[next(iter(cache))]  # the oldest
+            cache[key] = strip
+        return strip
+
+    def _segments(
+        self, text: str, spans: list[tuple[int, int, Style]], base: Style
+    ) -> list[Segment]:
+        """What ``Content(text, spans).render_segments(base)`` draws, neighbours of one style
+        joined, with the combined styles remembered across rows and frames."""
+        if not spans:
+            return [Segment(text, base.rich_style)]
+        marks: list[tuple[int, bool, int]] = [(0, False, 0), (len(text), True, 0)]
+        for index, (start, end, _style) in enumerate(spans, 1):
+            marks.append((start, False, index))
+            marks.append((end, True, index))
+        marks.sort(key=lambda m: (m[0], m[1]))
+        combined = self._combined
+        stack: list[int] = []
+        segments: list[Segment] = []
+        for (offset, leaving, style_id), (next_offset, _, _) in pairwise(marks):
+            if leaving:
+                stack.remove(style_id)
+            else:
+                stack.append(style_id)
+            if next_offset > offset:
+                ids = sorted(stack)
+                key = (base, *(spans[i - 1][2] for i in ids if i))
+                rich = combined.get(key)
+                if rich is None:
+                    rich = Style.combine(key).rich_style
+                    if len(combined) > 256:
+                        combined.clear()
+                    combined[key] = rich
+                if segments and segments[-1].style is rich:  # one style change less to send
+                    segments[-1] = Segment(segments[-1].text + text[offset:next_offset], rich)
+                else:
+                    segments.append(Segment(text[offset:next_offset], rich))
+        return segments
+
+
+def _cut(text: str, spans: list[tuple[int, int, Style]], width: int) -> str:
+    """``text`` cut to ``width`` cells ending in "…" (as ``Content.truncate(ellipsis=True)``),
+    with ``spans`` trimmed to it in place."""
+    cut = set_cell_size(text, width - 1) + "…" if width else set_cell_size(text, 0)
+    size = len(cut)
+    spans[:] = [(s, min(size, e), st) for s, e, st in spans if s < size]
+    return cut
+
+
+def _row_text(
+    row: Row, width: int, styles: tuple[Style, Style, Style, Style, Style]
+) -> tuple[str, list[tuple[int, int, Style]]]:
+    """The text of a row and its styled spans: flags, the title (matches marked), tags and
+    venue on the right. Laid out as the former ``Content`` assembly did, cell for cell."""
+    marked_style, flag_style, match_style, tag_style, meta_style = styles
+    flags = ("▌" if row.marked else " ") + ("★" if row.bookmarked else " ")
+    flags += ("●" if not row.read else " ") + " "
+    flag_spans = [(0, 1, marked_style), (1, 2, flag_style), (2, 3, flag_style)]
+    # the right part: tags, then the venue
+    right_spans: list[tuple[int, int, Style]] = []
+    if row.tags:
+        tag_text = " ".join(tag_label(t) for t in row.tags)
+        if tag_text:
+            right_spans.append((0, len(tag_text), tag_style))
+        right = tag_text + " " + row.venue
+        if row.venue:
+            right_spans.append((len(tag_text) + 1, len(right), meta_style))
+    else:
+        right = row.venue
+        if right:
+            right_spans.append((0, len(right), meta_style))
+    right_cells = cell_len(right)
+    room = width - 4 - 1
+    right_room = min(right_cells, max(0, room // 3))
+    if right_room < right_cells:
+        right = _cut(right, right_spans, right_room)
+        right_cells = cell_len(right)
+    title_room = max(0, room - right_cells - 1)
+    title = row.title
+    title_spans = [(s, e, match_style) for s, e in row.spans if s < e and s < len(title)]
+    title_spans = [(s, min(e, len(title)), st) for s, e, st in title_spans]
+    title_cells = cell_len(title)
+    if title_cells < title_room:
+        title += " " * (title_room - title_cells)
+    elif title_cells > title_room:
+        title = _cut(title, title_spans, title_room)
+    text = flags + title + " " + right + " "
+    spans = flag_spans
+    at = len(flags)
+    spans += [(s + at, e + at, st) for s, e, st in title_spans]
+    at += len(title) + 1
+    spans += [(s + at, e + at, st) for s, e, st in right_spans]
+    cells = cell_len(text)
+    if cells < width:
+        text += " " * (width - cells)
+    elif cells > width:
+        text = set_cell_size(text, width)
+        size = len(text)
+        spans = [(s, min(size, e), st) for s, e, st in spans if s < size]
+    return text, spans
