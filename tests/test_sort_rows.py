@@ -81,3 +81,25 @@ def test_a_paper_for_a_listing_is_the_paper_without_its_abstract(seeds: Corpus) 
         assert table.without_abstract(row) == dataclasses.replace(table[row], abstract="")
     with pytest.raises(IndexError):
         table.without_abstract(len(table))
+
+
+def test_ids_are_found_in_a_large_table_and_only_they() -> None:
+    from abstract_reader.paper import Source
+    from abstract_reader.papertable import PaperTable, RowBatch, id_of
+
+    rng = random.Random(7)
+    keys = [rng.getrandbits(64) for _ in range(12_000)]
+    table = PaperTable()
+    for first in range(0, len(keys), 5000):
+        batch = RowBatch()
+        for key in keys[first : first + 5000]:
+            batch.add(key, f"abstract {key}", "title", Source("a.txt", 1))
+        table.extend(batch)
+        # found after each batch (the index merges the new rows on the next look-up)
+        assert table.find(keys[first]) == first
+    assert [table.find(k) for k in keys[::97]] == list(range(0, len(keys), 97))
+    low = keys[5] & (2**24 - 1)
+    twins = [(k << 24 | low) & (2**64 - 1) for k in range(1, 50)]  # a present key's low bits
+    assert all(table.find(k) == -1 for k in twins if k not in set(keys))
+    assert table.find(rng.getrandbits(64)) == -1
+    assert table.index_of(id_of(keys[11_999])) == 11_999

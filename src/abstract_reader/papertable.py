@@ -158,16 +158,24 @@ def _text_column(texts: Iterable[str]) -> tuple[bytes, array[int]]:
     return b"".join(encoded), offsets
 
 
-class _IdIndex:
-    """The rows sorted by id key: ``keys`` ascending, ``rows`` their positions."""
+_SEEN_BITS = 1 << 24  #: the numpy index's filter: one bit per 24-bit slot of the keys (2 MB)
 
-    __slots__ = ("keys", "numpy", "rows", "upto")
+
+class _IdIndex:
+    """The rows sorted by id key: ``keys`` ascending, ``rows`` their positions. In numpy
+    mode ``seen`` has the bit of each key's low 24 bits set: a key whose bit is clear is not
+    loaded, answered without a search (loading a million papers asks once per paper, and
+    all but the repeats are new; ids are hashes, so the bits are uniform: ~6% of new keys
+    at 1M still need the search)."""
+
+    __slots__ = ("keys", "numpy", "rows", "seen", "upto")
 
     def __init__(self) -> None:
         self.keys: Any = []
         self.rows: Any = []
         self.upto = 0  #: rows [0, upto) are in the index
         self.numpy = False
+        self.seen = bytearray()
 
     def merge(self, table: PaperTable) -> None:
         n = len(table)
@@ -178,11 +186,14 @@ class _IdIndex:
 
             self.keys = np.asarray(self.keys, np.uint64)
             self.rows = np.asarray(self.rows, np.int64)
+            self.seen = bytearray(_SEEN_BITS // 8)
+            self._see(self.keys)
             self.numpy = True
         if self.numpy:
             import numpy as np
 
             new = table.keys(self.upto, n)
+            self._see(new)
             order = np.argsort(new, kind="stable")
             sorted_new = new[order]
             where = np.searchsorted(self.keys, sorted_new)
@@ -196,10 +207,20 @@ class _IdIndex:
                 self.rows.insert(at, row)
         self.upto = n
 
+    def _see(self, keys: Any) -> None:
+        import numpy as np
+
+        slots = np.asarray(keys, np.uint64) & np.uint64(_SEEN_BITS - 1)
+        masks = np.left_shift(np.uint8(1), (slots & np.uint64(7)).astype(np.uint8))
+        np.bitwise_or.at(np.frombuffer(self.seen, np.uint8), slots >> np.uint64(3), masks)
+
     def find(self, key: int) -> int:
         keys = self.keys
         at: int
         if self.numpy:
+            slot = key & (_SEEN_BITS - 1)
+            if not self.seen[slot >> 3] >> (slot & 7) & 1:
+                return -1
             import numpy as np
 
             at = int(np.searchsorted(keys, np.uint64(key)))
