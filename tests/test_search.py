@@ -314,6 +314,39 @@ def test_cache_is_used_on_unchanged_dumps_and_gives_same_results(tmp_path: Path)
         assert [h.paper.id for h in first.search(q)] == [h.paper.id for h in second.search(q)]
 
 
+def _resident_pages_of(path: Path) -> int:
+    """Resident kB of this process's mappings of ``path`` (Linux ``/proc/self/smaps``)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+            inside = len(fields) >= 6 and fields[5] == str(path)
+        elif inside and fields[:1] == ["Rss:"]:
+            total += int(fields[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="Linux /proc only")
+def test_an_index_from_its_cache_keeps_no_pages_it_does_not_use(tmp_path: Path) -> None:
+    """Opening the index cache checks every byte of it, and the similarity model reads every
+    posting: afterwards those pages leave the reader's memory (at 1M the file is ~660 MB),
+    and searches and ``like:`` answer as before."""
+    from abstract_reader.search.similar import prepare
+
+    corpus = load_corpus([SEEDS])
+    key = cache_key_for(corpus.files)
+    built = SearchIndex(corpus, cache_dir=tmp_path, cache_key=key)
+    index = SearchIndex(load_corpus([SEEDS]), cache_dir=tmp_path, cache_key=key)
+    assert index.loaded_from_cache
+    (cache_file,) = [p for p in tmp_path.iterdir() if p.name.startswith(key)]
+    assert _resident_pages_of(cache_file) <= 8  # checked, then released (a page may be read again)
+    prepare(index)
+    assert _resident_pages_of(cache_file) <= 8
+    first = corpus.papers.ids()[0]
+    for q in ("robst estimation", "gaus", "!robust graph", f"like:{first}"):
+        assert [h.paper.id for h in built.search(q)] == [h.paper.id for h in index.search(q)]
+
+
 def test_stale_or_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
     dump = tmp_path / "d.txt"
     dump.write_text("First abstract about kernels.\n")

@@ -96,3 +96,18 @@ def remove_stale_temp_files(cache_dir: Path) -> None:
             continue
         with contextlib.suppress(OSError):
             entry.unlink()
+
+
+def drop_pages(mapped: mmap.mmap, start: int = 0, stop: int | None = None) -> None:
+    """Checked pages of a mapped cache leave this process's resident memory (they stay in
+    the page cache and come back on the next touch): checking or scanning a whole cache must
+    not cost its size in RSS. ``start``/``stop``: offsets in the file (default: all of it)."""
+    import mmap
+
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    stop = len(mapped) if stop is None else stop
+    if advice is None or stop <= start:
+        return
+    first = start // mmap.PAGESIZE * mmap.PAGESIZE
+    with contextlib.suppress(OSError, ValueError):
+        mapped.madvise(advice, first, stop - first)

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from . import __version__
-from .cachefile import open_mapped, write_atomically
+from .cachefile import drop_pages, open_mapped, write_atomically
 from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Source, paper_key
 from .papertable import PaperTable
 from .paths import files_key
@@ -397,7 +397,7 @@ class Opened:
                 )
             )
             start = self.blob_offset
-            _drop_pages(self.mapped, start + int(offsets[first]), start + int(offsets[last]))
+            drop_pages(self.mapped, start + int(offsets[first]), start + int(offsets[last]))
             yield range(first, last)
 
 
@@ -424,20 +424,6 @@ def _numbers_crc(arrays: dict[str, Any]) -> int:
         if name not in _TEXTS:
             crc = zlib.crc32(memoryview(arrays[name]).cast("B"), crc)
     return crc
-
-
-def _drop_pages(mapped: Any, start: int, stop: int) -> None:
-    """Checked texts leave this process's resident memory (they stay in the page cache and
-    come back on the next touch): checking a whole cache must not cost its size in RSS.
-    ``start``/``stop``: offsets in the file."""
-    import mmap
-
-    advice = getattr(mmap, "MADV_DONTNEED", None)
-    if advice is None or stop <= start:
-        return
-    first = start // mmap.PAGESIZE * mmap.PAGESIZE
-    with contextlib.suppress(OSError, ValueError):
-        mapped.madvise(advice, first, stop - first)
 
 
 def _check_texts(blob: Any, offsets: Any, first: int, last: int) -> tuple[str, bool]:

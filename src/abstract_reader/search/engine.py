@@ -39,6 +39,8 @@ from .query import (
 from .rank import RankedOrder, top_positions
 
 if TYPE_CHECKING:
+    import mmap
+
     from .similar import Ranking
 
 EXACT, PREFIX, TYPO = 4.0, 2.0, 1.0
@@ -239,8 +241,10 @@ class SearchIndex:
         self._unsaved: tuple[Path, str] | None = None
         self._title_overrides: dict[int, str] = {}
         data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
+        #: the mapped index cache the arrays read (None: built here): `release_pages`
+        self._mapped: mmap.mmap | None = None
         if data is not None:
-            self.text, self.titles = data
+            self.text, self.titles, self._mapped = data
             self.loaded_from_cache = True
         else:
             self.text = _FieldIndex.build(_abstracts(corpus), self.n, progress=progress)
@@ -262,6 +266,15 @@ class SearchIndex:
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
         self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.int8]] = {}
         self._sorted_ids: tuple[list[str], list[int]] | None = None
+
+    def release_pages(self) -> None:
+        """The pages of the mapped index cache leave the resident set (they stay in the page
+        cache; a search faults back what it reads): after a scan of every posting (the
+        similarity model's build), RSS keeps only what searches touch."""
+        if self._mapped is not None:
+            from ..cachefile import drop_pages
+
+            drop_pages(self._mapped)
 
     def save_cache(self) -> None:
         """Write a freshly built index to its cache (once; nothing if it came from there)."""

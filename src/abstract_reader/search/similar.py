@@ -427,8 +427,10 @@ def _ranges(starts: I64, ends: I64) -> I64:
 
 def prepare(index: SearchIndex) -> None:
     """Build the index's similarity model now (in a worker, once the index is ready), so
-    that the first ``like:`` costs what the next ones do."""
+    that the first ``like:`` costs what the next ones do. The build read every posting: the
+    index cache's pages it brought in leave the resident set again."""
     for_index(index)
+    index.release_pages()
 
 
 def for_index(index: SearchIndex) -> Similarity:
