@@ -152,3 +152,27 @@ def test_a_failing_helper_is_replaced_by_this_process(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(postings._Helper, "receive", damaged)
     assert _arrays(SearchIndex(seeds)) == _arrays(alone)
+
+
+@pytest.mark.parametrize("step", [1, 3, 4096])
+def test_tokenising_in_steps_gives_every_document_its_words(
+    monkeypatch: pytest.MonkeyPatch, step: int
+) -> None:
+    """The tokeniser's C-level loops run in steps (so that the UI thread gets the GIL):
+    whatever the step, each document's distinct words are exactly the words in its text."""
+    import array
+
+    from abstract_reader import tokens
+
+    monkeypatch.setattr(tokens, "STEP", step)
+    texts = [p.abstract for p in load_corpus([SEEDS]).papers]
+    words, starts_b, flat_b, pairs_b, lengths_b = tokens.tokenise_words(texts)
+    starts, flat, pairs, lengths = (
+        array.array("i", b).tolist() for b in (starts_b, flat_b, pairs_b, lengths_b)
+    )
+    at = 0
+    for text, count in zip(texts, lengths, strict=True):
+        pieces = pairs[at : at + count]
+        at += count
+        got = {words[w] for p in pieces for w in flat[starts[p] : starts[p + 1]]}
+        assert got == set(TOKEN_RE.findall(text))

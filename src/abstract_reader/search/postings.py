@@ -328,7 +328,14 @@ class _Builder:
         """Add a chunk's words (`tokens.tokenise_words`' answer; checked first)."""
         words, piece_starts, piece_words, pairs, lengths = _checked(answer)
         before = len(self.raw)
-        remap = np.fromiter(map(self.raw.__getitem__, words), np.int64, len(words))
+        raw_id = self.raw.__getitem__  # steps of 4,096 words: a C loop never yields the GIL
+        remap = np.concatenate(
+            [
+                np.fromiter(map(raw_id, words[at : at + 4096]), np.int64)
+                for at in range(0, len(words), 4096)
+            ]
+            or [np.zeros(0, np.int64)]
+        )
         new = [words[i] for i in np.flatnonzero(remap >= before).tolist()]  # in id order
         case_forms, folded_forms = _normalise_vocab(new)
         folded_id, cased_id = self.folded.ids.__getitem__, self.cased.ids.__getitem__
