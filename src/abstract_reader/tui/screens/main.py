@@ -80,6 +80,24 @@ def _search_pool() -> ThreadPoolExecutor:
 
 
 #: What each worker group does, for the notification when one fails.
+class _Cancelled(Exception):
+    """The reader is quitting: the loading or index thread stops where it is."""
+
+
+def _stop_if_cancelled() -> None:
+    """In a worker thread: raise `_Cancelled` once the worker is cancelled (Textual cancels
+    every worker when the app exits; a thread is never stopped by it, and the process waits
+    for the thread: quitting during a 100k build took 10 s of blank screen)."""
+    from textual.worker import NoActiveWorker, get_current_worker
+
+    try:
+        worker = get_current_worker()
+    except NoActiveWorker:
+        return
+    if worker.is_cancelled:
+        raise _Cancelled
+
+
 class _LoadProgress(Message):
     """The loading thread has more rows or more of the index (`MainScreen._post_progress`)."""
 
@@ -306,7 +324,8 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load_in_thread(self, builder: CorpusBuilder) -> None:
-        self._load_and_index(builder)
+        with contextlib.suppress(_Cancelled):
+            self._load_and_index(builder)
 
     def _load_and_index(self, builder: CorpusBuilder) -> None:
         from ...corpus_cache import key_for, open_cache, save
@@ -353,7 +372,8 @@ class MainScreen(Screen[None]):
     def _post_progress(self, files_done: int | None, files_total: int) -> None:
         """Rows came (from the loading thread): the status and list catch up on the UI
         thread without this thread waiting for it; while one such update is queued, later
-        ones only change what it will show."""
+        ones only change what it will show. The reader quitting stops the thread here."""
+        _stop_if_cancelled()
         self._progress_args = (files_done, files_total)
         if not self._progress_posted:
             self._progress_posted = True
@@ -386,7 +406,8 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def _build_index(self) -> None:
-        self._index_in_thread()
+        with contextlib.suppress(_Cancelled):
+            self._index_in_thread()
 
     def _index_in_thread(self) -> None:
         from ...search import SearchIndex, cache_key_for
@@ -404,7 +425,9 @@ class MainScreen(Screen[None]):
         index.save_cache()  # in use already: writing the cache never delays it
 
     def _post_indexing(self, done: int, total: int) -> None:
-        """Index progress from the building thread, posted without waiting (as rows are)."""
+        """Index progress from the building thread, posted without waiting (as rows are);
+        the reader quitting stops the build here (its helper process is closed)."""
+        _stop_if_cancelled()
         self._index_progress_args = (done, total)
         if not self._progress_posted:
             self._progress_posted = True
@@ -709,6 +732,7 @@ class MainScreen(Screen[None]):
         if generation != self._generation:
             return  # an older query finished after a newer one started
         paper_list = self.query_one(PaperList)
+        restoring = self._restore_paper is not None
         current = self._restore_paper or paper_list.current_id  # the saved paper, at start
         old_cursor = paper_list.cursor
         self._restore_paper = None
@@ -718,7 +742,12 @@ class MainScreen(Screen[None]):
         if result is None:
             position = self.session.position_of(current) if current and self.loaded else 0
         else:
-            position = self.session.position_of(current) if current else None
+            # a new query shows its best papers from the top (the cursor never stays on a
+            # paper that led an earlier prefix, with the best ones above the screen); a run
+            # because a write changed what it matches, or the paper of the last session,
+            # keeps the paper
+            keep = self._keep_position or restoring
+            position = self.session.position_of(current) if current and keep else None
             query = self.session.query_text.strip()
             paper_list.empty_message = Content.assemble(
                 "No paper matches ",
