@@ -42,6 +42,30 @@ async def test_m_ranks_every_paper_like_the_current_one(tmp_path: Path, seeds: C
         await until(pilot, lambda: spike.title in listed(app)[:1])
 
 
+async def test_m_ranks_by_likeness_whatever_the_order_was(tmp_path: Path, seeds: Corpus) -> None:
+    """A year order (kept from the last session, say) gives way to relevance for `m`: the
+    judged neighbour is first, the status says the order, and the order is remembered."""
+    spike = seeds.resolve("91429572")
+    neighbour = seeds.resolve("fa348708")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        while app.session.sort != "year":
+            await pilot.press("s")
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        position = app.session.position_of(spike.id)
+        assert position is not None
+        paper_list.move(position, by_user=True)
+        await pilot.pause()
+        await pilot.press("m")
+        await settle(app, pilot)
+        await until(pilot, lambda: len(listed(app)) == 54)
+        assert listed(app)[0] == neighbour.title
+        assert app.session.sort == "relevance"
+        assert app.library.setting("sort") == "relevance"
+
+
 async def test_m_on_the_tag_list_ranks_every_paper_like_the_tags_papers(
     tmp_path: Path, seeds: Corpus
 ) -> None:

@@ -997,12 +997,20 @@ class MainScreen(Screen[None]):
         self._fill_filter(text)
 
     def action_more_like(self) -> None:
-        """Filter to ``like:ID``: every paper ranked by likeness to the current one."""
+        """Filter to ``like:ID``: every paper ranked by likeness to the current one — most
+        alike first, so another order (a year, say, kept from the last session) gives way to
+        relevance, and says so (`s` brings it back)."""
         paper = self.current_paper()
         if paper is None:
             return
         if isinstance(self.app.screen, PaperScreen):
             self.action_close_paper()
+        if self.session.sort != "relevance":
+            self.session.sort = "relevance"
+            with contextlib.suppress(LibraryError):
+                if not self.library.read_only:
+                    self.library.set_setting("sort", "relevance")
+            self.notify(f"Sorted by {SORTS['relevance']}", timeout=2)
         self._fill_filter(f"like:{paper.id[:12]}")
 
     def action_save_search(self) -> None:
