@@ -79,7 +79,6 @@ def _search_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(1, thread_name_prefix="search")
 
 
-#: What each worker group does, for the notification when one fails.
 class _Cancelled(Exception):
     """The reader is quitting: the loading or index thread stops where it is."""
 
@@ -102,6 +101,7 @@ class _LoadProgress(Message):
     """The loading thread has more rows or more of the index (`MainScreen._post_progress`)."""
 
 
+#: What each worker group does, for the notification when one fails.
 _WORKER_WHAT = {
     "load": "Loading the dumps",
     "index": "Building the search index",
