@@ -288,3 +288,6 @@ def test_the_stored_symbol_table_is_pylatexenc_s() -> None:
 
     assert pylatexenc_symbols() == PYLATEXENC_SYMBOLS
     assert render(r"$\alpha \le \beta$").text == "α ≤ β"
+    # not a symbol but a date (pylatexenc's is the day its table was made): as written
+    assert "today" not in PYLATEXENC_SYMBOLS
+    assert r"\today" in render(r"Compiled $\today$").text

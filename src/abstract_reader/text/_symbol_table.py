@@ -779,7 +779,6 @@ PYLATEXENC_SYMBOLS: dict[str, str] = {
     "tildetrpl": "≋",
     "times": "×",
     "to": "→",
-    "today": "November 30, 2026",
     "top": "⊤",
     "triangledown": "▿",
     "triangleleft": "◃",

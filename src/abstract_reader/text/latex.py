@@ -137,12 +137,16 @@ def pylatexenc_symbols() -> dict[str, str]:
         for category in db.categories():
             for spec in db.iter_macro_specs([category]):
                 repl = spec.simplify_repl
-                if isinstance(repl, str) and "%" not in repl and spec.macroname.isalpha():
-                    table[spec.macroname] = repl
+                name = spec.macroname
+                if isinstance(repl, str) and "%" not in repl and name.isalpha():
+                    table[name] = repl
     except Exception:  # the table is a convenience: without it, macros show as written
         pass
     finally:
         logger.disabled = previous
+    # not a symbol: pylatexenc writes the day its table is made (a stored table would carry
+    # the day it was stored, and it is not the day the paper was written either)
+    table.pop("today", None)
     return table
 
 
