@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
+from .postings import _ranges
+
 if TYPE_CHECKING:
     from .engine import SearchIndex
 
@@ -148,7 +150,7 @@ class Similarity:
     def centroid(self, docs: I64) -> tuple[I64, F32]:
         """The mean of the papers' unit vectors, sparse: their rows of ``doc_terms`` only."""
         starts, ends = self.doc_offsets[docs], self.doc_offsets[docs + 1]
-        terms = self.doc_terms[_ranges(starts, ends)]
+        terms = self.doc_terms[_ranges(starts, ends - starts)]
         weights = self.idf[terms] * np.repeat(self.inv_norms[docs], ends - starts)
         dense = np.bincount(terms, weights=weights, minlength=len(self.words))
         nonzero = np.flatnonzero(dense)
@@ -412,17 +414,6 @@ def _strongest(terms: I64, weights: F32, k: int) -> tuple[I64, F32]:
         return terms, weights
     keep = np.sort(np.argpartition(-np.abs(weights), k)[:k])
     return terms[keep], weights[keep]
-
-
-def _ranges(starts: I64, ends: I64) -> I64:
-    """Concatenated ``arange(start, end)`` for each pair, without a Python loop."""
-    lengths = ends - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, np.int64)
-    shifts: I64 = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    shifts += np.arange(total, dtype=np.int64)
-    return shifts
 
 
 def prepare(index: SearchIndex) -> None:
