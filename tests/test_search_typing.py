@@ -141,3 +141,41 @@ def test_pasted_id_pinned_first_without_a_full_sort(typed: SearchIndex, seeds: C
     assert result[0].paper.id == target.id
     assert result.position_of(target.id) == 0
     assert parse_query(target.id[:10]).terms
+
+
+def test_typo_candidates_of_a_large_letter_group_match_the_scan() -> None:
+    """Letter groups of hundreds of words are narrowed with numpy before rapidfuzz: the
+    same candidates as the plain scan, for words of every length and budget, including
+    accented letters and words shorter or longer than the typed one."""
+    import random
+
+    import numpy as np
+
+    from abstract_reader.search.fuzzy import _PREFILTER_MIN
+    from abstract_reader.search.postings import Vocabulary, _Postings
+
+    rng = random.Random(14)
+    alphabet = "aeinrstuoé"
+    words = sorted(
+        {
+            "r" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 13)))
+            for _ in range(6000)
+        }
+        | {"robust", "robustness", "rbust", "robsut", "roubst", "ro", "r", "résumé"}
+    )
+    vocab = Vocabulary.from_sorted(words)
+    postings = _Postings(vocab, np.zeros(len(words) + 1, np.int64), np.zeros(0, np.uint32))
+    assert len(vocab.letter_group("r")[1]) >= _PREFILTER_MIN
+    targets = ["robust", "robustnes", "rbust", "résumé", "reinstate", "rsnuoeitae", "rzzzz"]
+    targets += [
+        "r" + "".join(rng.choice(alphabet) for _ in range(rng.randint(3, 11))) for _ in range(30)
+    ]
+    for word in targets:
+        finder = TypoFinder()  # a cold finder scans the letter group
+        for end in range(5, len(word) + 1):
+            part = word[:end]
+            budget = typo_budget(part)
+            for prefix in (True, False):
+                want = postings.typo_candidates(part, budget, prefix)
+                assert TypoFinder().candidates(postings, part, budget, prefix) == want, part
+                assert finder.candidates(postings, part, budget, prefix) == want, part
