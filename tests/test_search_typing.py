@@ -179,3 +179,32 @@ def test_typo_candidates_of_a_large_letter_group_match_the_scan() -> None:
                 want = postings.typo_candidates(part, budget, prefix)
                 assert TypoFinder().candidates(postings, part, budget, prefix) == want, part
                 assert finder.candidates(postings, part, budget, prefix) == want, part
+
+
+def test_prefix_masks_made_ahead_change_no_result(seeds: Corpus) -> None:
+    """Masks of common prefixes made ahead (as the reader does once the index is ready)
+    give the same hits and scores as masks made while typing, for every short prefix of
+    the vocabulary, in lower case and capitalised, alone and after other words."""
+    ahead = SearchIndex(seeds)
+    made = ahead.prepare_prefix_masks()
+    assert made > 10  # the first letters at least
+    assert ahead.prepare_prefix_masks() == 0  # made once
+    typed_only = SearchIndex(seeds)
+    words = ahead.text.folded.words
+    prefixes = sorted({w[:size] for w in words for size in (1, 2) if len(w) >= size})
+    prefixes += sorted({w[:3] for w in words if len(w) >= 3})[::4]
+    queries = [*prefixes, *(p.capitalize() for p in prefixes[::7])]
+    queries += [f"robust {p}" for p in prefixes[::5]] + [f"!{p} gauss" for p in prefixes[::11]]
+    queries += [f"title:{p}" for p in prefixes[::13]]
+    for text in queries:
+        got = ahead.search(text)
+        want = typed_only.search(text)
+        assert [h.paper.id for h in got] == [h.paper.id for h in want], text
+        assert [h.score for h in got] == [h.score for h in want], text
+
+
+def test_prefix_masks_made_ahead_stop_when_asked(seeds: Corpus) -> None:
+    index = SearchIndex(seeds)
+    assert index.prepare_prefix_masks(stop=lambda: True) == 0
+    assert index.prepare_prefix_masks(limit=3) == 3
+    assert index.prepare_prefix_masks() > 0  # the rest
