@@ -41,14 +41,25 @@ class Terminal:
         return len(data)
 
 
+def look(cell: Any) -> tuple[object, ...]:
+    """What a cell looks like: a space shows its background only, unless a line is drawn
+    across it or it is in reverse video."""
+    if cell.data == " " and not (cell.underscore or cell.strikethrough or cell.reverse):
+        return (" ", cell.bg)
+    return (
+        cell.data,
+        cell.fg,
+        cell.bg,
+        cell.bold,
+        cell.italics,
+        cell.underscore,
+        cell.reverse,
+        cell.strikethrough,
+    )
+
+
 def cells(screen: Any) -> list[list[tuple[object, ...]]]:
-    return [
-        [
-            (c.data, c.fg, c.bg, c.bold, c.italics, c.underscore, c.reverse, c.strikethrough)
-            for c in (screen.buffer[y][x] for x in range(screen.columns))
-        ]
-        for y in range(screen.lines)
-    ]
+    return [[look(screen.buffer[y][x]) for x in range(screen.columns)] for y in range(screen.lines)]
 
 
 def repainted(app: ReaderApp) -> Any:

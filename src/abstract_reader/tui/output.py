@@ -26,6 +26,7 @@ from typing import Any
 
 from rich.color import ColorSystem
 from rich.console import Console
+from rich.style import Style
 from textual._compositor import ChopsUpdate
 from textual.strip import Strip
 
@@ -33,13 +34,38 @@ from textual.strip import Strip
 Shown = dict[int, dict[int, tuple[int, str]]]
 
 
+def _blank_look(style: Style | None) -> object:
+    """What a run of spaces in ``style`` looks like: its background, when nothing is drawn
+    across it (underline, strike, overline, a frame, reverse video, a link); else the style
+    itself. The colour of the text, bold, italic, dim do not show on a space."""
+    if style is None:
+        return None
+    if style.reverse or style.underline or style.underline2 or style.strike or style.overline:
+        return style
+    if style.frame or style.encircle or style.link:
+        return style
+    return style.bgcolor
+
+
 def strip_sequence(strip: Strip, color_system: ColorSystem) -> str:
     """``strip`` as terminal sequences, self-contained (it starts by setting its style from
-    the reset state, whatever the terminal's style was): one SGR per change of style."""
+    the reset state, whatever the terminal's style was): one SGR per change of style, and
+    none for a run of spaces that looks the same in the style already set (or in the next
+    one, which is then set before it)."""
     out: list[str] = []
     current: str | None = None
+    current_look: object = ()
     render_ansi = Strip.render_ansi
-    for text, style, _control in strip:
+    segments = list(strip)
+    for index, (text, style, _control) in enumerate(segments):
+        blank = not text.strip(" ")
+        if blank and current is not None and _blank_look(style) == current_look:
+            out.append(text)  # spaces look the same in the style set
+            continue
+        if blank and index + 1 < len(segments):
+            following = segments[index + 1].style
+            if _blank_look(following) == _blank_look(style):
+                style = following  # set the next one's style now: none between them
         if style is None:
             ansi = ""
             link = None
@@ -50,6 +76,7 @@ def strip_sequence(strip: Strip, color_system: ColorSystem) -> str:
         if ansi != current:
             out.append(f"\x1b[0;{ansi}m" if ansi else "\x1b[0m")
             current = ansi
+            current_look = _blank_look(style)
         if link and style is not None:
             out.append(f"\x1b]8;id={style._link_id};{link}\x1b\\{text}\x1b]8;;\x1b\\")
         else:
