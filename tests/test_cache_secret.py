@@ -198,3 +198,96 @@ def test_the_cache_of_other_dumps_renamed_is_refused(
     assert watch.parsed == paths
     assert _facts(again) == _facts(load_corpus(paths))
     assert any(p.abstract.startswith("Changed 000007") for p in again.papers)
+
+
+# -- first rows without waiting for the dumps' SHA-256 (`open_for`) ------------------------
+
+
+class _SlowKey:
+    """`key_for` held until released: what returns before that did not wait for it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import threading
+
+        self.release = threading.Event()
+        self.hashed = 0
+        key_for_ = cc.key_for
+
+        def slow(files: Any) -> str | None:
+            self.release.wait(timeout=30)
+            self.hashed += 1
+            return key_for_(files)
+
+        monkeypatch.setattr(cc, "key_for", slow)
+        monkeypatch.setattr(cc, "_RACY_NS", 0)  # the dumps were just written: old enough
+
+
+def test_a_warm_start_finds_its_cache_by_the_dumps_stat_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _dumps(tmp_path)
+    cache = tmp_path / "cache"
+    slow = _SlowKey(monkeypatch)
+    opened, pending = cc.open_for(cache, paths)  # cold: no cache of these files, no wait
+    assert opened is None and slow.hashed == 0
+    fresh = load_corpus(paths)
+    slow.release.set()
+    assert cc.save(cache, pending, fresh, [])
+    slow.release.clear()
+    opened, pending = cc.open_for(cache, paths)  # warm: found before the key is hashed
+    assert opened is not None and slow.hashed == 1
+    table = PaperTable()
+    for _rows in opened.publish(table):
+        pass
+    slow.release.set()
+    opened.confirm(pending)  # the key agrees: the rows are final
+    assert _facts(Corpus(papers=table)) == _facts(fresh)
+
+
+def test_rows_found_by_stat_data_whose_key_disagrees_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dump changed but its stat data did not (which the kernel never allows through
+    its file calls — as if it had): the rows are published, then `confirm` refuses them."""
+    paths = _dumps(tmp_path)
+    cache = tmp_path / "cache"
+    _SlowKey(monkeypatch).release.set()
+    opened, pending = cc.open_for(cache, paths)
+    assert cc.save(cache, pending, load_corpus(paths), [])
+    recorded = cc.dump_stats(paths)
+    paths[0].write_text(paths[0].read_text().replace("Abstract 000007", "Changed 000007"))
+    monkeypatch.setattr(cc, "dump_stats", lambda files: recorded)
+    opened, pending = cc.open_for(cache, paths)
+    assert opened is not None
+    for _rows in opened.publish(PaperTable()):
+        pass
+    with pytest.raises(CacheRefused):
+        opened.confirm(pending)
+
+
+def test_a_dump_changed_while_parsed_leaves_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _dumps(tmp_path)
+    cache = tmp_path / "cache"
+    _SlowKey(monkeypatch).release.set()
+    opened, pending = cc.open_for(cache, paths)
+    assert opened is None
+    corpus = load_corpus(paths)
+    paths[0].write_text(paths[0].read_text().replace("Abstract 000007", "Changed 000007"))
+    assert not cc.save(cache, pending, corpus, [])  # its key may be of either version
+    assert not list(cache.glob("*.corpus"))
+
+
+def test_without_the_secret_stat_data_finds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _dumps(tmp_path)
+    cache = tmp_path / "cache"
+    slow = _SlowKey(monkeypatch)
+    slow.release.set()
+    opened, pending = cc.open_for(cache, paths)
+    assert cc.save(cache, pending, load_corpus(paths), [])
+    (cache / SECRET_NAME).unlink()  # the stat data in the header is then unauthenticated
+    opened, pending = cc.open_for(cache, paths)  # found by the key, waited for
+    assert opened is not None and slow.hashed == 2

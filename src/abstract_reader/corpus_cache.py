@@ -2,10 +2,19 @@
 
 The cache can never change what the user sees:
 
-- It is keyed by the dumps' *contents* (SHA-256 of every file, hashed before parsing: about
-  1 ms per MB, against 50 ms per MB to parse), besides their paths, this format and the
-  package version. A dump edited with its size and mtime kept gets another key. The key is
-  also in the file's header: a cache renamed to another key is refused.
+- It is keyed by the dumps' *contents* (SHA-256 of every file: about 1 ms per MB, against
+  50 ms per MB to parse), besides their paths, this format and the package version. A dump
+  edited with its size and mtime kept gets another key. The key is also in the file's
+  header: a cache renamed to another key is refused.
+- First rows do not wait for that hashing (`open_for`, `PendingKey`: ~1 s at a million
+  abstracts). A warm start finds its cache by the dumps' stat data — size, mtime, ctime,
+  inode, device, recorded in the authenticated header when the key was hashed; ctime is
+  set by the kernel on every write and cannot be set back — and shows rows while the key
+  is hashed on a thread; the rows are final only once the key agrees (`Opened.confirm`),
+  else cleared and the dumps parsed. A cold start with no cache of these files parses at
+  once, hashing meanwhile; the cache is saved only if the dumps' stat data did not change
+  from before the hashing to after the parsing (so the key is of what was parsed). Dumps
+  written in the last 2 s (stat data too coarse to tell) are hashed first, as before.
 - A cache we wrote is *authenticated*: with the user's secret (`cachefile.secret`: 32
   random bytes in ``cache.key`` beside the cache files, mode 0600, made on the first save)
   the header carries an HMAC-SHA256 of the key, the header itself and the further sources,
@@ -96,6 +105,9 @@ def _content_digests(files: Sequence[Path]) -> list[str] | None:
     return None if any(d is None for d in digests) else [d for d in digests if d is not None]
 
 
+_READ_BYTES = 4 << 20
+
+
 def content_digest(path: Path) -> str | None:
     """SHA-256 of a regular file's bytes (hardware-accelerated on most CPUs: several times
     faster than BLAKE2 here), None for anything else."""
@@ -106,13 +118,85 @@ def content_digest(path: Path) -> str | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
+    with os.fdopen(fd, "rb", buffering=0) as handle:
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return None
-            return hashlib.file_digest(handle, "sha256").hexdigest()
+            # 4 MB reads, not `hashlib.file_digest`'s 256 KB: each read and update releases
+            # the GIL, and taking it back 16 times as often slowed whatever the other
+            # threads were doing (a warm start publishes rows while this hashes)
+            digest = hashlib.sha256()
+            buffer = bytearray(_READ_BYTES)
+            view = memoryview(buffer)
+            while size := handle.readinto(buffer):
+                digest.update(view[:size])
+            return digest.hexdigest()
         except OSError:
             return None
+
+
+#: a file changed less than this before its stat data was taken might change again with the
+#: same ctime (timestamps are coarser than writes): its stat data proves nothing (git's
+#: "racily clean" entries)
+_RACY_NS = 2_000_000_000
+
+
+def dump_stats(files: Sequence[Path]) -> list[list[object]] | None:
+    """Each file's path and stat data (size, mtime, ctime, inode, device), None if any
+    cannot be stat'ed. ctime is set by the kernel on every write, rename, chmod or utime
+    (no program can set it back): equal stat data is the same file, unwritten since."""
+    out: list[list[object]] = []
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        out.append([str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev])
+    return out
+
+
+class PendingKey:
+    """The dumps' content key (`key_for`), hashed on a thread from its making, so that
+    neither a warm start (whose cache is found by the dumps' stat data) nor a cold one
+    (which has no cache to find) waits for it before its first rows. `result` is the key
+    only if the dumps' stat data did not change from before the hashing until then — so it
+    is the key of what was parsed or shown meanwhile.
+
+    A dump written less than `_RACY_NS` before could be written again with the same stat
+    data: then the key is hashed here, before anything is parsed, as it always was (a dump
+    that changes while it is parsed then gets a key that its next reading no longer
+    matches), and ``stats`` is None (no cache is found by it)."""
+
+    def __init__(self, files: Sequence[Path]) -> None:
+        import threading
+        import time
+
+        self.files = list(files)
+        now = time.time_ns()
+        stats = dump_stats(self.files)
+        racy = stats is None or any(int(str(s[3])) > now - _RACY_NS for s in stats)
+        #: the stat data before hashing, None if it proves nothing
+        self.stats = None if racy else stats
+        self._key: str | None = None
+        self._thread: threading.Thread | None = None
+        if racy:
+            self._key = key_for(self.files)
+        else:
+            self._thread = threading.Thread(target=self._run, name="content-key", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        self._key = key_for(self.files)
+
+    def result(self) -> str | None:
+        """The content key (waits for it); None if it was hashed meanwhile and the dumps'
+        stat data changed since."""
+        if self._thread is None:
+            return self._key
+        self._thread.join()
+        if dump_stats(self.files) != self.stats:
+            return None
+        return self._key
 
 
 class CacheRefused(Exception):
@@ -154,7 +238,9 @@ _HEAD = len(MAGIC) + 16 + _MAC_SIZE
 _CHUNK_NUMBERS = ("keys", "venues", "years", "files", "indexes")
 
 
-def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadError]) -> bool:
+def save(
+    cache_dir: Path, key: str | PendingKey, corpus: Corpus, file_errors: Sequence[LoadError]
+) -> bool:
     """Write the parsed corpus (atomically); failing to write a cache is not an error.
 
     Straight from the table's columns: its abstracts' bytes are written as they are, chunk
@@ -163,6 +249,13 @@ def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadEr
     only with what parsing gave (the MACs vouch for it)."""
     import numpy as np
 
+    stats = None
+    if isinstance(key, PendingKey):  # hashed while parsing: only if the dumps stayed put
+        stats = key.stats
+        resolved = key.result()
+        if resolved is None:
+            return False
+        key = resolved
     table = corpus.papers
     count = len(table)
     more_rows: list[int] = []
@@ -228,6 +321,7 @@ def save(cache_dir: Path, key: str, corpus: Corpus, file_errors: Sequence[LoadEr
     meta = {
         "format": CORPUS_FORMAT,
         "key": key,  #: which dumps (a file renamed to another key is not believed)
+        "stats": stats,  #: their stat data when hashed (`open_for`), or None
         "count": count,
         "files": corpus.files,
         "venues": table.venue_names,
@@ -308,21 +402,12 @@ class Opened:
         secret_key: bytes | None = None,
     ) -> None:
         import hmac
-        import zlib
 
         import numpy as np
 
         size = len(mapped)
-        if size < _HEAD or mapped[: len(MAGIC)] != MAGIC:
-            raise CacheRefused("not a corpus cache")
-        head_size = int.from_bytes(mapped[len(MAGIC) : len(MAGIC) + 8], "little")
-        if head_size > size - _HEAD:
-            raise CacheRefused("header size")
-        head = mapped[_HEAD : _HEAD + head_size]
-        if zlib.crc32(head) != int.from_bytes(mapped[len(MAGIC) + 8 : len(MAGIC) + 12], "little"):
-            raise CacheRefused("header checksum")
-        head_mac = bytes(mapped[_HEAD - _MAC_SIZE : _HEAD])
-        meta = json.loads(str(head, "utf-8"))
+        meta, head, head_mac = _read_head(mapped)
+        head_size = len(head)
         chunk = meta["chunk"]
         if type(chunk) is not int or chunk < 1:
             raise CacheRefused("chunk")
@@ -331,6 +416,7 @@ class Opened:
             raise CacheRefused("format")
         if key is not None and meta["key"] != key:
             raise CacheRefused("the cache of other dumps")
+        self.key: str = meta["key"]
         venue_names, file_names, loaded = meta["venues"], meta["source_files"], meta["files"]
         strings = [*venue_names, *file_names, *loaded]
         if not all(isinstance(v, str) and _clean(v) for v in strings):
@@ -432,6 +518,12 @@ class Opened:
         self.secret_key = secret_key
         self.head_mac = head_mac
 
+    def confirm(self, pending: PendingKey | None) -> None:
+        """`CacheRefused` unless the dumps' content key (hashed meanwhile: `open_for`) is
+        this cache's: what was published must be cleared then."""
+        if pending is None or pending.result() != self.key:
+            raise CacheRefused("the dumps changed")
+
     def publish(self, table: PaperTable) -> Iterator[range]:
         """Check a chunk at a time, appending each chunk to ``table`` (empty) once it has
         passed; yields the rows added. `CacheRefused` when a chunk fails (the rows of
@@ -511,6 +603,25 @@ class Opened:
             start = self.blob_offset
             drop_pages(self.mapped, start + int(offsets[first]), start + int(offsets[last]))
             yield range(first, last)
+
+
+def _read_head(mapped: Any) -> tuple[dict[str, Any], bytes, bytes]:
+    """(the header's fields, its bytes, its MAC) of a mapped cache file, its CRC checked."""
+    import zlib
+
+    size = len(mapped)
+    if size < _HEAD or mapped[: len(MAGIC)] != MAGIC:
+        raise CacheRefused("not a corpus cache")
+    head_size = int.from_bytes(mapped[len(MAGIC) : len(MAGIC) + 8], "little")
+    if head_size > size - _HEAD:
+        raise CacheRefused("header size")
+    head = bytes(mapped[_HEAD : _HEAD + head_size])
+    if zlib.crc32(head) != int.from_bytes(mapped[len(MAGIC) + 8 : len(MAGIC) + 12], "little"):
+        raise CacheRefused("header checksum")
+    meta = json.loads(str(head, "utf-8"))
+    if not isinstance(meta, dict):
+        raise CacheRefused("header")
+    return meta, head, bytes(mapped[_HEAD - _MAC_SIZE : _HEAD])
 
 
 def _splits_characters(blob: Any, ends: Any) -> bool:
@@ -654,6 +765,56 @@ def open_cache(cache_dir: Path, key: str, files: Sequence[Path] | None = None) -
         return Opened(mapped, files, key, secret(cache_dir, create=False))
     except Exception:  # a damaged or foreign file: parse the dumps again
         return None
+
+
+def open_for(cache_dir: Path, files: Sequence[Path]) -> tuple[Opened | None, PendingKey]:
+    """The cache of these dumps, opened, and their content key, being hashed; first rows
+    need not wait for the hashing (~1 s for the 1.3 GB of a million abstracts):
+
+    - a cache whose header (authenticated: only with the user's secret) records the dumps'
+      stat data as it is now is opened at once — the dumps were not written since they
+      were hashed for it; its rows are still only final once `Opened.confirm` has seen
+      the key (the caller clears them and parses otherwise);
+    - if no cache in the folder is of any of these files, there is nothing to wait for:
+      None at once (the dumps are parsed while their key is hashed; `save` keeps it only
+      if their stat data did not change meanwhile);
+    - else (a cache of these files, the stat data changed: touched, copied back …) the key
+      is waited for and its cache opened, as before."""
+    pending = PendingKey(files)
+    secret_key = secret(cache_dir, create=False)
+    names = {str(f) for f in files}
+    ours = False
+    for path in _cache_files(cache_dir):
+        mapped = open_mapped(path)
+        if mapped is None:
+            continue
+        try:
+            meta = _read_head(mapped)[0]
+            if not names.isdisjoint(map(str, meta["files"])):
+                ours = True
+            if (
+                secret_key is not None
+                and pending.stats is not None
+                and meta["stats"] == pending.stats
+                and isinstance(meta["key"], str)
+            ):
+                return Opened(mapped, files, meta["key"], secret_key), pending
+        except Exception:  # damaged, foreign, not ours: as if absent
+            continue
+    if not ours:
+        return None, pending
+    key = pending.result()
+    return (open_cache(cache_dir, key, files) if key else None), pending
+
+
+def _cache_files(cache_dir: Path) -> list[Path]:
+    """The corpus cache files of the folder (at most `_KEEP` of ours), newest first."""
+    try:
+        found = [p for p in cache_dir.glob(f"*{SUFFIX}") if p.is_file() and not p.is_symlink()]
+        found.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    except OSError:
+        return []
+    return found[: 2 * _KEEP]
 
 
 def load(

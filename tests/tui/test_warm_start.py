@@ -116,3 +116,26 @@ async def test_without_the_secret_a_warm_start_checks_the_cache_in_full(
         assert app.session.corpus.papers.ids() == cold_ids
         assert listed(app) == cold_rows
     assert checked == [0, 5000, 10_000]
+
+
+async def test_rows_shown_before_the_dumps_key_are_replaced_if_it_disagrees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm start finds its cache by the dumps' stat data and shows rows while their
+    SHA-256 is taken; had the dump changed with the same stat data (as if the kernel
+    allowed it), the key disagrees: what was shown goes, the dump is parsed."""
+    monkeypatch.setattr(corpus_cache, "_RACY_NS", 0)
+    dump = _dump(tmp_path)
+    seen = _spy(monkeypatch)
+    await _cold(tmp_path, dump)
+    recorded = corpus_cache.dump_stats([dump])
+    dump.write_text(dump.read_text().replace("Abstract 11000 ", "Changed 11000 "))
+    monkeypatch.setattr(corpus_cache, "dump_stats", lambda files: recorded)
+    seen.clear()
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        papers = app.session.corpus.papers
+        assert any(p.abstract.startswith("Changed 11000 ") for p in papers)
+        assert not any(p.abstract.startswith("Abstract 11000 ") for p in papers)
+    assert 12_000 in seen and 0 in seen[seen.index(12_000) :]  # all shown, cleared, parsed
