@@ -642,11 +642,18 @@ class SearchIndex:
         return {}
 
     def clear_query_caches(self) -> None:
-        """Forget what earlier queries computed (words, typo candidates, phrases): the next
-        search starts cold (for benchmarks; results never depend on these caches)."""
+        """Forget what earlier queries computed (words, typo candidates and pools, phrases,
+        prefix masks made while typing — not those made ahead): the next search starts as
+        in a new session (for benchmarks; results never depend on these caches)."""
         self._word_cache.clear()
         self._word_terms.clear()
         self._phrase_cache.clear()
+        self._prefix_masks.clear()
+        self._typos.clear()
+
+    def prepared_masks_bytes(self) -> int:
+        """Memory held by the prefix masks made ahead (`prepare_prefix_masks`)."""
+        return sum(int(mask.nbytes) for mask in list(self._packed_masks.values()))
 
     def _word_term(self, word: Word, typo_words: set[str], negated: bool) -> _WordTerm:
         """Papers having ``word`` (in the text or the title) and its score in each:
