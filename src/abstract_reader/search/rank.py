@@ -35,6 +35,8 @@ def top_positions(scores: npt.NDArray[np.float32], k: int) -> IntArray:
         ties = np.flatnonzero(neg == cut)[: k - better.size]
     else:  # the k smallest of neg are among these (ascending positions)
         values = neg[near]
+        if values.min() == values.max():  # all tied (every score 0, say): the first k
+            return near[:k]
         cut = np.partition(values, k - 1)[k - 1]
         better = near[values < cut]
         ties = near[values == cut][: k - better.size]
