@@ -1,13 +1,20 @@
 """Search speed and memory on synthetic corpora, typed key by key. Prints tables.
 
     python benchmarks/bench_search.py 10000 100000 [--no-fzf] [--no-phases]
-        [--repeat N] [--index-phases] [--runs N] [--cache DIR] [--data DIR]
+        [--repeat N] [--index-phases] [--runs N] [--cache DIR] [--data DIR] [--no-prepare]
 
 ``--runs N``: type the queries N times (default 3; the caches a query leaves are cleared
 before each query, so every run is cold) and print median (min–max) of each run's p50,
 p95 and max. ``--cache DIR``: read the corpus and the index through their caches in
 ``DIR/<size>/`` (made on the first run): a 1M run then opens them instead of building.
 ``--data DIR``: the corpus of each size is ``DIR/<size>`` (default: benchmarks/data).
+
+``--no-prepare``: no prefix masks made ahead (the reader makes them in the background once
+the index is ready, `SearchIndex.prepare_prefix_masks`): the first keys build them as typed.
+Each query is typed as in a new session: the caches searches keep (word scores, typo pools,
+masks made while typing) are cleared first. Besides wall and CPU time, each run counts the
+keys during which the scheduler ran another process (wall ≫ CPU on a busy machine) and the
+minor page faults.
 
 ``--index-phases``: only the index phases (build, load), each ``--repeat`` times, and no
 keystroke tables.
@@ -233,6 +240,7 @@ def bench(  # noqa: PLR0917
     index_only: bool = False,
     runs: int = 3,
     cache: Path | None = None,
+    prepare: bool = True,
 ) -> None:
     path = corpus_dir(n)
     text_bytes = sum(p.stat().st_size for p in path.glob("*.txt"))
@@ -268,6 +276,13 @@ def bench(  # noqa: PLR0917
         )
     else:
         index = SearchIndex(corpus)
+    if prepare:  # as the reader does in the background once the index is ready
+        t, c = time.perf_counter(), time.thread_time()
+        made = index.prepare_prefix_masks()
+        print(
+            f"{made} prefix masks made ahead in {time.perf_counter() - t:.2f} s"
+            f" ({time.thread_time() - c:.2f} s CPU, {index.prepared_masks_bytes() / 1e6:.1f} MB)"
+        )
 
     fzf = shutil.which("fzf") if use_fzf else None
     lines_file = None
@@ -282,13 +297,20 @@ def bench(  # noqa: PLR0917
     )
     per_run: list[tuple[float, float, float]] = []
     per_run_cpu: list[tuple[float, float, float]] = []
+    per_run_quiet: list[float] = []  # p95 wall of the keys no other process interrupted
+    preempted: list[int] = []  # keys during which the scheduler ran another process
+    faults: list[int] = []  # minor page faults while typing (fresh or released pages)
     for run in range(runs):
         all_times: list[float] = []
         all_cpu: list[float] = []
+        quiet: list[float] = []
+        preempted.append(0)
+        faults.append(0)
         for query in QUERIES:
-            index.clear_query_caches()  # each query typed afresh
+            index.clear_query_caches()  # each query typed afresh, as in a new session
             times = []
             for end in range(1, len(query) + 1):
+                before = resource.getrusage(resource.RUSAGE_SELF)
                 t = time.perf_counter()
                 c = time.thread_time()
                 result = index.search(query[:end])
@@ -296,6 +318,12 @@ def bench(  # noqa: PLR0917
                     result.paper_at(i)
                 times.append((time.perf_counter() - t) * 1000)
                 all_cpu.append((time.thread_time() - c) * 1000)
+                after = resource.getrusage(resource.RUSAGE_SELF)
+                faults[-1] += after.ru_minflt - before.ru_minflt
+                if after.ru_nivcsw > before.ru_nivcsw:
+                    preempted[-1] += 1
+                else:
+                    quiet.append(times[-1])
             all_times += times
             if run:
                 continue
@@ -321,6 +349,7 @@ def bench(  # noqa: PLR0917
             print(row)
         per_run.append((statistics.median(all_times), percentile(all_times, 95), max(all_times)))
         per_run_cpu.append((statistics.median(all_cpu), percentile(all_cpu, 95), max(all_cpu)))
+        per_run_quiet.append(percentile(quiet or [0.0], 95))
         print(
             f"{'all keystrokes, run ' + str(run + 1):26} {len(all_times):>4}"
             f" {per_run[-1][0]:8.2f} {per_run[-1][1]:8.2f} {per_run[-1][2]:8.2f}"
@@ -367,6 +396,11 @@ def bench(  # noqa: PLR0917
         f" p95 {spread([r[1] for r in per_run_cpu])} ms,"
         f" max {spread([r[2] for r in per_run_cpu])} ms"
     )
+    print(  # wall ≫ CPU on a busy machine: the keys during which another process ran
+        f"SUMMARY {n:,} preempted keys {spread([float(p) for p in preempted])} of"
+        f" {len(all_times)} per run; p95 wall of the others {spread(per_run_quiet)} ms;"
+        f" minor page faults per run {spread([float(f) for f in faults])}"
+    )
 
 
 def main() -> None:
@@ -380,6 +414,7 @@ def main() -> None:
     if "--repeat" in sys.argv:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1])
     index_only = "--index-phases" in sys.argv
+    prepare = "--no-prepare" not in sys.argv
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 3
     cache = Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else None
     if "--data" in sys.argv:
@@ -396,7 +431,7 @@ def main() -> None:
         f" load average {os.getloadavg()[0]:.1f} at the start"
     )
     for n in sizes:
-        bench(n, use_fzf, with_phases, repeat, index_only, runs, cache)
+        bench(n, use_fzf, with_phases, repeat, index_only, runs, cache, prepare)
 
 
 if __name__ == "__main__":

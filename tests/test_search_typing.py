@@ -208,3 +208,28 @@ def test_prefix_masks_made_ahead_stop_when_asked(seeds: Corpus) -> None:
     assert index.prepare_prefix_masks(stop=lambda: True) == 0
     assert index.prepare_prefix_masks(limit=3) == 3
     assert index.prepare_prefix_masks() > 0  # the rest
+
+
+def test_top_positions_of_many_scores_is_the_head_of_a_stable_sort() -> None:
+    """From 32,768 scores on, the cut is first looked for among those below a threshold
+    guessed from a sample: the same head, whatever the scores (mostly tied, all distinct,
+    all equal, the best ones where the sample does not look)."""
+    import numpy as np
+
+    rng = np.random.default_rng(14)
+    n = 100_000
+    spiky = np.zeros(n)
+    spiky[1::24] = rng.random(spiky[1::24].size) + 1  # never at the sampled positions
+    cases = [
+        rng.integers(0, 5, n),
+        rng.random(n),
+        np.full(n, 3.0),
+        rng.integers(0, 2, n) * rng.random(n),
+        np.sort(rng.random(n)),
+        spiky,
+    ]
+    for raw in cases:
+        scores = raw.astype(np.float32)
+        full = np.argsort(-scores, kind="stable")
+        for k in (1, 100, 512, 1024, 5000, 24_999, 25_001):
+            assert top_positions(scores, k).tolist() == full[:k].tolist(), k

@@ -642,11 +642,18 @@ class SearchIndex:
         return {}
 
     def clear_query_caches(self) -> None:
-        """Forget what earlier queries computed (words, typo candidates, phrases): the next
-        search starts cold (for benchmarks; results never depend on these caches)."""
+        """Forget what earlier queries computed (words, typo candidates and pools, phrases,
+        prefix masks made while typing — not those made ahead): the next search starts as
+        in a new session (for benchmarks; results never depend on these caches)."""
         self._word_cache.clear()
         self._word_terms.clear()
         self._phrase_cache.clear()
+        self._prefix_masks.clear()
+        self._typos.clear()
+
+    def prepared_masks_bytes(self) -> int:
+        """Memory held by the prefix masks made ahead (`prepare_prefix_masks`)."""
+        return sum(int(mask.nbytes) for mask in list(self._packed_masks.values()))
 
     def _word_term(self, word: Word, typo_words: set[str], negated: bool) -> _WordTerm:
         """Papers having ``word`` (in the text or the title) and its score in each:
@@ -686,22 +693,22 @@ class SearchIndex:
         field_index = self.titles if title else self.text
         postings = field_index.cased if word.case_sensitive else field_index.folded
         match = self.match_word(word, title)
-        # Each paper's score is the best of its matches: EXACT > PREFIX > TYPO / edits.
-        # The prefix's papers first: for a short, common prefix, its mask as 0 or PREFIX
-        # in one branch-free pass (assigning through a mask that holds most papers in no
-        # pattern costs ~10 ms at 1M papers), then the typos, each kept only where better.
-        lo, hi = match.prefix
-        if hi > lo and postings.offsets[hi] - postings.offsets[lo] > self.n:
-            score = np.multiply(self._prefix_mask(postings, lo, hi), np.float32(PREFIX))
-        else:
-            score = np.zeros(self.n, dtype=np.float32)
-            if hi > lo:
-                score[postings.docs_of_range(lo, hi)] = PREFIX
+        score = np.zeros(self.n, dtype=np.float32)
         for vocab_i, edits in reversed(match.typos):  # fewer edits last: they win
-            docs = postings.docs_of(vocab_i)
-            score[docs] = np.maximum(score[docs], np.float32(TYPO / edits))
+            score[postings.docs_of(vocab_i)] = TYPO / edits
             if not negated:
                 typo_words.add(postings.words[vocab_i])
+        lo, hi = match.prefix
+        if hi > lo:
+            if postings.offsets[hi] - postings.offsets[lo] > self.n:  # a short, common prefix
+                # PREFIX beats every typo: its mask × PREFIX, the better of the two, in
+                # branch-free passes (assigning through a mask of most papers in no
+                # pattern costs ~10 ms at 1M papers)
+                prefix = np.multiply(self._prefix_mask(postings, lo, hi), np.float32(PREFIX))
+                np.maximum(score, prefix, out=score)
+                del prefix
+            else:
+                score[postings.docs_of_range(lo, hi)] = PREFIX
         if match.exact >= 0:
             score[postings.docs_of(match.exact)] = EXACT
         if title and self._title_overrides:

@@ -63,6 +63,10 @@ class TypoFinder:
         #: (vocabulary, word, budget) → vocabulary indices of the word's pool
         self._pools: dict[tuple[int, str, int], _Pool] = {}
 
+    def clear(self) -> None:
+        """Forget the pools (the next word scans its letter group)."""
+        self._pools.clear()
+
     def _pool_for(self, postings: _Postings, word: str, budget: int) -> _Pool | None:
         """A kept pool holding ``word``'s: its own, or that of the longest shorter prefix
         of it asked for with the same budget."""

@@ -15,6 +15,8 @@ import numpy.typing as npt
 IntArray = npt.NDArray[np.int64]
 #: How many matches are ranked at first (a few screens).
 FIRST_RANKED = 512
+#: From this many scores on, `top_positions` looks for the cut among a sampled few first.
+_SAMPLED_FROM = 1 << 15
 
 
 def top_positions(scores: npt.NDArray[np.float32], k: int) -> IntArray:
@@ -26,12 +28,36 @@ def top_positions(scores: npt.NDArray[np.float32], k: int) -> IntArray:
     if k <= 0:
         return np.zeros(0, np.int64)
     neg = -scores
-    cut = np.partition(neg, k - 1)[k - 1]
-    better = np.flatnonzero(neg < cut)
-    ties = np.flatnonzero(neg == cut)[: k - better.size]
+    near = _likely_head(neg, k)
+    if near is None:
+        cut = np.partition(neg, k - 1)[k - 1]
+        better = np.flatnonzero(neg < cut)
+        ties = np.flatnonzero(neg == cut)[: k - better.size]
+    else:  # the k smallest of neg are among these (ascending positions)
+        values = neg[near]
+        if values.min() == values.max():  # all tied (every score 0, say): the first k
+            return near[:k]
+        cut = np.partition(values, k - 1)[k - 1]
+        better = near[values < cut]
+        ties = near[values == cut][: k - better.size]
     chosen = np.concatenate([better, ties])
     chosen.sort()
     return chosen[np.argsort(neg[chosen], kind="stable")].astype(np.int64, copy=False)
+
+
+def _likely_head(neg: npt.NDArray[np.float32], k: int) -> IntArray | None:
+    """Positions of the values of ``neg`` up to a threshold guessed from a sample, when
+    they are at least ``k`` (then the ``k`` smallest are all among them, and the ``k``-th
+    smallest is theirs): one pass and a small partition instead of partitioning every
+    value (~9 ms for 700,000). None: too few, or too few values to bother."""
+    size = int(neg.size)
+    if size < _SAMPLED_FROM or 4 * k > size:
+        return None
+    sample = neg[:: size // 4096]
+    at = min(sample.size - 1, (2 * k * sample.size) // size + 8)
+    threshold = np.partition(sample, at)[at]
+    near = np.flatnonzero(neg <= threshold)
+    return near if near.size >= k else None
 
 
 class RankedOrder:
