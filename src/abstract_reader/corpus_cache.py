@@ -568,7 +568,9 @@ class Opened:
                 )
                 if not hmac.compare_digest(mac, bytes(macs[k * _MAC_SIZE : (k + 1) * _MAC_SIZE])):
                     raise CacheRefused("chunk MAC")
-                keys = arrays["keys"][first:last]
+                # a copy (40 KB a chunk): the ids the MAC vouched for stay as checked
+                # even if someone writes into the mapped file afterwards
+                keys = arrays["keys"][first:last].copy()
             else:
                 crc = _crc(blob, offsets, first, last, 0)
                 if _crc(titles, title_offsets, first, last, crc) != sums[k]:
