@@ -63,7 +63,8 @@ COLS, ROWS = 140, 40
 STATUS_COUNT = re.compile(r"\b(\d[\d,]*) (?:of [\d,]+|papers?)\b")
 BUSY = re.compile(r"loading|indexing", re.I)
 LOADING = re.compile(r"loading", re.I)
-PARSING = re.compile(r"loading [1-9][\d,]*/\d+")  # a dump parsed ("0/20": before any)
+#: a dump parsed: "loading file 2/20…" (the second being read), "loading 20/20 files…"
+PARSING = re.compile(r"loading (?:file (?:[2-9]|[1-9]\d)[\d,]*/[\d,]+|[1-9][\d,]*/[\d,]+ files?)")
 BUILDING = re.compile(r"indexing \d")  # progress: a build (a cached index shows none)
 #: keys typed while busy: no binding in the list (should the filter miss one) and none is in
 #: the filter's placeholder, so the filter row shows them only once typed
@@ -453,7 +454,7 @@ def run_reader(
         "first_text": lambda: word in term.view_text(),
         "loaded": lambda: loaded(term),
         "indexed": lambda: indexed(term),
-        # what the status line shows of the work done: dumps parsed ("loading 3/20 files"; from
+        # what the status line shows of the work done: dumps parsed ("loading file 3/20"; from
         # the corpus cache "loading 20 files"), the index built ("indexing 5,000 / 20,000…")
         "seen_parsing": lambda: PARSING.search(term.status()) is not None,
         "seen_building": lambda: BUILDING.search(term.status()) is not None,

@@ -17,7 +17,9 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
+from ...status import word_cuts
 from ...text.links import refusal
+from ..widgets.fitted_input import FittedInput
 from ..widgets.paper_list import tag_label
 
 if TYPE_CHECKING:
@@ -88,8 +90,13 @@ class TagEditor(_Editor[list[str]]):
             yield Label("Current tags", classes="field-caption")
             yield OptionList(id="tag-current")
             yield Label("Add a tag", classes="field-caption")
-            yield Input(
-                placeholder="new tag — Tab completes, Enter adds, Enter on empty saves",
+            yield FittedInput(
+                placeholders=(
+                    "new tag — Tab completes, Enter adds, Enter on empty saves",
+                    "new tag — Tab completes, Enter adds (empty: saves)",
+                    "new tag — Tab completes, Enter adds",
+                    "new tag",
+                ),
                 suggester=SuggestFromList(self.known, case_sensitive=False),
                 id="tag-input",
             )
@@ -258,7 +265,9 @@ class MetadataEditor(_Editor[Metadata]):
             ):
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
-                    yield Input(value=value, placeholder=placeholder, id=field_id)
+                    # the derived title as a hint, cut at a word with "…" where it is long
+                    hints = [placeholder, *word_cuts("", placeholder)]
+                    yield FittedInput(value=value, placeholders=hints, id=field_id)
             yield Static(id="meta-error", markup=False)
             yield Static(
                 Content("Looking for candidates in the metadata files…").stylize("$text-muted")

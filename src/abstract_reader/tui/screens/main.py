@@ -35,6 +35,7 @@ from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise
 from ..commands import COMMANDS, bindings
+from ..widgets.fitted_input import FittedInput
 from ..widgets.paper_list import PaperList, Row
 from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
 from ..widgets.status_line import StatusLine
@@ -51,6 +52,13 @@ SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
+#: The filter's placeholder, longest first: the longest that fits is shown (70 columns: the third).
+FILTER_PLACEHOLDERS = (
+    "/ to filter — words, 'exact, ^title, !not, a | b, #tag, is:unread — ? for help",
+    "/ to filter — words, 'exact, ^title, !not, a | b, #tag — ? for help",
+    "/ to filter — words, 'exact, ^title, !not, #tag — ? for help",
+    "/ to filter — ? for help",
+)
 #: How long a key waits for its search before the screen goes on without it (the result then
 #: comes from a worker): a search quicker than this is drawn with the key's echo, in one frame.
 SEARCH_WAIT_S = 0.012
@@ -176,7 +184,7 @@ class _Rows:
         )
 
 
-class FilterInput(Input):
+class FilterInput(FittedInput):
     """The filter bar. Its own keys show in the footer while it has focus (the list's keys
     do not apply there)."""
 
@@ -262,8 +270,7 @@ class MainScreen(Screen[None]):
         # `/` is selected and then overwritten.
         yield FilterInput(
             select_on_focus=False,
-            placeholder="/ to filter — words, 'exact, ^title, !not, a | b, #tag, "
-            "is:unread — ? for help",
+            placeholders=FILTER_PLACEHOLDERS,
             id="filter",
         )
         with Horizontal(id="main"):

@@ -1,0 +1,64 @@
+"""A placeholder is never cut by its input's edge: a narrow terminal gets a shorter wording
+(the filter's, the tag editor's; the derived title in the metadata editor ends in "…")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+from textual.widgets import Input
+
+from .conftest import make_app, settle, until
+
+
+def _fits(field: Input) -> bool:
+    return 0 < cell_len(field.placeholder) <= field.content_region.width
+
+
+@pytest.mark.parametrize("size", [(70, 24), (80, 24), (120, 40)])
+async def test_the_filter_and_tag_editor_placeholders_fit(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        field = app.query_one("#filter", Input)
+        assert _fits(field), field.placeholder
+        assert field.placeholder.startswith("/ to filter") and "? for help" in field.placeholder
+        if size[0] >= 120:  # room for every kind of term
+            assert "is:unread" in field.placeholder
+        await pilot.press("t")
+        await until(pilot, lambda: bool(app.screen.query("#tag-input")))
+        await pilot.pause()
+        tag_field = app.screen.query_one("#tag-input", Input)
+        assert _fits(tag_field), tag_field.placeholder
+        assert tag_field.placeholder.startswith("new tag — Tab completes, Enter adds")
+        await pilot.press(*"graphs", "enter")  # it still works as before
+        await pilot.pause()
+        await pilot.press("enter")  # Enter on empty saves
+        await until(pilot, lambda: not app.screen.query("#tag-input"))
+        paper = app.main.current_paper()
+        assert paper is not None and "graphs" in app.library.snapshot.tags.get(paper.id, [])
+        # and the placeholder follows the width when the terminal is resized
+        await pilot.resize_terminal(70, 24)
+        await pilot.pause()
+        assert _fits(field)
+
+
+async def test_a_long_derived_title_hint_ends_in_an_ellipsis_where_it_is_cut(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(70, 24)) as pilot:
+        await settle(app, pilot)
+        paper = app.main.current_paper()
+        assert paper is not None
+        title = app.session.title_of(paper)
+        await pilot.press("e")
+        await until(pilot, lambda: bool(app.screen.query("#meta-title")))
+        await pilot.pause()
+        field = app.screen.query_one("#meta-title", Input)
+        assert _fits(field), field.placeholder
+        hint = field.placeholder
+        assert hint == title or (hint.endswith("…") and title.startswith(hint[:-1]))
