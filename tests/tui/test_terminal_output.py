@@ -139,3 +139,40 @@ async def test_a_full_repaint_after_a_resize_is_written_whole(
         term.stream = pyte.Stream(term.screen)
         await pilot.resize_terminal(100, 30)
         await same_as_repainted(app, pilot, term)
+
+
+async def test_a_new_result_shows_rows_and_count_in_one_frame_then_its_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing a query whose best paper is another one: the frame that first shows the new
+    count shows the new rows with it; the paper pane then shows the best paper, its matched
+    word marked, and the cursor is on it."""
+    from abstract_reader.tui.widgets.paper_list import PaperList
+    from abstract_reader.tui.widgets.paper_view import PaperView
+
+    term = Terminal(monkeypatch, *WIDE)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        app.query_one("#filter").cursor_blink = False
+        await same_as_repainted(app, pilot, term)
+        assert "StarCraft" not in term.screen.display[3]  # another paper is first
+        await pilot.press("slash", *"starcraf")
+        await settle(app, pilot)
+        frames = list(term.written)
+        for frame in frames:  # as the terminal got them
+            term.stream.feed(frame)
+            lines = term.screen.display
+            if "1 of 55" in lines[-2]:
+                assert "StarCraft Motion" in lines[3].split("▕", 1)[0]  # the first row
+                break
+        else:
+            raise AssertionError(f"no frame showed the count: {term.screen.display}")
+        term.written[:] = frames[frames.index(frame) + 1 :]
+        await same_as_repainted(app, pilot, term)  # the rest of the frames: the paper too
+        pane = "\n".join(line.split("▕", 1)[1] for line in term.screen.display[3:-2])
+        assert "StarCraft Motion" in pane
+        paper_list = app.query_one(PaperList)
+        view = app.query_one(PaperView)
+        assert paper_list.cursor == 0
+        assert view.details is not None and view.details.paper_id == paper_list.current_id
+        assert view.details.title_spans  # "starcraf" marked in the title
