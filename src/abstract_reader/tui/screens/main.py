@@ -329,7 +329,7 @@ class MainScreen(Screen[None]):
             self._load_and_index(builder)
 
     def _load_and_index(self, builder: CorpusBuilder) -> None:
-        from ...corpus_cache import key_for, open_cache, save
+        from ...corpus_cache import open_for, save
         from ...sources import is_metadata_file
 
         call = self.app.call_from_thread
@@ -339,13 +339,14 @@ class MainScreen(Screen[None]):
         # only dumps are cached (metadata records carry fields the cache does not keep), and
         # the cache must name exactly the dumps asked for
         dumps_only = not any(is_metadata_file(p) for p in builder.files)
-        key = key_for(builder.files) if dumps_only else None
-        opened = open_cache(cache, key, builder.files) if key else None
+        # (the dumps' content key is hashed on a thread meanwhile: `open_for`)
+        opened, key = open_for(cache, builder.files) if dumps_only else (None, None)
         if opened is not None:  # the same dumps as last time: mapped, not parsed
             try:
-                # rows show chunk by chunk as their texts and ids are checked
+                # rows show chunk by chunk as they are checked; final once the key agrees
                 for _rows in opened.publish(corpus.papers):
                     call(self._papers_arrived, None, total)
+                opened.confirm(key)
             except Exception:  # CacheRefused, or damage: what was shown goes, the dumps are parsed
                 call(self._papers_cleared, total)
             else:
