@@ -6,19 +6,58 @@ driver made to take output), and a terminal emulator (pyte) reads them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual._compositor import LayoutUpdate
+from rich.color import ColorSystem
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.pilot import Pilot
+from textual.strip import Strip
 
 from abstract_reader.tui.app import ReaderApp
 
 from .conftest import make_app, settle
 
 pyte = pytest.importorskip("pyte")
+
+#: Set in the process that runs a test here for real (see `in_own_process`).
+_INNER = "ABSTRACT_READER_TERMINAL_TEST"
+
+
+def in_own_process(request: pytest.FixtureRequest) -> bool:
+    """Run this test again in a fresh Python process and say so (True: its outcome is in).
+    Rich keeps a style's SGR codes on the style object, from the first console that drew
+    it: apps of earlier tests in the same worker (other themes, other colour systems) would
+    decide codes here, and a cell would differ for that reason alone."""
+    if os.environ.get(_INNER):
+        return False
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            f"{Path(__file__).relative_to(root)}::{request.node.name}",
+        ],
+        cwd=root,
+        env={**os.environ, _INNER: "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    return True
+
 
 WIDE = (140, 40)
 
@@ -63,12 +102,22 @@ def cells(screen: Any) -> list[list[tuple[object, ...]]]:
 
 
 def repainted(app: ReaderApp) -> Any:
-    """The screen as a full repaint draws it now, in a terminal of its own."""
+    """The screen as a full repaint draws it now, in a terminal of its own: every line of
+    the compositor, each run of text set in its style and reset after it (as Textual writes
+    them, the style's SGR worked out afresh for this console)."""
     width, height = app.size
     screen = pyte.Screen(width, height)
-    strips = app.screen._compositor.render_strips()
-    update = LayoutUpdate([[strip] for strip in strips], app.size.region)
-    pyte.Stream(screen).feed(update.render_segments(app.console))
+    color_system = app.console._color_system or ColorSystem.TRUECOLOR
+    out: list[str] = []
+    for y, strip in enumerate(app.screen._compositor.render_strips()):
+        out.append(f"\x1b[{y + 1};1H")
+        for text, style, _control in strip:
+            ansi = "" if style is None else Strip.render_ansi(style, color_system)
+            run = f"\x1b[{ansi}m{text}\x1b[0m" if ansi else text
+            if style is not None and style._link:
+                run = f"\x1b]8;id={style._link_id};{style._link}\x1b\\{run}\x1b]8;;\x1b\\"
+            out.append(run)
+    pyte.Stream(screen).feed("".join(out))
     return screen
 
 
@@ -82,13 +131,16 @@ async def same_as_repainted(app: ReaderApp, pilot: Pilot[Any], term: Terminal) -
     wrong = [
         (y, x) for y in range(len(want)) for x in range(len(want[y])) if want[y][x] != got[y][x]
     ]
-    assert not wrong, f"{len(wrong)} cells differ, first {wrong[:5]}: {term.screen.display}"
+    first = [(y, x, want[y][x], got[y][x]) for y, x in wrong[:3]]
+    assert not wrong, f"{len(wrong)} cells differ, first (want, got) {first}: {term.screen.display}"
     return written
 
 
 async def test_the_terminal_shows_the_screen_after_any_keys(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
+    if in_own_process(request):
+        return
     term = Terminal(monkeypatch, *WIDE)
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
@@ -123,9 +175,11 @@ async def test_the_terminal_shows_the_screen_after_any_keys(
 
 
 async def test_a_full_repaint_after_a_resize_is_written_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     """After a resize nothing on the terminal is taken as known: every cell is written."""
+    if in_own_process(request):
+        return
     term = Terminal(monkeypatch, 100, 30)
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -139,3 +193,91 @@ async def test_a_full_repaint_after_a_resize_is_written_whole(
         term.stream = pyte.Stream(term.screen)
         await pilot.resize_terminal(100, 30)
         await same_as_repainted(app, pilot, term)
+
+
+async def test_a_new_result_shows_rows_and_count_in_one_frame_then_its_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """Typing a query whose best paper is another one: the frame that first shows the new
+    count shows the new rows with it; the paper pane then shows the best paper, its matched
+    word marked, and the cursor is on it."""
+    if in_own_process(request):
+        return
+    from abstract_reader.tui.widgets.paper_list import PaperList
+    from abstract_reader.tui.widgets.paper_view import PaperView
+
+    term = Terminal(monkeypatch, *WIDE)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        app.query_one("#filter").cursor_blink = False
+        await same_as_repainted(app, pilot, term)
+        assert "StarCraft" not in term.screen.display[3]  # another paper is first
+        await pilot.press("slash", *"starcraf")
+        await settle(app, pilot)
+        frames = list(term.written)
+        for frame in frames:  # as the terminal got them
+            term.stream.feed(frame)
+            lines = term.screen.display
+            if "1 of 55" in lines[-2]:
+                assert "StarCraft Motion" in lines[3].split("▕", 1)[0]  # the first row
+                break
+        else:
+            raise AssertionError(f"no frame showed the count: {term.screen.display}")
+        term.written[:] = frames[frames.index(frame) + 1 :]
+        await same_as_repainted(app, pilot, term)  # the rest of the frames: the paper too
+        pane = "\n".join(line.split("▕", 1)[1] for line in term.screen.display[3:-2])
+        assert "StarCraft Motion" in pane
+        paper_list = app.query_one(PaperList)
+        view = app.query_one(PaperView)
+        assert paper_list.cursor == 0
+        assert view.details is not None and view.details.paper_id == paper_list.current_id
+        assert view.details.title_spans  # "starcraf" marked in the title
+
+
+class _Rows:
+    """``count`` plain rows for the list."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def row(self, index: int) -> Any:
+        from abstract_reader.tui.widgets.paper_list import Row
+
+        return Row(f"p{index}", f"paper {index}", "", (), False, True, False)
+
+    def paper_id(self, index: int) -> str:
+        return f"p{index}"
+
+
+async def test_the_scrollbar_of_a_long_list_is_right_after_the_count_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """10,000 rows narrowed to 9,000 keep a one-cell thumb (not drawn again); scrolled to the
+    end, the thumb is at the bottom: the terminal shows what a full repaint shows."""
+    if in_own_process(request):
+        return
+    from textual.scrollbar import ScrollBar
+
+    from abstract_reader.tui.widgets.paper_list import PaperList
+
+    term = Terminal(monkeypatch, *WIDE)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        app.query_one("#filter").cursor_blink = False
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        for count in (10_000, 9_000, 1_000, 40, 10_000):  # 1,000: a longer thumb
+            paper_list.set_source(_Rows(count))
+            await same_as_repainted(app, pilot, term)
+            bar = paper_list.vertical_scrollbar
+            assert isinstance(bar, ScrollBar) and bar.window_virtual_size == count
+            before = cells(term.screen)
+            bar.refresh()  # drawn again from what it holds now: no cell changes
+            await same_as_repainted(app, pilot, term)
+            assert cells(term.screen) == before
+        await pilot.press("G")
+        await same_as_repainted(app, pilot, term)
+        assert "paper 9999" in term.screen.display[-3]

@@ -30,6 +30,9 @@ from rich.style import Style
 from textual._compositor import ChopsUpdate
 from textual.strip import Strip
 
+#: (style, colour system) → the SGR parameters that set it
+_ANSI: dict[tuple[Style, ColorSystem], str] = {}
+
 #: row → {first column: (column after the last, what was written there)}
 Shown = dict[int, dict[int, tuple[int, str]]]
 
@@ -70,8 +73,13 @@ def strip_sequence(strip: Strip, color_system: ColorSystem) -> str:
             ansi = ""
             link = None
         else:
-            cached: str | None = style._ansi
-            ansi = render_ansi(style, color_system) if cached is None else cached
+            key = (style, color_system)
+            known = _ANSI.get(key)  # (a style's own cache, `_ansi`, keeps the colour system
+            if known is None:  # of whichever console rendered it first)
+                if len(_ANSI) > 4096:
+                    _ANSI.clear()
+                known = _ANSI[key] = render_ansi(style, color_system)
+            ansi = known
             link = style._link
         if ansi != current:
             out.append(f"\x1b[0;{ansi}m" if ansi else "\x1b[0m")
