@@ -14,8 +14,13 @@ import numpy as np
 from abstract_reader import corpus_cache as cc
 
 
-def edit_cache(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
-    """``edit`` changes the sections (writable numpy arrays, by name) in place."""
+def edit_cache(
+    path: Path, edit: Callable[[dict[str, Any]], None], *, numbers_crc: bool = True
+) -> None:
+    """``edit`` changes the sections (writable numpy arrays, by name) in place; the CRCs are
+    made right again (the numbers' one, in the header, only if ``numbers_crc``: the header
+    is then as it was, and its MAC holds). The MACs are left as they were: only the user's
+    secret could make them right."""
     data = bytearray(path.read_bytes())
     head_size = int.from_bytes(data[len(cc.MAGIC) : len(cc.MAGIC) + 8], "little")
     meta = json.loads(bytes(data[cc._HEAD : cc._HEAD + head_size]))
@@ -31,7 +36,8 @@ def edit_cache(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
         last = min(count, first + chunk)
         crc = cc._crc(arrays["abstracts"], offsets, first, last, 0)
         sums[k] = cc._crc(arrays["titles"], title_offsets, first, last, crc)
-    meta["numbers"] = cc._numbers_crc(arrays)
+    if numbers_crc:
+        meta["numbers"] = cc._numbers_crc(arrays)
     head = json.dumps(meta).encode()
     assert cc._HEAD + len(head) <= min(s[0] for s in meta["sections"].values())
     data[len(cc.MAGIC) : len(cc.MAGIC) + 8] = len(head).to_bytes(8, "little")

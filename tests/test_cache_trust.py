@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abstract_reader.cachefile import write_atomically
+from abstract_reader.cachefile import SECRET_NAME, secret, write_atomically
 from abstract_reader.corpus import Corpus, Paper, load_corpus, paper_id
 from abstract_reader.corpus_cache import key_for, load_corpus_cached, save
 from abstract_reader.search import SearchIndex, cache_key_for
@@ -74,14 +74,32 @@ def _crafted(corpus: Corpus, change: str) -> Corpus:
     return Corpus(papers=papers, files=list(corpus.files))
 
 
+def _save_crafted(cache: Path, key: str, corpus: Corpus, *, reader_has_secret: bool) -> None:
+    """A well-formed cache of ``corpus`` at ``key`` in ``cache``, as an attacker makes one:
+    with a secret of their own (the reader has its own secret), or none at all (the reader
+    has none either: it checks the whole file)."""
+    if reader_has_secret:
+        elsewhere = cache.parent / "attacker"
+        save(elsewhere, key, corpus, [])  # signed with the attacker's own secret
+        assert secret(cache) is not None and secret(cache) != secret(elsewhere)
+        (elsewhere / f"{key}.corpus").replace(cache / f"{key}.corpus")
+    else:
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / SECRET_NAME).mkdir()  # no secret can be read or made there
+        save(cache, key, corpus, [])
+
+
+@pytest.mark.parametrize("reader_has_secret", [True, False], ids=["secret", "no-secret"])
 @pytest.mark.parametrize("change", ["swap", "escape", "title", "year", "foreign-file", "duplicate"])
-def test_a_crafted_corpus_cache_is_not_believed(tmp_path: Path, change: str) -> None:
+def test_a_crafted_corpus_cache_is_not_believed(
+    tmp_path: Path, change: str, reader_has_secret: bool
+) -> None:
     dump = _dump(tmp_path)
     cache = tmp_path / "cache"
     fresh = load_corpus([dump])
     key = key_for([dump])
     assert key is not None
-    save(cache, key, _crafted(fresh, change), [])  # a well-formed cache at the right key
+    _save_crafted(cache, key, _crafted(fresh, change), reader_has_secret=reader_has_secret)
     loaded = load_corpus_cached([dump], cache, min_bytes=0)
     for paper in loaded.papers:
         assert paper.id == paper_id(paper.abstract)  # no text under another paper's id
@@ -100,7 +118,7 @@ def test_the_reader_cli_shows_no_crafted_text(tmp_path: Path) -> None:
     fresh = load_corpus([dump])
     key = key_for([dump])
     assert key is not None
-    save(home_cache / "corpus", key, _crafted(fresh, "escape"), [])
+    _save_crafted(home_cache / "corpus", key, _crafted(fresh, "escape"), reader_has_secret=True)
     env = {**os.environ, "ABSTRACT_READER_CACHE": str(home_cache)}
     # the CLI caches from 4 MB on; the crafted file sits where it would look anyway
     result = cli("show", fresh.papers[0].id, "-d", str(dump), env=env)

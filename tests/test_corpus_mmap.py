@@ -64,6 +64,13 @@ def test_a_warm_corpus_is_the_cold_one_and_maps_its_columns(tmp_path: Path) -> N
         "year",
         "source",
         "bytes",
+        # well-formed changes: parsing could have given them, only the MACs tell
+        "letter",
+        "title",
+        "venue",
+        "index",
+        "id",
+        "id-header-kept",
     ],
 )
 def test_a_tampered_cache_is_refused_and_the_dumps_are_parsed(
@@ -102,11 +109,26 @@ def test_a_tampered_cache_is_refused_and_the_dumps_are_parsed(
             arrays["files"][row] = 9
         elif damage == "bytes":
             put_text(arrays, row, b"\xff\xfe")
+        elif damage == "letter":  # "Abstract 7000 …" → "Bbstract 7000 …"
+            put_text(arrays, row, b"B")
+        elif damage == "title":
+            start = int(arrays["title_offsets"][row])
+            arrays["titles"][start] ^= 0x20  # another case of the same letter
+        elif damage == "venue":  # another venue of the file's
+            arrays["venues"][row] = -1 if arrays["venues"][row] >= 0 else 0
+        elif damage == "index":  # another place in the dump
+            arrays["indexes"][row] += 1
+        elif damage.startswith("id"):
+            arrays["keys"][row] ^= 1
 
-    edit_cache(path, edit)
+    # the texts' CRCs are numbers too: recomputing that CRC would change the header
+    header_kept = damage in ("letter", "title", "id-header-kept")
+    edit_cache(path, edit, numbers_crc=not header_kept)
     key = key_for(paths)
     assert key is not None
     opened = open_cache(cache, key, paths)
+    if header_kept:
+        assert opened is not None  # the header's MAC holds: the chunk's does not
     if opened is not None:  # what numpy checks at once passed: the chunk check refuses
         table = PaperTable()
         with pytest.raises(CacheRefused):

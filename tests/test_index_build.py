@@ -206,6 +206,7 @@ def test_a_saved_index_is_then_read_from_its_file(tmp_path: Path) -> None:
     index = SearchIndex(seeds, cache_dir=tmp_path, cache_key="k", defer_save=True)
     built, results = _arrays(index), _results(index)
     assert index.text.folded.docs.flags.writeable  # built here
+    assert index.prepare_prefix_masks()  # made ahead: still used after
     index.save_cache()
     assert not index.text.folded.docs.flags.writeable  # the mapped file's
     assert _arrays(index) == built

@@ -141,3 +141,70 @@ def test_pasted_id_pinned_first_without_a_full_sort(typed: SearchIndex, seeds: C
     assert result[0].paper.id == target.id
     assert result.position_of(target.id) == 0
     assert parse_query(target.id[:10]).terms
+
+
+def test_typo_candidates_of_a_large_letter_group_match_the_scan() -> None:
+    """Letter groups of hundreds of words are narrowed with numpy before rapidfuzz: the
+    same candidates as the plain scan, for words of every length and budget, including
+    accented letters and words shorter or longer than the typed one."""
+    import random
+
+    import numpy as np
+
+    from abstract_reader.search.fuzzy import _PREFILTER_MIN
+    from abstract_reader.search.postings import Vocabulary, _Postings
+
+    rng = random.Random(14)
+    alphabet = "aeinrstuoé"
+    words = sorted(
+        {
+            "r" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 13)))
+            for _ in range(6000)
+        }
+        | {"robust", "robustness", "rbust", "robsut", "roubst", "ro", "r", "résumé"}
+    )
+    vocab = Vocabulary.from_sorted(words)
+    postings = _Postings(vocab, np.zeros(len(words) + 1, np.int64), np.zeros(0, np.uint32))
+    assert len(vocab.letter_group("r")[1]) >= _PREFILTER_MIN
+    targets = ["robust", "robustnes", "rbust", "résumé", "reinstate", "rsnuoeitae", "rzzzz"]
+    targets += [
+        "r" + "".join(rng.choice(alphabet) for _ in range(rng.randint(3, 11))) for _ in range(30)
+    ]
+    for word in targets:
+        finder = TypoFinder()  # a cold finder scans the letter group
+        for end in range(5, len(word) + 1):
+            part = word[:end]
+            budget = typo_budget(part)
+            for prefix in (True, False):
+                want = postings.typo_candidates(part, budget, prefix)
+                assert TypoFinder().candidates(postings, part, budget, prefix) == want, part
+                assert finder.candidates(postings, part, budget, prefix) == want, part
+
+
+def test_prefix_masks_made_ahead_change_no_result(seeds: Corpus) -> None:
+    """Masks of common prefixes made ahead (as the reader does once the index is ready)
+    give the same hits and scores as masks made while typing, for every short prefix of
+    the vocabulary, in lower case and capitalised, alone and after other words."""
+    ahead = SearchIndex(seeds)
+    made = ahead.prepare_prefix_masks()
+    assert made > 10  # the first letters at least
+    assert ahead.prepare_prefix_masks() == 0  # made once
+    typed_only = SearchIndex(seeds)
+    words = ahead.text.folded.words
+    prefixes = sorted({w[:size] for w in words for size in (1, 2) if len(w) >= size})
+    prefixes += sorted({w[:3] for w in words if len(w) >= 3})[::4]
+    queries = [*prefixes, *(p.capitalize() for p in prefixes[::7])]
+    queries += [f"robust {p}" for p in prefixes[::5]] + [f"!{p} gauss" for p in prefixes[::11]]
+    queries += [f"title:{p}" for p in prefixes[::13]]
+    for text in queries:
+        got = ahead.search(text)
+        want = typed_only.search(text)
+        assert [h.paper.id for h in got] == [h.paper.id for h in want], text
+        assert [h.score for h in got] == [h.score for h in want], text
+
+
+def test_prefix_masks_made_ahead_stop_when_asked(seeds: Corpus) -> None:
+    index = SearchIndex(seeds)
+    assert index.prepare_prefix_masks(stop=lambda: True) == 0
+    assert index.prepare_prefix_masks(limit=3) == 3
+    assert index.prepare_prefix_masks() > 0  # the rest

@@ -43,6 +43,66 @@ def open_mapped(path: Path) -> mmap.mmap | None:
         os.close(fd)  # the mapping keeps its own reference to the file
 
 
+SECRET_NAME = "cache.key"
+SECRET_BYTES = 32
+
+
+def secret(cache_dir: Path, *, create: bool = True) -> bytes | None:
+    """This user's secret for the cache files of ``cache_dir``: read from ``cache.key``
+    there, or made (``secrets.token_bytes``; written to a fresh 0600 ``mkstemp`` file and
+    hard-linked into place, so that it is never followed through a link, never seen half
+    written, and two processes making it at once agree on one). None when it cannot be read
+    or made, or the file there could be another's: not a regular file, not this user's,
+    readable or writable by anyone else, or not 32 bytes. Callers then trust no cache
+    without checking all of it."""
+    path = cache_dir / SECRET_NAME
+    found = _read_secret(path)
+    if found is not None or not create:
+        return found
+    import secrets
+    import tempfile
+
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=f".tmp-{os.getpid()}-", suffix=".part")
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(SECRET_BYTES))
+        with contextlib.suppress(FileExistsError):  # another process made it first: theirs
+            os.link(tmp, path)  # never replaces: the one there is kept
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return _read_secret(path)
+
+
+def _read_secret(path: Path) -> bytes | None:
+    import stat
+
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != SECRET_BYTES:
+            return None
+        if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
+            return None
+        data = os.read(fd, SECRET_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) == SECRET_BYTES else None
+
+
 def write_atomically(
     cache_dir: Path, name: str, write: Callable[[BinaryIO], object], keep: int
 ) -> bool:

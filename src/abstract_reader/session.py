@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from . import status
 from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
@@ -438,10 +439,11 @@ class Session:
         load_progress: tuple[int | None, int] = (0, 0),
         index_progress: tuple[int, int] = (0, 0),
     ) -> list[str]:
-        """The status bar's parts, most important first (a narrow line keeps the first ones):
-        progress, the count, the marks, what the query could not use, warnings, the
-        library's counts, the order, then the rest. ``load_progress``: files loaded (None:
-        from the corpus cache, all at once) and files."""
+        """The status bar's parts, most important first (a narrow line keeps the first ones,
+        shortened: see `status.StatusPart`): progress, the count, the marks, what the query
+        could not use, warnings, the order, the library's counts, then the rest.
+        ``load_progress``: files loaded (None: from the corpus cache, all at once) and
+        files."""
         snap = self.library.snapshot
         # marks of loaded papers only; one vectorised look-up each, no Paper built (the
         # status is redrawn with every arriving chunk, and a library may hold 20,000 marks)
@@ -450,41 +452,41 @@ class Session:
         bookmarked = len(rows_of(snap.bookmarks))
         parts: list[str] = []
         if loading:
-            done, files = load_progress
-            of = "file" if files == 1 else "files"
-            parts.append(
-                f"loading {files} {of}…" if done is None else f"loading {done}/{files} {of}…"
-            )
+            parts.append(status.loading_part(*load_progress))
         elif self.index is None:
             done, papers = index_progress
-            indexing = f"indexing {done:,} / {papers:,}…" if papers else "indexing…"
-            parts.append(indexing + (" (filter waits)" if self.query_text.strip() else ""))
-        parts.append(
-            f"{shown:,} of {loaded:,}" if self.result is not None else f"{loaded:,} papers"
-        )
+            waiting = bool(self.query_text.strip())
+            parts.append(status.indexing_part(done, papers, waiting=waiting))
+        result = self.result
+        notes: list[str] = []
+        partial = False
+        for note in result.notes if result is not None else ():  # an unknown id:, …
+            phrase = status.phrase_check(note)  # … a bounded phrase check
+            partial = partial or phrase is not None
+            notes.append(phrase if phrase is not None else note)
+        parts.append(status.count_part(shown, loaded, filtered=result is not None, partial=partial))
         if self.marks:
             parts.append(f"{len(self.marks)} marked")
         unknown = self.unknown_saved
         if unknown:
-            parts.append("no saved search " + ", ".join("@" + name for name in unknown))
-        if self.result is not None and self.result.query.ignored:
-            parts.append("ignored: " + " ".join(self.result.query.ignored))
-        if self.result is not None:
-            parts.extend(self.result.notes)  # an unknown id:, a bounded phrase check
+            parts.append(status.listed_part("no saved search ", ["@" + n for n in unknown], ", "))
+        if result is not None and result.query.ignored:
+            parts.append(status.listed_part("ignored: ", result.query.ignored))
+        parts.extend(notes)
         problems = self.corpus.fatal_errors
         if problems:
             parts.append(f"⚠ {len(problems)} load error{'s' if len(problems) != 1 else ''}")
         if self.library.read_only:
             parts.append("⚠ library read-only")
-        parts.append(f"{max(0, loaded - read):,} unread")
-        parts.append(f"{bookmarked:,} bookmarked")
+        # the order before the library's counts: a narrow line keeps what the list shows
         if self.sort != "relevance":
-            parts.append(f"sorted by {SORTS[self.sort]}")
-        if self.result is not None and self.result.ranked_like:  # like: (with its words)
-            words = self.result.like_words
-            parts.append(self.result.ranked_like + (f" ({', '.join(words)})" if words else ""))
+            parts.append(status.sort_part(self.sort, SORTS[self.sort]))
+        if result is not None and result.ranked_like:  # like: (with its words)
+            parts.append(status.ranked_like_part(result.ranked_like, result.like_words))
+        parts.append(status.detail(f"{max(0, loaded - read):,} unread"))
+        parts.append(status.detail(f"{bookmarked:,} bookmarked"))
         saved = snap.paper_ids()
         orphans = len(saved) - len(rows_of(saved))
         if orphans and not loading:
-            parts.append(f"{orphans} saved paper{'s' if orphans != 1 else ''} not in these dumps")
+            parts.append(status.orphans_part(orphans))
         return parts

@@ -1,6 +1,7 @@
-"""The status line keeps what matters visible at any width: progress first, then the count;
-what does not fit is dropped from the least important end, and the cut shows "…" (never a
-part cut mid-way); the first frames agree with each other."""
+"""The status line keeps what matters visible at any width: progress first, then the count,
+the query's state and the order; long parts are shortened (ending in "…" when a text is
+cut), what still does not fit is dropped from the least important end, and the cut shows
+"…" (never a part cut mid-word without it); the first frames agree with each other."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 
-from abstract_reader.corpus import CorpusBuilder
+from abstract_reader.corpus import Corpus, CorpusBuilder
 from abstract_reader.library import Library
 from abstract_reader.search import postings
+from abstract_reader.status import forms_of
 from abstract_reader.tui.app import ReaderApp
+from abstract_reader.tui.widgets.paper_list import PaperList
 from abstract_reader.tui.widgets.status_line import StatusLine, fit_status
 
 from ..conftest import write_dump
-from .conftest import make_app, settle, until
+from .conftest import make_app, settle, type_filter, until
 
 SIZES = [(70, 24), (120, 40)]
 
@@ -28,7 +31,8 @@ def shown(app: ReaderApp) -> str:
 
 
 def assert_fits(app: ReaderApp) -> None:
-    """On one line, whole parts only; a cut ends in " · …"."""
+    """On one line, each part whole or in one of its shorter forms, in order; a cut ends
+    in " · …"."""
     status = app.query_one("#status", StatusLine)
     text = shown(app)
     assert cell_len(text) <= status.size.width
@@ -37,7 +41,8 @@ def assert_fits(app: ReaderApp) -> None:
         pieces.pop()
     else:
         assert len(pieces) == len(status.parts)
-    assert pieces == list(status.parts[: len(pieces)])
+    for piece, part in zip(pieces, status.parts, strict=False):
+        assert piece in forms_of(part)
 
 
 def _pause_index_at_20(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
@@ -72,6 +77,8 @@ async def test_indexing_progress_shows_first_and_the_line_is_cut_between_parts(
             assert_fits(app)
             if size[0] == 70:
                 assert text.endswith(" · …")  # the rest did not fit: said, not cut mid-word
+            else:  # the order stays, shortened
+                assert "no saved search @nosuchsearch · by recently tagged/bookmarked" in text
         finally:
             go_on.set()
         await settle(app, pilot)
@@ -88,6 +95,8 @@ async def test_indexing_progress_shows_first_and_the_line_is_cut_between_parts(
 async def test_loading_progress_is_first_and_knows_the_file_total_from_the_first_frame(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The file number and the paper count agree: while the second dump's rows come in,
+    the line names the second file (not "1/2 files" with more than one file's papers)."""
     monkeypatch.setattr("abstract_reader.tui.screens.main.SYNC_LOAD_BYTES", 0)
     dumps = [
         write_dump(tmp_path / f"d{i}.txt", *[f"Abstract {i}-{n} on graphs." for n in range(50)])
@@ -97,9 +106,10 @@ async def test_loading_progress_is_first_and_knows_the_file_total_from_the_first
     real = CorpusBuilder.add_file_in_batches
 
     def add_file_in_batches(builder: CorpusBuilder, path: Path, *args: Any, **kwargs: Any) -> Any:
-        if path.name == "d1.txt":  # the second file waits: the first is in
-            go_on.wait(timeout=60)
-        return real(builder, path, *args, **kwargs)
+        for n, rows in enumerate(real(builder, path, batch=20)):
+            yield rows
+            if path.name == "d1.txt" and n == 0:  # the second file waits after 20 rows
+                go_on.wait(timeout=60)
 
     monkeypatch.setattr(CorpusBuilder, "add_file_in_batches", add_file_in_batches)
     seen: list[tuple[str, ...]] = []
@@ -113,16 +123,20 @@ async def test_loading_progress_is_first_and_knows_the_file_total_from_the_first
     app = make_app(tmp_path, dumps)
     async with app.run_test(size=(70, 24)) as pilot:
         try:
-            await until(pilot, lambda: shown(app).startswith("loading 1/2 files… · 50 papers"))
+            await until(pilot, lambda: "70 papers" in shown(app))
+            assert shown(app).startswith("loading file 2/2… · 70 papers")
             assert_fits(app)
         finally:
             go_on.set()
         await settle(app, pilot)
         assert shown(app).startswith("100 papers")
     loading = [parts[0] for parts in seen if parts[0].startswith("loading")]
-    assert loading[0] == "loading 0/2 files…"  # the total is known before the first file
-    assert all("/2 files…" in part for part in loading)
-    assert seen[0][:2] == ("loading 0/2 files…", "0 papers")
+    assert loading[0] == "loading file 1/2…"  # the total is known before the first file
+    assert all(part.startswith(("loading file ", "loading 2/2 files")) for part in loading)
+    assert seen[0][:2] == ("loading file 1/2…", "0 papers")
+    for parts in seen:  # never more papers than the files named hold
+        if parts[0].startswith("loading file 1/2"):
+            assert parts[1] in ("0 papers", "20 papers", "40 papers", "50 papers")
 
 
 def test_fit_status_drops_whole_parts_from_the_end() -> None:
@@ -131,3 +145,132 @@ def test_fit_status_drops_whole_parts_from_the_end() -> None:
     assert fit_status(parts, 50) == "loading 3/20 files… · 9,899 papers · …"
     assert fit_status(parts, 10) == "loading…"  # not even the first part: cut, with "…"
     assert fit_status(["ignored: 論文論文"], 12) == "ignored:…"  # wide characters count twice
+
+
+WIDTHS = [(120, 40), (100, 30), (80, 24), (70, 24)]
+
+
+def _order_shown(text: str, forms: tuple[str, ...]) -> bool:
+    return any(form in text.split(" · ") for form in forms)
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+async def test_a_narrow_line_shortens_the_order_instead_of_dropping_it(
+    tmp_path: Path, seeds: Corpus, size: tuple[int, int]
+) -> None:
+    """What order the list is in stays on the line at every width, shortened: a year
+    order behind an unknown saved search, and `m`'s "ranked like <paper>"."""
+    spike = seeds.resolve("91429572")
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        while app.session.sort != "year":
+            await pilot.press("s")
+        await type_filter(app, pilot, "graph @nosuchsearch")
+        await pilot.press("escape")
+        await settle(app, pilot)
+        text = shown(app)
+        assert text.startswith("0 of 55 · no saved search @nosuchsearch · ")
+        year = ("sorted by year, newest first", "by year, newest first", "newest first")
+        assert _order_shown(text, year), text
+        assert_fits(app)
+        # `m` on a paper: the list is ranked like it, and the line says so at every width
+        await type_filter(app, pilot, "")
+        await pilot.press("ctrl+u", "escape")
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        position = app.session.position_of(spike.id)
+        assert position is not None
+        paper_list.move(position, by_user=True)
+        await pilot.press("m")
+        await settle(app, pilot)
+        await until(pilot, lambda: shown(app).startswith("54 of 55 · ranked like "))
+        text = shown(app)
+        title_start = spike.title.split()[0].rstrip(":")
+        assert f"ranked like {title_start}" in text, text  # the paper named, maybe cut…
+        assert_fits(app)
+        if size[0] >= 100:  # … and the words that drove the ranking
+            assert "spiking" in text
+
+
+async def test_indexing_says_no_0_of_n_before_its_first_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build with a helper process reports "0 done" while the helper takes its first
+    chunks: the line says "indexing…" until papers are done, then the fraction."""
+    monkeypatch.setattr(postings, "CHUNK_DOCS", 10)
+    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)  # the helper, as at 100k
+    go_on = threading.Event()
+    real_add = postings._Builder.add
+
+    def add(builder: postings._Builder, doc0: int, answer: postings._Answer) -> None:
+        if builder.papers in (0, 20) and not go_on.is_set():
+            go_on.wait(timeout=60)
+        real_add(builder, doc0, answer)
+
+    monkeypatch.setattr(postings._Builder, "add", add)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        try:
+            await until(pilot, lambda: app.main.index_progress == (0, 55), timeout=60)
+            await pilot.pause()
+            assert shown(app).startswith("indexing… · 55 papers")
+            assert "0 / 55" not in shown(app)
+            go_on.set()
+            await until(pilot, lambda: "indexing" not in shown(app), timeout=60)
+        finally:
+            go_on.set()
+        await settle(app, pilot)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (70, 24), (120, 40)])
+async def test_a_phrase_checked_in_the_best_papers_only_says_it_is_a_partial_answer(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """2,600 papers have "of" and "the"; the reader checks the phrase in the 2,000 best of
+    them: the line says how many are shown and that the check was partial, not "N of M"."""
+    abstracts = [f"Item {n}: of the set, number {n}." for n in range(2_500)]
+    abstracts += [f"Item {n}: of course the set, number {n}." for n in range(2_500, 2_600)]
+    dump = write_dump(tmp_path / "d.txt", *abstracts)
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await until(pilot, lambda: app.session.index is not None, timeout=60)
+        await type_filter(app, pilot, '"of the"')
+        await until(pilot, lambda: "shown" in shown(app), timeout=30)
+        text = shown(app)
+        count = len(app.session.result or [])
+        assert 0 < count <= 2_000
+        assert text.startswith(f"{count:,} shown · phrase checked in ")
+        assert "2,000" in text and "2,600" in text
+        assert "of 2,600 · " not in text.split("phrase")[0]  # not the "N of M" of an answer
+        if size[0] >= 80:  # the whole sentence
+            assert "phrase checked in the 2,000 best of 2,600 with these words" in text
+        else:
+            assert "phrase checked in the 2,000 best of 2,600" in text
+        assert_fits(app)
+
+
+def test_fit_status_shortens_facts_before_dropping_them_and_details_give_way() -> None:
+    from abstract_reader.status import StatusPart, detail
+
+    parts = [
+        StatusPart("99,003 of 99,004"),
+        StatusPart("sorted by year, newest first", ["by year, newest first", "newest first"]),
+        StatusPart("ranked like A long title of a paper", ["ranked like A long…"]),
+        detail("99,004 unread"),
+        detail("0 bookmarked"),
+    ]
+    wide = fit_status(parts, 200)
+    assert wide == " · ".join(parts)
+    # the facts whole; the details as far as they fit
+    assert fit_status(parts, 100) == (
+        "99,003 of 99,004 · sorted by year, newest first · ranked like A long title of a paper · …"
+    )
+    # facts shortened, the first ones longest; details gone
+    assert fit_status(parts, 70) == (
+        "99,003 of 99,004 · by year, newest first · ranked like A long… · …"
+    )
+    assert fit_status(parts, 60) == "99,003 of 99,004 · newest first · ranked like A long… · …"
+    # a fact that does not fit even shortened goes, with what follows it
+    assert fit_status(parts, 40) == "99,003 of 99,004 · newest first · …"

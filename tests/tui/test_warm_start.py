@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from abstract_reader import corpus_cache
+from abstract_reader.cachefile import SECRET_NAME
 from abstract_reader.corpus import CorpusBuilder
 from abstract_reader.tui.screens.main import MainScreen
 
@@ -69,14 +71,16 @@ async def test_a_warm_start_shows_rows_while_the_cache_is_checked(
     assert seen.index(5000) < seen.index(10_000) < seen.index(12_000)
 
 
+@pytest.mark.parametrize("text", [b"\x1b[2J", b"B"], ids=["escape", "letter"])
 async def test_a_cache_refused_halfway_is_cleared_and_the_dump_parsed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: bytes
 ) -> None:
     dump = _dump(tmp_path)
     seen = _spy(monkeypatch)
     cold_ids, cold_rows = await _cold(tmp_path, dump)
     (path,) = (tmp_path / "corpus").glob("*.corpus")
-    edit_cache(path, lambda arrays: put_text(arrays, 11_000, b"\x1b[2J"))  # the last chunk
+    # in the last chunk; the header as it was (its MAC holds), that chunk's MAC fails
+    edit_cache(path, lambda arrays: put_text(arrays, 11_000, text), numbers_crc=False)
     seen.clear()
     app = make_app(tmp_path, [dump])
     async with app.run_test(size=WIDE) as pilot:
@@ -85,3 +89,30 @@ async def test_a_cache_refused_halfway_is_cleared_and_the_dump_parsed(
         assert listed(app) == cold_rows
         assert all("\x1b" not in p.abstract for p in app.session.corpus.papers)
     assert 10_000 in seen and 0 in seen[seen.index(10_000) :]  # shown, cleared, parsed
+
+
+async def test_without_the_secret_a_warm_start_checks_the_cache_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The secret gone (or unreadable): the cache is not refused but checked as untrusted
+    input, text by text and id by id; the same papers, no parsing."""
+    dump = _dump(tmp_path)
+    seen = _spy(monkeypatch)
+    cold_ids, cold_rows = await _cold(tmp_path, dump)
+    (tmp_path / "corpus" / SECRET_NAME).unlink()
+    checked: list[int] = []
+    original = corpus_cache._check_chunk
+
+    def spy(blob: Any, offsets: Any, first: int, last: int) -> Any:
+        checked.append(first)
+        return original(blob, offsets, first, last)
+
+    monkeypatch.setattr(corpus_cache, "_check_chunk", spy)
+    _no_parsing(monkeypatch)
+    seen.clear()
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert app.session.corpus.papers.ids() == cold_ids
+        assert listed(app) == cold_rows
+    assert checked == [0, 5000, 10_000]

@@ -418,8 +418,10 @@ def _strongest(terms: I64, weights: F32, k: int) -> tuple[I64, F32]:
 
 def prepare(index: SearchIndex) -> None:
     """Build the index's similarity model now (in a worker, once the index is ready), so
-    that the first ``like:`` costs what the next ones do. The build read every posting: the
-    index cache's pages it brought in leave the resident set again."""
+    that the first ``like:`` costs what the next ones do — after the masks of common
+    prefixes, so that the first keys typed cost what the later ones do. The builds read
+    every posting: the index cache's pages they brought in leave the resident set again."""
+    index.prepare_prefix_masks()
     for_index(index)
     index.release_pages()
 

@@ -10,8 +10,10 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
+from rich.console import RenderableType
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
+from textual.geometry import Size
 from textual.screen import Screen
 
 from ..config import Config, load_config
@@ -20,6 +22,7 @@ from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
 from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
+from .output import Shown, changed_chops
 from .screens import main as main_screen
 from .screens.main import NARROW_WIDTH, MainScreen
 
@@ -66,6 +69,8 @@ class ReaderApp(App[int]):
             cache_dir if cache_dir is not None else default_cache_root() / "index",
         )
         self._main: MainScreen | None = None
+        self._shown: Shown = {}  #: what the frames wrote, to write only what changed
+        self._shown_size: Size | None = None
         theme = config.theme or self.library.setting("theme")
         if theme and theme in self.available_themes:
             self.theme = theme
@@ -87,6 +92,8 @@ class ReaderApp(App[int]):
             self.set_keymap(keymap)
 
     def on_mount(self) -> None:
+        # back from suspension (an editor, ctrl+z): the screen is repainted whole
+        self.app_resume_signal.subscribe(self, lambda _app: self._shown.clear())
         for warning in self.config_warnings:
             self.notify(warning, title="Config", severity="warning", timeout=15, markup=False)
 
@@ -108,6 +115,14 @@ class ReaderApp(App[int]):
                 citation_format=self.config.citation_format,
             )
         return self._main
+
+    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
+        """A frame is written as the cells that changed on screen (``output.py``): a key
+        typed into the filter wrote ~11 KB at 10,000 papers, mostly cells as they were."""
+        if self.size != self._shown_size:  # a new size: nothing on screen is known
+            self._shown.clear()
+            self._shown_size = self.size
+        super()._display(screen, changed_chops(renderable, self._shown))
 
     def get_default_screen(self) -> Screen[None]:
         return self.main
