@@ -208,6 +208,8 @@ def test_a_saved_index_is_then_read_from_its_file(tmp_path: Path) -> None:
     assert index.text.folded.docs.flags.writeable  # built here
     assert index.prepare_prefix_masks()  # made ahead: still used after
     index.save_cache()
+    assert index.text.folded.docs.flags.writeable and index.map_pending
+    index.map_saved()
     assert not index.text.folded.docs.flags.writeable  # the mapped file's
     assert _arrays(index) == built
     assert _results(index) == results
@@ -236,6 +238,7 @@ def test_a_saved_index_that_reads_back_different_is_not_used(
 
     monkeypatch.setattr("abstract_reader.search.engine._save_cache", save_other)
     index.save_cache()
+    index.map_saved()
     assert index.text.folded.docs.flags.writeable  # still the built arrays
     assert _arrays(index) == built
     assert _results(index) == results

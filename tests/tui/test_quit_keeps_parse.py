@@ -67,3 +67,24 @@ async def test_quitting_while_indexing_keeps_the_parsed_corpus(
         assert [h.paper.id for h in app.session.index.search("topic 36")] == expected
         await type_filter(app, pilot, "topic 36")
         assert len(listed(app)) == len(expected) == 8
+
+
+async def test_a_cold_index_is_read_from_its_saved_file_once_ready(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a cold build the postings saved to the cache are what the reader searches
+    (mapped, not the built copies): the same results."""
+    texts = [f"Abstract {n} on topic {n % 37}." for n in range(300)]
+    dump = write_dump(tmp_path / "big.txt", *texts)
+    expected = [h.paper.id for h in SearchIndex(load_corpus([dump])).search("topic 36")]
+    monkeypatch.setattr("abstract_reader.tui.screens.main.SYNC_LOAD_BYTES", 0)  # a thread
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        index = app.session.index
+        assert index is not None and not index.loaded_from_cache
+        assert not index.map_pending
+        assert not index.text.folded.docs.flags.writeable  # the saved file's pages
+        assert [h.paper.id for h in index.search("topic 36")] == expected
+        await type_filter(app, pilot, "topic 36")
+        assert len(listed(app)) == 8

@@ -245,6 +245,7 @@ class SearchIndex:
         self.n = len(corpus.papers)
         self.loaded_from_cache = False
         self._unsaved: tuple[Path, str] | None = None
+        self._saved: tuple[Path, str] | None = None  #: saved, not read from there yet
         self._title_overrides: dict[int, str] = {}
         data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
         #: the mapped index cache the arrays read (None: built here): `release_pages`
@@ -293,6 +294,20 @@ class SearchIndex:
             cache_dir, cache_key = self._unsaved
             self._unsaved = None
             _save_cache(cache_dir, cache_key, self.corpus, self.text, self.titles)
+            self._saved = (cache_dir, cache_key)
+
+    @property
+    def map_pending(self) -> bool:
+        """Saved by `save_cache`, and still read from the built arrays (`map_saved`)."""
+        return self._saved is not None
+
+    def map_saved(self) -> None:
+        """After `save_cache`: read the postings from the file written (see `_map_saved`).
+        Call it once the background passes over every posting (prefix masks, similarity
+        model) are done, so that none reads the built arrays and the file's pages at once."""
+        if self._saved is not None:
+            cache_dir, cache_key = self._saved
+            self._saved = None
             self._map_saved(cache_dir, cache_key)
 
     def _map_saved(self, cache_dir: Path, cache_key: str) -> None:

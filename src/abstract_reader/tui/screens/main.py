@@ -458,8 +458,13 @@ class MainScreen(Screen[None]):
             progress=self._post_indexing,
             defer_save=True,
         )
+        # Saved, then read from the file written (page cache, not this process's memory:
+        # ~65 MB at 100,000 papers) before it is handed over — ~0.2 s, and no pass over
+        # every posting (prefix masks, the similarity model) then reads both the built
+        # arrays and the file's pages.
+        index.save_cache()
+        index.map_saved()
         self.app.call_from_thread(self._index_ready, index)
-        index.save_cache()  # in use already: writing the cache never delays it
 
     def _post_indexing(self, done: int, total: int) -> None:
         """Index progress from the building thread, posted without waiting (as rows are);
