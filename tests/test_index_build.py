@@ -4,11 +4,13 @@ one-shot build gives — and the postings are exactly each paper's words."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abstract_reader.corpus import Corpus, Paper, Source, load_corpus, paper_id
+from abstract_reader.corpus import Corpus, CorpusBuilder, Paper, Source, load_corpus, paper_id
 from abstract_reader.search import SearchIndex, postings
 from abstract_reader.search.postings import _normalise_vocab
 from abstract_reader.tokens import TOKEN_RE
@@ -176,3 +178,67 @@ def test_tokenising_in_steps_gives_every_document_its_words(
         at += count
         got = {words[w] for p in pieces for w in flat[starts[p] : starts[p + 1]]}
         assert got == set(TOKEN_RE.findall(text))
+
+
+def test_an_index_of_spilled_abstracts_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Abstracts kept in the table's mapped file (pages dropped as the build reads them),
+    chunks at the helper not kept here: the same index as from memory."""
+    alone = SearchIndex(load_corpus([SEEDS]))
+    builder = CorpusBuilder([SEEDS])
+    assert builder.corpus.papers.spill_into(tmp_path)
+    for path in builder.files:
+        for _rows in builder.add_file_in_batches(path, batch=9):
+            pass
+    spilled = builder.finish()
+    monkeypatch.setattr(postings, "CHUNK_DOCS", 7)
+    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
+    helped = SearchIndex(spilled)
+    assert _arrays(helped) == _arrays(alone)
+    assert _results(helped) == _results(alone)
+
+
+def test_a_saved_index_is_then_read_from_its_file(tmp_path: Path) -> None:
+    """Once saved, the built arrays give way to the file's (mapped: page cache, not the
+    process's memory) — only when equal; results never change."""
+    seeds = load_corpus([SEEDS])
+    index = SearchIndex(seeds, cache_dir=tmp_path, cache_key="k", defer_save=True)
+    built, results = _arrays(index), _results(index)
+    assert index.text.folded.docs.flags.writeable  # built here
+    assert index.prepare_prefix_masks()  # made ahead: still used after
+    index.save_cache()
+    assert index.text.folded.docs.flags.writeable and index.map_pending
+    index.map_saved()
+    assert not index.text.folded.docs.flags.writeable  # the mapped file's
+    assert _arrays(index) == built
+    assert _results(index) == results
+
+
+def test_a_saved_index_that_reads_back_different_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that does not hold what was built (here: written with the titles' postings
+    where the abstracts' go) is not read: the built arrays stay."""
+    from abstract_reader.search import cache
+
+    seeds = load_corpus([SEEDS])
+    index = SearchIndex(seeds, cache_dir=tmp_path, cache_key="k", defer_save=True)
+    built, results = _arrays(index), _results(index)
+
+    def save_other(
+        cache_dir: Path,
+        key: str,
+        corpus: Corpus,
+        text: postings._FieldIndex,
+        titles: postings._FieldIndex,
+    ) -> None:
+        other = postings._FieldIndex(folded=titles.folded, cased=text.cased)
+        cache.save_cache(cache_dir, key, corpus, other, titles)
+
+    monkeypatch.setattr("abstract_reader.search.engine._save_cache", save_other)
+    index.save_cache()
+    index.map_saved()
+    assert index.text.folded.docs.flags.writeable  # still the built arrays
+    assert _arrays(index) == built
+    assert _results(index) == results

@@ -101,9 +101,10 @@ abstract_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".j
 @given(
     dumps=st.lists(st.lists(abstract_st, min_size=1, max_size=12), min_size=1, max_size=3),
     batch=st.integers(1, 5),
+    spill=st.booleans(),
 )
 def test_a_loaded_table_is_the_old_list(
-    tmp_path_factory: pytest.TempPathFactory, dumps: list[list[str]], batch: int
+    tmp_path_factory: pytest.TempPathFactory, dumps: list[list[str]], batch: int, spill: bool
 ) -> None:
     folder = tmp_path_factory.mktemp("dumps")
     paths = [
@@ -111,11 +112,17 @@ def test_a_loaded_table_is_the_old_list(
         for n, abstracts in enumerate(dumps)
     ]
     builder = CorpusBuilder(paths)
+    if spill:  # the abstracts in an unlinked file, mapped: the same papers
+        assert builder.corpus.papers.spill_into(folder / "spill")
     for path in builder.files:
         for _rows in builder.add_file_in_batches(path, batch=batch):
             pass
     corpus = builder.finish()
     _check_like_list(corpus, _reference(paths))
+    if spill:
+        assert list((folder / "spill").iterdir()) == []  # nameless: nothing left behind
+        corpus.papers.release_pages()  # the pages come back when read
+        _check_like_list(corpus, _reference(paths))
 
 
 def test_a_table_from_papers_gives_them_back() -> None:

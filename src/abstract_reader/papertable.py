@@ -23,11 +23,15 @@ look-up. Every change after loading goes through a method of the table, never th
 from __future__ import annotations
 
 import bisect
+import contextlib
+import mmap
+import os
 import re
 import threading
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from .paper import Paper, Source
@@ -158,6 +162,51 @@ def _text_column(texts: Iterable[str]) -> tuple[bytes, array[int]]:
     return b"".join(encoded), offsets
 
 
+class _Spill:
+    """Where a table's abstracts go once a batch is appended: an unlinked temporary file,
+    each chunk's bytes written page-aligned and mapped read-only. The text then sits in the
+    page cache (clean once written back: the kernel can reclaim it), not in the process's
+    anonymous memory; a page enters the resident set when read and leaves it again with
+    `drop` (reading a whole corpus — the index build, the corpus cache save — costs a
+    chunk's pages, not the corpus's). Nobody else holds the file: it has no name, so no
+    other process can open it to change a text after it was parsed."""
+
+    def __init__(self, folder: Path) -> None:
+        import tempfile
+        import weakref
+
+        fd, name = tempfile.mkstemp(prefix=".spill-", dir=folder)
+        with contextlib.suppress(OSError):
+            os.unlink(name)  # no name: nobody else opens it; its space is freed with us
+        self.fd = fd
+        weakref.finalize(self, os.close, fd)  # (the maps hold the file on their own)
+        self.size = 0
+        self.maps: dict[int, mmap.mmap] = {}  #: id → map, for `owns`
+
+    def put(self, blob: bytes) -> mmap.mmap:
+        """Write ``blob`` at the file's next page and map it (OSError: nothing mapped)."""
+        fd = self.fd
+        at = self.size
+        view = memoryview(blob)
+        done = 0
+        while done < len(view):
+            done += os.pwrite(fd, view[done:], at + done)
+        mapped = mmap.mmap(fd, len(blob), access=mmap.ACCESS_READ, offset=at)
+        self.size = -(-(at + len(blob)) // mmap.ALLOCATIONGRANULARITY) * mmap.ALLOCATIONGRANULARITY
+        self.maps[id(mapped)] = mapped
+        return mapped
+
+    def owns(self, buffer: object) -> bool:
+        return self.maps.get(id(buffer)) is buffer
+
+    @staticmethod
+    def drop(mapped: mmap.mmap) -> None:
+        advice = getattr(mmap, "MADV_DONTNEED", None)
+        if advice is not None:
+            with contextlib.suppress(OSError, ValueError):
+                mapped.madvise(advice)
+
+
 _SEEN_BITS = 1 << 24  #: the numpy index's filter: one bit per 24-bit slot of the keys (2 MB)
 
 
@@ -283,6 +332,7 @@ class PaperTable(Sequence[Paper]):
         self._built: dict[int, Paper] = {}
         self._index = _IdIndex()
         self._lock = threading.Lock()
+        self._spill: _Spill | None = None
         batch = RowBatch()
         for p in papers:  # (a repeated paper is kept: a crafted cache in a test has one)
             key = key_of(p.id)
@@ -439,11 +489,16 @@ class PaperTable(Sequence[Paper]):
             yield from column.tolist() if hasattr(column, "tolist") else column
 
     def iter_abstracts(self) -> Iterator[str]:
+        """Every abstract, in corpus order; a spilled chunk's pages leave the resident set
+        once its texts are read (a pass over the corpus costs one chunk of pages)."""
         text = self._text
+        spill = self._spill
         for chunk in self._chunks:
             data, offsets = chunk.abstracts, chunk.abstract_offsets
             for j in range(chunk.n):
                 yield text(data, offsets, j)
+            if spill is not None and spill.owns(data):
+                spill.drop(data)
 
     def abstracts(self) -> TextColumn:
         """The abstracts as a sequence of strings, decoded when read."""
@@ -644,7 +699,13 @@ class PaperTable(Sequence[Paper]):
         first = self._n
         if not len(batch):
             return first
+        abstracts: Any
         abstracts, abstract_offsets = _text_column(batch.abstracts)
+        if self._spill is not None and abstracts:
+            try:
+                abstracts = self._spill.put(abstracts)
+            except (OSError, ValueError):  # a full disk, …: kept in memory from now on
+                self._spill = None
         titles, title_offsets = _text_column(batch.titles)
         chunk = Chunk(
             abstracts=abstracts,
@@ -664,6 +725,27 @@ class PaperTable(Sequence[Paper]):
             self._more.setdefault(first + pos, []).append(source)
         self.append_chunk(chunk)
         return first
+
+    def spill_into(self, folder: Path) -> bool:
+        """From now on, keep appended abstracts in an unlinked file in ``folder`` (mapped;
+        see `_Spill`), not in memory. False (and nothing changes) if no file can be made
+        there. Use a folder on a disk: in a RAM file system (tmpfs) it would save nothing."""
+        if not hasattr(os, "pwrite"):  # (POSIX only)
+            return False
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._spill = _Spill(folder)
+        except OSError:
+            return False
+        return True
+
+    def release_pages(self) -> None:
+        """Spilled abstracts read so far (by a save, a search's phrase checks) leave the
+        resident set; they stay in the page cache and come back when read again."""
+        spill = self._spill
+        if spill is not None:
+            for mapped in list(spill.maps.values()):
+                spill.drop(mapped)
 
     def append_chunk(self, chunk: Chunk) -> None:
         """Publish a chunk (readers in other threads see it whole or not at all)."""

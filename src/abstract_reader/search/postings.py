@@ -249,6 +249,18 @@ def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
     return out
 
 
+def _ranges32(starts: I32, lengths: I32) -> I32:
+    """`_ranges` in ``int32`` (a chunk's word positions: half the bytes of ``int64``)."""
+    total = int(lengths.sum(dtype=np.int64))
+    if total == 0:
+        return np.zeros(0, np.int32)
+    ends = np.cumsum(lengths, dtype=np.int64)
+    out: I32 = np.repeat((starts - (ends - lengths)).astype(np.int32), lengths)
+    del ends
+    out += np.arange(total, dtype=np.int32)
+    return out
+
+
 @dataclass(slots=True)
 class _Chunk:
     """One chunk's postings in one vocabulary: ids by first appearance, ascending; how many
@@ -256,7 +268,7 @@ class _Chunk:
 
     doc0: int
     ids: npt.NDArray[np.int32]
-    counts: IntArray
+    counts: npt.NDArray[np.int32]
     docs: npt.NDArray[np.uint16]
 
 
@@ -276,10 +288,16 @@ class _Forms:
             distinct[0] = True
             np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
             keys = keys[distinct]
-        ids = (keys >> 16).astype(np.int32)
+        # narrow results written straight from the int64 keys: no int64 temporaries
+        ids = np.empty(keys.size, np.int32)
+        np.right_shift(keys, 16, out=ids, casting="unsafe")
         first = np.flatnonzero(np.diff(ids, prepend=np.int32(-1)))
-        counts = np.diff(first, append=ids.size)
-        self.chunks.append(_Chunk(doc0, ids[first], counts, (keys & 0xFFFF).astype(np.uint16)))
+        counts = np.diff(first, append=ids.size).astype(np.int32)
+        ids = ids[first]
+        docs = np.empty(keys.size, np.uint16)
+        np.bitwise_and(keys, 0xFFFF, out=docs, casting="unsafe")
+        del keys
+        self.chunks.append(_Chunk(doc0, ids, counts, docs))
 
     def postings(self) -> _Postings:
         """The final arrays: the vocabulary sorted, each word's papers in one run, rising."""
@@ -304,7 +322,7 @@ class _Forms:
         chunks.reverse()
         while chunks:  # in paper order: each word's papers come out rising
             chunk = chunks.pop()
-            at = _ranges(cursor[chunk.ids], chunk.counts)
+            at = _ranges(cursor[chunk.ids], chunk.counts.astype(np.int64))
             values = chunk.docs.astype(np.uint32)
             values += np.uint32(chunk.doc0)
             docs[at] = values
@@ -345,7 +363,7 @@ class _Builder:
         self.raw_cased.extend(cased_id(f) if f != f.lower() else -1 for f in case_forms)
         # every (paper, word) pair of the chunk: the words of each (paper, piece) pair
         counts = np.diff(piece_starts)[pairs]
-        at = _ranges(piece_starts[pairs].astype(np.int64), counts.astype(np.int64))
+        at = _ranges32(piece_starts[pairs], counts)
         docs = np.repeat(np.repeat(np.arange(lengths.size, dtype=np.int32), lengths), counts)
         del counts
         raw_ids = remap[piece_words]  # per word of each distinct piece (few)
@@ -354,7 +372,10 @@ class _Builder:
             keys = np.where(ids >= 0, ids << 16, -1)[at]  # -1: not a word of this vocabulary
             del ids
             keys |= docs  # stays negative for -1
-            forms.add(doc0, keys[keys >= 0])
+            kept = keys[keys >= 0]
+            del keys  # (the chunk's largest arrays: one of them alive at a time)
+            forms.add(doc0, kept)
+            del kept
         self.papers += int(lengths.size)
 
 
@@ -510,9 +531,22 @@ def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
-def _build(texts: Iterable[str], total: int, progress: Progress | None, parallel: bool) -> _Builder:
+#: Texts ``[start, stop)`` of a build's input again (a chunk handed to the helper process is
+#: not kept here: if the helper fails, its texts are read again).
+Reread = Callable[[int, int], list[str]]
+
+
+def _build(
+    texts: Iterable[str],
+    total: int,
+    progress: Progress | None,
+    parallel: bool,
+    reread: Reread | None = None,
+) -> _Builder:
     """Tokenise ``texts`` chunk by chunk; with ``parallel``, a helper process takes chunks
-    too (anything going wrong there: this process does the rest alone)."""
+    too (anything going wrong there: this process does the rest alone). With ``reread``,
+    the chunks queued at the helper are not kept in this process (~10 MB each at 8,192
+    abstracts)."""
     builder = _Builder()
     helper: _Helper | None = None
     if parallel:
@@ -520,15 +554,15 @@ def _build(texts: Iterable[str], total: int, progress: Progress | None, parallel
             helper = _Helper()
         except Exception:  # no second process here (sandbox, limits): do it alone
             helper = None
-    #: chunks at the helper, oldest first: (number, doc0, texts)
-    pending: collections.deque[tuple[int, int, list[str]]] = collections.deque()
+    #: chunks at the helper, oldest first: (number, doc0, texts or None, how many)
+    pending: collections.deque[tuple[int, int, list[str] | None, int]] = collections.deque()
     doc0 = 0
 
     def collect() -> None:
         """Add the oldest chunk at the helper (waiting for it); if the helper fails, this
         process tokenises its chunks."""
         nonlocal helper
-        k, start, chunk = pending.popleft()
+        k, start, chunk, count = pending.popleft()
         if helper is not None:
             try:
                 builder.add(start, helper.receive(k))
@@ -536,7 +570,11 @@ def _build(texts: Iterable[str], total: int, progress: Progress | None, parallel
                 helper.close()
                 helper = None
             else:
+                release_free_memory()  # the chunk's temporaries
                 return
+        if chunk is None:
+            assert reread is not None
+            chunk = reread(start, start + count)
         builder.add(start, _tokenise_words(chunk))
 
     try:
@@ -550,7 +588,8 @@ def _build(texts: Iterable[str], total: int, progress: Progress | None, parallel
                     progress(builder.papers, total)
             if helper is not None and len(pending) < HELPER_QUEUE:
                 try:
-                    pending.append((helper.send(chunk), doc0, chunk))
+                    k = helper.send(chunk)
+                    pending.append((k, doc0, None if reread else chunk, len(chunk)))
                 except Exception:
                     helper.close()
                     helper = None
@@ -558,6 +597,7 @@ def _build(texts: Iterable[str], total: int, progress: Progress | None, parallel
             else:
                 builder.add(doc0, _tokenise_words(chunk))
             doc0 += len(chunk)
+            del chunk  # (queued at the helper: not kept, with ``reread``)
             release_free_memory()  # the chunk's temporaries
             if progress is not None:
                 progress(builder.papers, total)
@@ -643,9 +683,11 @@ class _FieldIndex:
         *,
         progress: Progress | None = None,
         parallel: bool | None = None,
+        reread: Reread | None = None,
     ) -> _FieldIndex:
         """Index ``texts`` (``total`` of them: for progress and the choice of a helper
-        process, which ``parallel`` forces on or off)."""
+        process, which ``parallel`` forces on or off; ``reread(start, stop)`` gives texts
+        again, so that chunks at the helper need not be kept)."""
         if total is None:
             texts = list(texts)
             total = len(texts)
@@ -654,7 +696,7 @@ class _FieldIndex:
                 total >= PARALLEL_MIN_DOCS and (os.cpu_count() or 1) >= 2 and os.name == "posix"
             )
         release_free_memory()  # what the loading before left in the heap
-        builder = _build(texts, total, progress, parallel)
+        builder = _build(texts, total, progress, parallel, reread)
         del builder.raw, builder.raw_folded, builder.raw_cased
         release_free_memory()
         cased = builder.cased.postings()
