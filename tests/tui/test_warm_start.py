@@ -3,6 +3,7 @@ they are checked: the same papers in the same order as a cold start, never a ref
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,23 @@ async def _cold(tmp_path: Path, dump: Path) -> tuple[list[str], list[str]]:
         return app.session.corpus.papers.ids(), listed(app)
 
 
+def _in_step(monkeypatch: pytest.MonkeyPatch, seen: list[int]) -> None:
+    """The cache's chunks are published no faster than the screen takes them: each waits
+    until the list has shown the rows before it (as on a large corpus, where checking a
+    chunk takes longer than drawing the count), so what the user sees at each chunk can be
+    asserted."""
+    original = corpus_cache.Opened.publish
+
+    def publish(self: corpus_cache.Opened, table: Any) -> Any:
+        for rows in original(self, table):
+            yield rows  # (the loader posts these rows, then asks for the next chunk)
+            deadline = time.monotonic() + 10
+            while rows.stop not in seen and time.monotonic() < deadline:
+                time.sleep(0.002)  # (the loading thread, waiting for the UI thread)
+
+    monkeypatch.setattr(corpus_cache.Opened, "publish", publish)
+
+
 def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("parsed instead of reading the cache")
@@ -62,6 +80,7 @@ async def test_a_warm_start_shows_rows_while_the_cache_is_checked(
     assert list((tmp_path / "corpus").glob("*.corpus"))  # saved beside the index build
     seen.clear()
     _no_parsing(monkeypatch)
+    _in_step(monkeypatch, seen)
     app = make_app(tmp_path, [dump])
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
@@ -82,6 +101,7 @@ async def test_a_cache_refused_halfway_is_cleared_and_the_dump_parsed(
     # in the last chunk; the header as it was (its MAC holds), that chunk's MAC fails
     edit_cache(path, lambda arrays: put_text(arrays, 11_000, text), numbers_crc=False)
     seen.clear()
+    _in_step(monkeypatch, seen)
     app = make_app(tmp_path, [dump])
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
@@ -132,6 +152,7 @@ async def test_rows_shown_before_the_dumps_key_are_replaced_if_it_disagrees(
     dump.write_text(dump.read_text().replace("Abstract 11000 ", "Changed 11000 "))
     monkeypatch.setattr(corpus_cache, "dump_stats", lambda files: recorded)
     seen.clear()
+    _in_step(monkeypatch, seen)
     app = make_app(tmp_path, [dump])
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)

@@ -376,11 +376,17 @@ class MainScreen(Screen[None]):
         opened, key = open_for(cache, builder.files) if dumps_only else (None, None)
         if opened is not None:  # the same dumps as last time: mapped, not parsed
             try:
-                # rows show chunk by chunk as they are checked; final once the key agrees
+                # rows show chunk by chunk as they are checked, posted as the parse's are:
+                # this thread never waits for the UI, which draws the latest count once per
+                # turn (at 1M, waiting for it after every chunk made a key's echo wait too);
+                # final once the key agrees
                 for _rows in opened.publish(corpus.papers):
-                    call(self._papers_arrived, None, total)
+                    self._post_progress(None, total)
                 opened.confirm(key)
+            except _Cancelled:
+                raise
             except Exception:  # CacheRefused, or damage: what was shown goes, the dumps are parsed
+                self._progress_args = None  # (a progress update still queued shows nothing)
                 call(self._papers_cleared, total)
             else:
                 corpus.errors.extend(opened.errors)
