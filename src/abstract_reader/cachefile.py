@@ -20,10 +20,9 @@ if TYPE_CHECKING:
     import mmap
 
 
-def open_mapped(path: Path) -> mmap.mmap | None:
-    """A cache file mapped read-only, or None: only a regular, non-empty file (never a FIFO,
-    device or symlink)."""
-    import mmap
+def _open_regular(path: Path) -> tuple[int, os.stat_result] | None:
+    """``path`` opened for reading with its stat data, if it is a regular file: never
+    through a symlink, never blocking on a FIFO or device (closed and None for those)."""
     import stat
 
     try:
@@ -34,7 +33,25 @@ def open_mapped(path: Path) -> mmap.mmap | None:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    return fd, st
+
+
+def open_mapped(path: Path) -> mmap.mmap | None:
+    """A cache file mapped read-only, or None: only a regular, non-empty file (never a FIFO,
+    device or symlink)."""
+    import mmap
+
+    opened = _open_regular(path)
+    if opened is None:
+        return None
+    fd, st = opened
+    try:
+        if st.st_size == 0:
             return None
         return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
@@ -81,17 +98,12 @@ def secret(cache_dir: Path, *, create: bool = True) -> bytes | None:
 
 
 def _read_secret(path: Path) -> bytes | None:
-    import stat
-
-    try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
-    except OSError:
+    opened = _open_regular(path)
+    if opened is None:
         return None
+    fd, st = opened
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != SECRET_BYTES:
+        if st.st_size != SECRET_BYTES:
             return None
         if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
             return None
