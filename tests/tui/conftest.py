@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from abstract_reader.config import Config
@@ -81,3 +83,23 @@ def current_title(app: ReaderApp) -> str:
 
 
 __all__ = ["asyncio"]
+
+
+def pause_index_build(
+    monkeypatch: pytest.MonkeyPatch, at: tuple[int, ...] = (20,)
+) -> threading.Event:
+    """The index is built 10 papers at a time and waits (≤ 60 s) when it has ``at`` papers
+    done, until the returned event is set: what the screen shows meanwhile can be asserted."""
+    from abstract_reader.search import postings
+
+    monkeypatch.setattr(postings, "CHUNK_DOCS", 10)
+    go_on = threading.Event()
+    real_add = postings._Builder.add
+
+    def add(builder: postings._Builder, doc0: int, answer: postings._Answer) -> None:
+        if builder.papers in at and not go_on.is_set():
+            go_on.wait(timeout=60)
+        real_add(builder, doc0, answer)
+
+    monkeypatch.setattr(postings._Builder, "add", add)
+    return go_on

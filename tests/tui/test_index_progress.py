@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 
-from abstract_reader.search import postings
-
-from .conftest import make_app, settle, until
+from .conftest import make_app, pause_index_build, settle, until
 
 
 async def test_the_status_line_shows_indexing_as_a_fraction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(postings, "CHUNK_DOCS", 10)
-    go_on = threading.Event()
-    real_add = postings._Builder.add
-
-    def add(builder: postings._Builder, doc0: int, answer: postings._Answer) -> None:
-        if builder.papers == 20 and not go_on.is_set():  # the build pauses at 20 papers
-            go_on.wait(timeout=60)
-        real_add(builder, doc0, answer)
-
-    monkeypatch.setattr(postings._Builder, "add", add)
+    go_on = pause_index_build(monkeypatch)  # the build pauses at 20 papers
     app = make_app(tmp_path)  # the 55 bundled abstracts
     async with app.run_test(size=(140, 40)) as pilot:
 

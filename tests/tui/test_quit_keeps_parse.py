@@ -13,7 +13,7 @@ from abstract_reader.corpus import CorpusBuilder, load_corpus
 from abstract_reader.search import SearchIndex, postings
 
 from ..conftest import write_dump
-from .conftest import listed, make_app, settle, type_filter, until
+from .conftest import listed, make_app, pause_index_build, settle, type_filter, until
 
 WIDE = (140, 40)
 
@@ -25,16 +25,8 @@ async def test_quitting_while_indexing_keeps_the_parsed_corpus(
     dump = write_dump(tmp_path / "big.txt", *texts)
     expected = [h.paper.id for h in SearchIndex(load_corpus([dump])).search("topic 36")]
     monkeypatch.setattr("abstract_reader.tui.screens.main.SYNC_LOAD_BYTES", 0)  # a thread
-    monkeypatch.setattr(postings, "CHUNK_DOCS", 10)
-    go_on = threading.Event()
     real_add = postings._Builder.add
-
-    def add(builder: postings._Builder, doc0: int, answer: postings._Answer) -> None:
-        if builder.papers == 20 and not go_on.is_set():  # the build pauses at 20 papers
-            go_on.wait(timeout=60)
-        real_add(builder, doc0, answer)
-
-    monkeypatch.setattr(postings._Builder, "add", add)
+    go_on = pause_index_build(monkeypatch)  # the build pauses at 20 papers
     app = make_app(tmp_path, [dump])
     try:
         async with app.run_test(size=WIDE) as pilot:

@@ -21,7 +21,7 @@ from abstract_reader.tui.widgets.paper_list import PaperList
 from abstract_reader.tui.widgets.status_line import StatusLine, fit_status
 
 from ..conftest import write_dump
-from .conftest import make_app, settle, type_filter, until
+from .conftest import make_app, pause_index_build, settle, type_filter, until
 
 SIZES = [(70, 24), (120, 40)]
 
@@ -45,20 +45,6 @@ def assert_fits(app: ReaderApp) -> None:
         assert piece in forms_of(part)
 
 
-def _pause_index_at_20(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    monkeypatch.setattr(postings, "CHUNK_DOCS", 10)
-    go_on = threading.Event()
-    real_add = postings._Builder.add
-
-    def add(builder: postings._Builder, doc0: int, answer: postings._Answer) -> None:
-        if builder.papers == 20 and not go_on.is_set():
-            go_on.wait(timeout=60)
-        real_add(builder, doc0, answer)
-
-    monkeypatch.setattr(postings._Builder, "add", add)
-    return go_on
-
-
 @pytest.mark.parametrize("size", SIZES)
 async def test_indexing_progress_shows_first_and_the_line_is_cut_between_parts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
@@ -66,7 +52,7 @@ async def test_indexing_progress_shows_first_and_the_line_is_cut_between_parts(
     with Library(tmp_path / "lib.sqlite3") as lib:  # a long line: a sort, a filter, @unknown
         lib.set_setting("sort", "recent")
         lib.set_setting("filter", "graph @nosuchsearch robust")
-    go_on = _pause_index_at_20(monkeypatch)
+    go_on = pause_index_build(monkeypatch)
     app = make_app(tmp_path)  # the 55 bundled abstracts
     async with app.run_test(size=size) as pilot:
         try:
@@ -198,17 +184,8 @@ async def test_indexing_says_no_0_of_n_before_its_first_step(
 ) -> None:
     """A build with a helper process reports "0 done" while the helper takes its first
     chunks: the line says "indexing…" until papers are done, then the fraction."""
-    monkeypatch.setattr(postings, "CHUNK_DOCS", 10)
     monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)  # the helper, as at 100k
-    go_on = threading.Event()
-    real_add = postings._Builder.add
-
-    def add(builder: postings._Builder, doc0: int, answer: postings._Answer) -> None:
-        if builder.papers in (0, 20) and not go_on.is_set():
-            go_on.wait(timeout=60)
-        real_add(builder, doc0, answer)
-
-    monkeypatch.setattr(postings._Builder, "add", add)
+    go_on = pause_index_build(monkeypatch, at=(0, 20))
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         try:
