@@ -19,7 +19,7 @@ from pathlib import Path
 from .paper import Paper, Source
 from .papertable import PaperTable, RowBatch, as_table, id_of
 from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
-from .text import TITLE_MAX, derive_title, escape_for_terminal, sanitise, shorten
+from .text import TITLE_MAX, derive_title, disambiguate, escape_for_terminal, sanitise, shorten
 
 __all__ = [
     "Corpus",
@@ -513,9 +513,23 @@ class CorpusBuilder:
         """Merge records into the same dump papers; make the derived titles distinct."""
         self._merge_normalised()
         table = self.corpus.papers
-        for row, title in distinct_titles(table).items():
-            table.set_title(row, title)
+        if len(table) >= _DISTINCT_WITH_NUMPY:
+            for row, title in distinct_titles(table).items():
+                table.set_title(row, title)
+            return self.corpus
+        rows = table.derived_rows()  # (small: no numpy import, as the CLI's quick commands)
+        if rows:
+            titles, ids = table.titles(), table.ids()
+            shown = [titles[i] for i in rows]
+            distinct = disambiguate(shown, [ids[i] for i in rows])
+            for row, before, title in zip(rows, shown, distinct, strict=True):
+                if title != before:
+                    table.set_title(row, title)
         return self.corpus
+
+
+#: papers from which `finish` makes titles distinct with `distinct_titles` (numpy)
+_DISTINCT_WITH_NUMPY = 20_000
 
 
 def distinct_titles(table: PaperTable) -> dict[int, str]:
