@@ -56,6 +56,9 @@ PREPARED_MASKS = 256
 #: Postings scattered per step while making masks ahead (a few milliseconds at a time).
 _SCATTER_STEP = 1 << 20
 
+#: Up to this many words' postings are scattered one by one (more: gathered, then at once).
+_SCATTERED_ONE_BY_ONE = 8
+
 #: Query words whose papers and scores are kept between keystrokes.
 _WORD_TERMS_KEPT = 8
 
@@ -725,7 +728,8 @@ class SearchIndex:
             title_score = self._word_scores(word, forms, negated, title=True)
             # titles are short: few papers have the word there, so they are merged one
             # by one, not by passes over every paper
-            in_title = np.flatnonzero(title_score)
+            # (a bool mask first: nonzero over float32 is ~50× slower than over bool)
+            in_title = np.flatnonzero(title_score != 0)
             combined = word_score
             combined[in_title] = np.maximum(combined[in_title], title_score[in_title])
             del title_score
@@ -753,11 +757,22 @@ class SearchIndex:
         postings = field_index.cased if word.case_sensitive else field_index.folded
         match = self.match_word(word, title)
         score = np.zeros(self.n, dtype=np.float32)
-        for vocab_i, edits in reversed(match.typos):  # fewer edits last: they win
-            score[postings.docs_of(vocab_i)] = TYPO / edits
+        lo, hi = match.prefix
+        # the typos' papers by number of edits, fewer last (they win); not those of words
+        # in the prefix range or the word itself: PREFIX and EXACT are set over them
+        by_edits: dict[int, list[int]] = {}
+        for vocab_i, edits in match.typos:
+            if not lo <= vocab_i < hi and vocab_i != match.exact:
+                by_edits.setdefault(edits, []).append(vocab_i)
             if not negated:
                 typo_words.add(postings.words[vocab_i])
-        lo, hi = match.prefix
+        for edits in sorted(by_edits, reverse=True):
+            found = by_edits[edits]
+            if len(found) <= _SCATTERED_ONE_BY_ONE:
+                for vocab_i in found:
+                    score[postings.docs_of(vocab_i)] = TYPO / edits
+            else:
+                score[postings.docs_of_words(np.array(found, np.int64))] = TYPO / edits
         if hi > lo:
             if postings.offsets[hi] - postings.offsets[lo] > self.n:  # a short, common prefix
                 # PREFIX beats every typo: its mask × PREFIX, the better of the two, in

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from .postings import _Postings
+from .postings import Vocabulary, _Postings
 
 #: At most this many typo candidates per word (the closest).
 MAX_CANDIDATES = 256
@@ -41,19 +41,50 @@ def _near_enough(group: list[str], word: str, budget: int) -> _Pool:
     of its letters are matched, each with an equal letter at most ``b`` places away: a
     count over a (words × ``n + b``) array of code points, a few numpy passes instead of
     slicing and comparing every word of the letter in Python."""
+    width = len(word) + budget
+    codes = np.array(group, dtype=f"<U{width}").view(np.uint32).reshape(len(group), width)
+    return _near_columns(codes.T, word, budget)
+
+
+def _near_columns(columns: npt.NDArray[np.unsignedinteger], word: str, budget: int) -> _Pool:
+    """`_near_enough` over the words' first ``n + b`` code points, one row per place
+    (``columns[j]``: each word's ``j``-th code point, 0 past its end)."""
     n = len(word)
     width = n + budget
-    codes = np.array(group, dtype=f"<U{width}").view(np.uint32).reshape(len(group), width)
-    matched = np.zeros(len(group), np.int16)
-    near = np.empty(len(group), bool)
+    count = columns.shape[1]
+    matched = np.zeros(count, np.int16)
+    near = np.empty(count, bool)
     for i, letter in enumerate(word):
-        code = np.uint32(ord(letter))
+        code = ord(letter)
         lo, hi = max(0, i - budget), min(width, i + budget + 1)
-        np.equal(codes[:, lo], code, out=near)
+        np.equal(columns[lo], code, out=near)
         for j in range(lo + 1, hi):
-            near |= codes[:, j] == code
+            near |= columns[j] == code
         matched += near
     return np.flatnonzero(matched >= n - budget).astype(np.int64)
+
+
+def _near_in_vocabulary(words: Vocabulary, lo: int, hi: int, word: str, budget: int) -> _Pool:
+    """`_near_enough` over vocabulary words ``lo`` to ``hi`` (positions from ``lo``), for an
+    ASCII ``word``, read from the UTF-8 blob: no word decoded. A word whose first ``n + b``
+    bytes are ASCII has them as its first code points; a word with other bytes there is
+    kept (a superset stays a superset; rapidfuzz decides)."""
+    width = len(word) + budget
+    raw = np.frombuffer(words.blob, np.uint8)
+    starts = words.starts[lo:hi]
+    ends = words.starts[lo + 1 : hi + 1] - 1  # (each word is followed by a newline)
+    columns = np.empty((width, hi - lo), np.uint8)
+    at = starts.copy()
+    inside = np.empty(hi - lo, bool)
+    for j in range(width):
+        np.less(at, ends, out=inside)
+        np.multiply(raw[np.minimum(at, raw.size - 1)], inside, out=columns[j])
+        at += 1
+    kept = _near_columns(columns, word, budget)
+    other = np.flatnonzero((columns >= 0x80).any(axis=0))
+    if other.size:
+        kept = np.union1d(kept, other).astype(np.int64)
+    return kept
 
 
 class TypoFinder:
@@ -86,14 +117,21 @@ class TypoFinder:
             return []
         pool = self._pool_for(postings, word, budget)
         if pool is None:
-            lo, group = postings.words.letter_group(word[:1])
+            words = postings.words
+            lo, hi = words.prefix_range(word[:1])
             indices: _Pool | None = None
-            choices = group
-            if len(group) >= _PREFILTER_MIN:
-                kept = _near_enough(group, word, budget)
-                indices = kept + lo
-                choices = [group[i] for i in kept.tolist()]
+            if hi - lo >= _PREFILTER_MIN and word.isascii():
+                # narrowed from the vocabulary's bytes: only the kept words are decoded
+                indices = _near_in_vocabulary(words, lo, hi, word, budget) + lo
+                choices = [words[i] for i in indices.tolist()]
                 lo = 0
+            else:
+                lo, choices = words.letter_group(word[:1])
+                if len(choices) >= _PREFILTER_MIN:
+                    kept = _near_enough(choices, word, budget)
+                    indices = kept + lo
+                    choices = [choices[i] for i in kept.tolist()]
+                    lo = 0
         else:
             lo, indices = 0, pool
             words = postings.words
