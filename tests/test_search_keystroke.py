@@ -95,6 +95,68 @@ def test_word_scores_are_those_of_the_plain_rule(forms_corpus: Corpus, title: bo
     assert any(lo <= v < hi for v, _edits in match.typos)
 
 
+def test_word_terms_are_those_of_the_plain_rule(forms_corpus: Corpus) -> None:
+    """A word's score per paper: the better of text and title, + TITLE_BONUS where the
+    title has it, × idf — whether few titles have it (merged paper by paper) or many (in
+    passes over every paper, reusing the index's scratch arrays), with titles set by hand."""
+    index = SearchIndex(forms_corpus)
+    texts = ["model", "mode", "m", "mo", "estimatoin", "esti", "modelz", "e", "Model"]
+    few = sorted({w for p in forms_corpus.papers for w in p.title.lower().split()})[0]
+    texts.append(few)
+
+    def check() -> None:
+        for text in texts:
+            word = parse_query(text).terms[0].words[0]
+            index.clear_query_caches()
+            term = index._word_term(word, set(), False)
+            text_score = _plain_word_scores(index, word, set(), False)
+            title_score = index._word_scores(word, set(), False, title=True)
+            base = np.maximum(text_score, title_score)
+            present = np.count_nonzero(base > 0)
+            idf = np.float32(np.log1p(index.n / (1 + present)))
+            base[title_score != 0] += np.float32(1.5)
+            assert term.mask.tolist() == (base > 0).tolist(), text
+            assert term.base.tolist() == base.tolist(), text
+            assert term.score.tolist() == (base * idf).tolist(), text
+            assert index._scratch_arrays is not None
+            assert not index._scratch_arrays.title.any()  # given back all zeros
+
+    check()
+    first = forms_corpus.papers[0].id
+    index.set_title_overrides({first: "Modal estimation", forms_corpus.papers[5].id: "Nothing"})
+    check()
+
+
+def test_searches_in_two_threads_at_once_give_their_own_results(forms_corpus: Corpus) -> None:
+    """The scratch arrays are one search's at a time: a search in another thread meanwhile
+    uses its own, and both get what a lone search gets."""
+    import threading
+
+    index = SearchIndex(forms_corpus)
+    texts = ["model estimatoin", "m e", "modal | nodel", "mo", "e", "esti model"]
+    want = {t: [(h.paper.id, h.score) for h in SearchIndex(forms_corpus).search(t)] for t in texts}
+    got: dict[str, list[list[tuple[str, float]]]] = {t: [] for t in texts}
+    failures: list[BaseException] = []
+
+    def typist(order: list[str]) -> None:
+        try:
+            for _ in range(10):
+                for text in order:
+                    index.clear_query_caches()
+                    got[text].append([(h.paper.id, h.score) for h in index.search(text)])
+        except BaseException as exc:  # pragma: no cover - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=typist, args=(o,)) for o in (texts, texts[::-1])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+    for text in texts:
+        assert all(hits == want[text] for hits in got[text]), text
+
+
 def test_search_while_typing_matches_a_fresh_index(forms_corpus: Corpus) -> None:
     typed = SearchIndex(forms_corpus)
     for text in ["model estimatoin", "modal | nodel", "!mode estimation", "mdoel"]:
