@@ -187,3 +187,26 @@ def test_typo_prefilter_from_the_bytes_keeps_what_the_strings_keep(tmp_path: Pat
         other = {i for i, w in enumerate(group) if not w[: len(word) + budget].isascii()}
         assert from_bytes == from_strings | other, word
         assert other and other <= from_bytes
+
+
+def test_prefix_distances_are_levenshtein_distances() -> None:
+    """The dynamic programme over many words at once gives, for each word and each length
+    j, rapidfuzz's distance of the typed word to the word's first j letters (capped)."""
+    from rapidfuzz.distance import Levenshtein
+
+    from abstract_reader.search.fuzzy import _columns, _prefix_distances
+
+    rng = random.Random(3)
+    words = sorted(
+        {"".join(rng.choice("abcde") for _ in range(rng.randint(1, 14))) for _ in range(250)}
+    )
+    vocab = Vocabulary.from_sorted(words)
+    ids = np.arange(len(words), dtype=np.int64)
+    for typed in ["abcde", "aabbcc", "edcba", "abcdeabcd", "bad", "ccccccccccc"]:
+        for budget in (1, 2):
+            width = len(typed) + budget
+            dist = _prefix_distances(_columns(vocab, ids, width), typed, budget)
+            for k, word in enumerate(words):
+                for j in range(min(width, len(word)) + 1):
+                    want = min(Levenshtein.distance(typed, word[:j]), budget + 1)
+                    assert int(dist[j, k]) == want, (typed, word, j)
