@@ -25,7 +25,9 @@ from .schema import (
     BACKUPS_KEPT,
     BUSY_TIMEOUT_MS,
     MIGRATIONS,
+    READER_BUSY_TIMEOUT_MS,
     SCHEMA_VERSION,
+    busy_timeout_s,
 )
 from .store import CHANGES_KEPT, Library
 
@@ -35,6 +37,7 @@ __all__ = [
     "BUSY_TIMEOUT_MS",
     "CHANGES_KEPT",
     "MIGRATIONS",
+    "READER_BUSY_TIMEOUT_MS",
     "SCHEMA_VERSION",
     "TAG_MAX",
     "UNCHECKED",
@@ -46,6 +49,7 @@ __all__ = [
     "ReadOnlyLibrary",
     "Snapshot",
     "TagExists",
+    "busy_timeout_s",
     "changed_facts",
     "clean_tag",
 ]

@@ -30,6 +30,10 @@ from .model import LibraryBusy, is_busy
 #: held by a stuck program (an open transaction in an ``sqlite3`` shell) waits this long.
 #: ``ABSTRACT_READER_BUSY_TIMEOUT`` (seconds) overrides it.
 BUSY_TIMEOUT_MS = 30_000
+#: The reader's wait: it writes on its UI thread, so the screen does not answer while it
+#: waits; it gives up sooner and tries the change once more a moment later (``_write`` in
+#: ``tui/screens/main.py``). ``ABSTRACT_READER_BUSY_TIMEOUT`` overrides this one too.
+READER_BUSY_TIMEOUT_MS = 2_500
 #: Between two tries to take the write lock, at most this long (plus jitter).
 BUSY_POLL_MAX_S = 0.01
 BACKUPS_KEPT = 5
@@ -97,9 +101,9 @@ def shown(path: Path | None) -> str:
     return escape_for_terminal(str(path)) if path is not None else "the library"
 
 
-def busy_timeout_s() -> float:
+def busy_timeout_s(default_ms: int = BUSY_TIMEOUT_MS) -> float:
     """How long to wait for another writer: ``ABSTRACT_READER_BUSY_TIMEOUT`` seconds, or
-    ``BUSY_TIMEOUT_MS``."""
+    ``default_ms``."""
     raw = os.environ.get("ABSTRACT_READER_BUSY_TIMEOUT")
     if raw:
         try:
@@ -108,7 +112,7 @@ def busy_timeout_s() -> float:
             value = math.nan
         if math.isfinite(value) and value >= 0:
             return value
-    return BUSY_TIMEOUT_MS / 1000
+    return default_ms / 1000
 
 
 def busy_error(path: Path | None, timeout: float) -> LibraryBusy:

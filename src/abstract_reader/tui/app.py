@@ -17,7 +17,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 
 from ..config import Config, load_config
-from ..library import Library, LibraryError
+from ..library import READER_BUSY_TIMEOUT_MS, Library, LibraryError, busy_timeout_s
 from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
@@ -62,7 +62,10 @@ class ReaderApp(App[int]):
         self.config = config
         if read_delay is None:
             read_delay = config.auto_read_delay if config.auto_read else None
-        self.library = Library(Path(db) if db is not None else default_db_path())
+        self.library = Library(
+            Path(db) if db is not None else default_db_path(),
+            busy_timeout=busy_timeout_s(READER_BUSY_TIMEOUT_MS),  # writes on the UI thread
+        )
         self._screen_args = (
             [str(p) for p in paths] if paths is not None else None,
             read_delay,
