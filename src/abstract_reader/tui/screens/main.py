@@ -218,12 +218,28 @@ class _Rows:
 
 class FilterInput(FittedInput):
     """The filter bar. Its own keys show in the footer while it has focus (the list's keys
-    do not apply there)."""
+    do not apply there).
+
+    Enter and Esc are priority bindings: they run while the app handles the key, before it
+    hands the next one on, and they move the focus to the list there and then. Otherwise the
+    keys of a quick "⏎ j j" reach the filter (still focused while its Enter waited in its
+    queue) and are typed into it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "Apply", key_display="⏎", id="filter_apply"),
-        Binding("escape", "screen.escape", "Back to the list", key_display="Esc", id="filter_back"),
+        Binding("enter", "submit", "Apply", key_display="⏎", id="filter_apply", priority=True),
+        Binding(
+            "escape",
+            "screen.escape",
+            "Back to the list",
+            key_display="Esc",
+            id="filter_back",
+            priority=True,
+        ),
     ]
+
+    async def action_submit(self) -> None:
+        self.screen.set_focus(self.screen.query_one(PaperList))  # at once: see the class
+        await super().action_submit()
 
     _value_changing = False
 
@@ -1041,7 +1057,7 @@ class MainScreen(Screen[None]):
                 self._remember_query()
             if view.has_focus:
                 self._cancel_read()  # left the opened paper before the delay
-            self.query_one(PaperList).focus()
+            self.set_focus(self.query_one(PaperList))  # at once, not later: see FilterInput
         elif self.session.marks:
             self.session.marks.clear()
             self._marks_changed()
