@@ -311,3 +311,43 @@ def test_a_ranking_orders_by_score_ties_in_corpus_order() -> None:
     # the seed left out, papers sharing no word last (in corpus order), equal scores in
     # corpus order
     assert ranking.order.tolist() == [5, 2, 0, 3, 7, 1, 6]
+
+
+def test_preparing_the_model_waits_whenever_the_reader_asks_and_ranks_the_same(
+    tmp_path: Path,
+) -> None:
+    """The reader builds the like model in the background and makes it wait while keys are
+    arriving (the build would share the CPU with their searches): it stops at each step
+    while told to, and once let go builds the same model as a build that never waited."""
+    import threading
+
+    from abstract_reader.search.similar import _BUILT, prepare
+
+    path, _ = planted_dump(tmp_path)
+    corpus = load_corpus([path])
+    index = SearchIndex(corpus)
+    typing = threading.Event()
+    typing.set()
+    waits: list[int] = []
+    released = threading.Event()
+
+    def pause() -> None:
+        waits.append(1)
+        if typing.is_set():
+            released.wait(timeout=30)
+
+    builder = threading.Thread(target=prepare, args=(index, pause))
+    builder.start()
+    try:
+        assert not released.wait(timeout=0.2)  # it waits at the first step
+        assert index not in _BUILT and len(waits) == 1
+    finally:
+        typing.clear()
+        released.set()
+        builder.join(timeout=60)
+    assert not builder.is_alive()
+    assert len(waits) >= 4  # before the masks, the model, and each block of both passes
+    model = for_index(index)
+    plain = for_index(SearchIndex(corpus))
+    for doc in (0, 17, 99):
+        assert model.like_paper(doc).order.tolist() == plain.like_paper(doc).order.tolist()

@@ -106,11 +106,13 @@ class Similarity:
         min_df: int = 2,
         max_df: float = 0.1,
         min_max_df: int = 50,
+        pause: Callable[[], None] | None = None,
     ) -> None:
         """``words_of(doc)``: the vocabulary ids of a paper's words, by tokenising it again
         (kept for checks; the model reads the postings). ``max_df``: the share of papers a
         word may appear in and still count; never below ``min_max_df`` papers, so that a
-        small corpus keeps its topic words."""
+        small corpus keeps its topic words. ``pause``: called between the build's steps (it
+        may wait: see `prepare`)."""
         self.n = n
         self.words = words
         self.words_of = words_of
@@ -123,7 +125,11 @@ class Similarity:
         self.idf: F32 = np.zeros(len(words), np.float32)
         self.idf[keep] = (np.log((1.0 + n) / (1.0 + df[keep])) + 1.0).astype(np.float32)
         squares = self.idf * self.idf
-        self.doc_offsets, self.doc_terms, sums = _by_paper(self.offsets, docs, keep, n, squares)
+        if pause is not None:
+            pause()
+        self.doc_offsets, self.doc_terms, sums = _by_paper(
+            self.offsets, docs, keep, n, squares, pause=pause
+        )
         # |paper|² = the sum of its kept words' idf² (the others weigh 0), added up per paper
         # while the postings are turned around: no array the size of all the postings
         norms = np.sqrt(sums)
@@ -307,6 +313,7 @@ def _by_paper(
     squares: F32 | None = None,
     *,
     block: int = _BY_PAPER_BLOCK,
+    pause: Callable[[], None] | None = None,
 ) -> tuple[I64, npt.NDArray[np.uint32], F64]:
     """The postings of the ``keep`` words turned around: (offsets, words) in CSR form, each
     paper's words sorted; and, with ``squares`` (a weight per word), each paper's sum of its
@@ -317,12 +324,14 @@ def _by_paper(
     weights), then to put each block's postings in their papers' rows. A block is put in
     paper order by a stable sort (so a paper's words stay in the vocabulary's order, and
     the blocks come in that order too); no temporary array has the size of all the
-    postings."""
+    postings. ``pause`` is called before each block."""
     assert block > 0
     bounds = _blocks(offsets, block)
     counts: I64 = np.zeros(n, np.int64)
     sums: F64 = np.zeros(n, np.float64)
     for span in bounds:
+        if pause is not None:
+            pause()
         kept_docs, kept_terms = _kept(offsets, docs, keep, span)
         counts += np.bincount(kept_docs, minlength=n)[:n]
         if squares is not None:
@@ -333,6 +342,8 @@ def _by_paper(
     doc_terms = np.empty(int(doc_offsets[-1]), np.uint32)
     cursor = doc_offsets[:-1].copy()  # where each paper's next words go
     for span in bounds:
+        if pause is not None:
+            pause()
         kept_docs, kept_terms = _kept(offsets, docs, keep, span)
         if kept_docs.size == 0:
             continue
@@ -416,27 +427,33 @@ def _strongest(terms: I64, weights: F32, k: int) -> tuple[I64, F32]:
     return terms[keep], weights[keep]
 
 
-def prepare(index: SearchIndex) -> None:
+def prepare(index: SearchIndex, pause: Callable[[], None] | None = None) -> None:
     """Build the index's similarity model now (in a worker, once the index is ready), so
     that the first ``like:`` costs what the next ones do — after the masks of common
     prefixes, so that the first keys typed cost what the later ones do. The builds read
-    every posting: the index cache's pages they brought in leave the resident set again."""
+    every posting: the index cache's pages they brought in leave the resident set again.
+
+    ``pause`` is called between steps (a few milliseconds to ~0.1 s of work each): the
+    reader's waits while the user is typing, so that this work, which holds the GIL much
+    of the time, does not share the CPU with the searches and frames of their keys."""
+    if pause is not None:
+        pause()
     index.prepare_prefix_masks()
-    for_index(index)
+    for_index(index, pause)
     index.release_pages()
 
 
-def for_index(index: SearchIndex) -> Similarity:
+def for_index(index: SearchIndex, pause: Callable[[], None] | None = None) -> Similarity:
     """The index's similarity model, built on first use (once, whichever thread asks first:
-    the others wait for it) and kept with the index."""
+    the others wait for it) and kept with the index. ``pause``: see `prepare`."""
     found = _BUILT.get(index)
     if found is not None:
         return found
     with _BUILDING:
-        return _build(index)
+        return _build(index, pause)
 
 
-def _build(index: SearchIndex) -> Similarity:
+def _build(index: SearchIndex, pause: Callable[[], None] | None = None) -> Similarity:
     found = _BUILT.get(index)
     if found is None:
         postings = index.text.folded
@@ -455,7 +472,9 @@ def _build(index: SearchIndex) -> Similarity:
             ids.discard(-1)
             return np.fromiter(ids, np.int64, len(ids))
 
-        found = Similarity(postings.words, postings.offsets, postings.docs, index.n, words_of)
+        found = Similarity(
+            postings.words, postings.offsets, postings.docs, index.n, words_of, pause=pause
+        )
         _BUILT[index] = found
         from .postings import release_free_memory
 

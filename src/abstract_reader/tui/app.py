@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
 from rich.console import RenderableType
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.geometry import Size
@@ -44,6 +46,14 @@ class ReaderApp(App[int]):
     # high (`Screen.-short` in app.tcss): hints and messages stay on screen.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_HEIGHT, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
+    #: When the last key arrived (`time.monotonic`): background work that can wait, waits
+    #: while keys are arriving (`MainScreen.wait_for_quiet_keys`).
+    last_key_at = 0.0
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.last_key_at = time.monotonic()
+        await super().on_event(event)
 
     def __init__(
         self,

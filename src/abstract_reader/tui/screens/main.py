@@ -12,6 +12,7 @@ import contextlib
 import functools
 import gc
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -52,6 +53,7 @@ NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
+KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
 #: The filter's placeholder, longest first: the longest that fits is shown (70 columns: the third).
 FILTER_PLACEHOLDERS = (
@@ -616,7 +618,15 @@ class MainScreen(Screen[None]):
         next (a search that needs it first waits for this build, never builds it twice)."""
         from ...search.similar import prepare
 
-        prepare(index)
+        prepare(index, self.wait_for_quiet_keys)
+
+    def wait_for_quiet_keys(self) -> None:
+        """On a worker thread: wait until no key has arrived for `KEYS_QUIET_S`. Work that
+        can wait (the like model, the prefix masks) calls this between its steps, so that
+        it does not take the CPU and the GIL from the search and the frame of a key."""
+        app = self.app  # a ReaderApp (which records `last_key_at`), or another host
+        while (left := getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S - time.monotonic()) > 0:
+            time.sleep(left)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
