@@ -381,18 +381,24 @@ class MainScreen(Screen[None]):
         # (the dumps' content key is hashed on a thread meanwhile: `open_for`)
         opened, key = open_for(cache, builder.files) if dumps_only else (None, None)
         if opened is not None:  # the same dumps as last time: mapped, not parsed
-            # the index cache's arrays are checked meanwhile (`search.cache.check_ahead`)
-            ahead = (self.cache_dir, opened.files, opened.count)
-            threading.Thread(
-                target=_check_index_ahead, args=ahead, name="index-check", daemon=True
-            ).start()
+            # the index cache's arrays are checked meanwhile (`search.cache.check_ahead`),
+            # from a quarter of the chunks on (its imports hold the GIL: not beside the
+            # first rows' drawing)
+            ahead = threading.Thread(
+                target=_check_index_ahead,
+                args=(self.cache_dir, opened.files, opened.count),
+                name="index-check",
+                daemon=True,
+            )
             try:
                 # rows show chunk by chunk as they are checked, posted as the parse's are:
                 # this thread never waits for the UI, which draws the latest count once per
                 # turn (at 1M, waiting for it after every chunk made a key's echo wait too);
                 # final once the key agrees
-                for _rows in opened.publish(corpus.papers):
+                for rows in opened.publish(corpus.papers):
                     self._post_progress(None, total)
+                    if rows.stop * 4 >= opened.count and ahead.ident is None:
+                        ahead.start()
                 opened.confirm(key)
             except _Cancelled:
                 raise
