@@ -210,3 +210,19 @@ def test_prefix_distances_are_levenshtein_distances() -> None:
                 for j in range(min(width, len(word)) + 1):
                     want = min(Levenshtein.distance(typed, word[:j]), budget + 1)
                     assert int(dist[j, k]) == want, (typed, word, j)
+
+
+def test_a_query_without_words_lists_papers_in_corpus_order(forms_corpus: Corpus) -> None:
+    """Only negations and filters: every hit scores 0, so the papers come in corpus order
+    (a pasted id's paper first), as a stable sort of equal scores gives them."""
+    index = SearchIndex(forms_corpus)
+    papers = forms_corpus.papers
+    result = index.search("!modal")
+    want = [p.id for p in papers if "modal" not in p.abstract.lower()]
+    assert [h.paper.id for h in result] == want
+    assert {h.score for h in result} == {0.0}
+    assert result.position_of(want[3]) == 3
+    pasted = want[7]
+    pinned = index.search(f"!modal | {pasted[:10]}")
+    assert pinned[0].paper.id == pasted
+    assert [h.paper.id for h in pinned][1:] == [i for i in want if i != pasted]

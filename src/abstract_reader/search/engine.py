@@ -432,21 +432,26 @@ class SearchIndex:
                     total = score if total is None else _added(total, score)
         if mask is None:
             mask = np.ones(self.n, dtype=bool)
-        if total is None:
+        likes = [t for t in q.terms if t.kind == "like"]
+        if total is None and (phrases or likes):
             total = np.zeros(self.n, dtype=np.float32)
         matcher.typo_words = frozenset(typo_words)
-        if phrases and not total.flags.writeable:
-            total = total.copy()  # the a-b bonus is added to it
-        notes = self._check_phrases(phrases, mask, total, phrase_limit) if phrases else ()
+        notes: tuple[str, ...] = ()
+        if phrases and total is not None:
+            if not total.flags.writeable:
+                total = total.copy()  # the a-b bonus is added to it
+            notes = self._check_phrases(phrases, mask, total, phrase_limit)
         notes = self._id_notes(q.terms) + notes
-        likes = [t for t in q.terms if t.kind == "like"]
-        if likes:
+        if likes and total is not None:
             return self._ranked_like(q, likes, mask, total, matcher, library=library, notes=notes)
         pins = np.array([d for d in dict.fromkeys(pinned) if mask[d]], dtype=np.int64)
         if pins.size:
             mask = mask.copy()
             mask[pins] = False
         docs = np.flatnonzero(mask)
+        if total is None:  # no word scored: all tied, pins first, then in paper order
+            plain = np.concatenate([pins, docs]) if pins.size else docs
+            return SearchResult(self, q, plain, None, matcher, notes=notes)
         order = RankedOrder(docs, total[docs], pins)
         return SearchResult(self, q, order, total, matcher, notes=notes)
 
