@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -224,13 +224,18 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     return [case for case, _ in pairs], [folded for _, folded in pairs]
 
 
-def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
-    """Concatenated ``arange(start, start + length)`` for each pair, without a Python loop."""
-    total = int(lengths.sum())
+def _ranges(
+    starts: IntArray, lengths: npt.NDArray[np.integer[Any]], narrow: bool = False
+) -> npt.NDArray[np.integer[Any]]:
+    """Concatenated ``arange(start, start + length)`` for each pair, without a Python loop
+    (``int32`` with ``narrow``: every value below 2**31)."""
+    kind = np.int32 if narrow else np.int64
+    total = int(lengths.sum(dtype=np.int64))
     if total == 0:
-        return np.zeros(0, np.int64)
-    out: IntArray = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    out += np.arange(total, dtype=np.int64)
+        return np.zeros(0, kind)
+    shift = starts - (np.cumsum(lengths, dtype=np.int64) - lengths)
+    out = np.repeat(shift.astype(kind), lengths)
+    out += np.arange(total, dtype=kind)
     return out
 
 
@@ -265,11 +270,23 @@ class _Forms:
 
     def postings(self) -> _Postings:
         """The final arrays: the vocabulary sorted, each word's papers in one run, rising."""
-        forms = list(self.ids)
+        ordered = sorted(self.ids)
+        number = self.ids.__getitem__
+        order = np.concatenate(
+            [
+                np.fromiter(map(number, ordered[at : at + 4096]), np.int64)
+                for at in range(0, len(ordered), 4096)
+            ]
+            or [np.zeros(0, np.int64)]
+        )
         self.ids.clear()
-        order = np.array(sorted(range(len(forms)), key=forms.__getitem__), np.int64)
-        words = Vocabulary.from_sorted(forms[i] for i in order.tolist())
-        del forms
+        words = Vocabulary(  # joined a step at a time: a C loop never yields the GIL
+            b"".join(
+                ("\n".join(ordered[at : at + 65536]) + "\n").encode()
+                for at in range(0, len(ordered), 65536)
+            )
+        )
+        del ordered
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         total = np.zeros(order.size, np.int64)
@@ -283,10 +300,11 @@ class _Forms:
         cursor = offsets[:-1][rank]  # where each word's next papers go
         del rank
         docs = np.empty(int(offsets[-1]), np.uint32)
+        narrow = docs.size < 1 << 31  # positions fit int32: half the bytes to write
         chunks.reverse()
         while chunks:  # in paper order: each word's papers come out rising
             chunk = chunks.pop()
-            at = _ranges(cursor[chunk.ids], chunk.counts.astype(np.int64))
+            at = _ranges(cursor[chunk.ids], chunk.counts, narrow)
             values = chunk.docs.astype(np.uint32)
             values += np.uint32(chunk.doc0)
             docs[at] = values
