@@ -11,8 +11,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from abstract_reader.corpus import Corpus, Paper, load_corpus
+
+# No test asserts wall-clock time (speed is measured in benchmarks/): Hypothesis's default
+# 200 ms deadline per example and its slow-data health check only failed tests when the
+# machine was loaded ("Unreliable test timings"). A test's own @settings inherit this.
+settings.register_profile(
+    "abstract-reader", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("abstract-reader")
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "seeds"

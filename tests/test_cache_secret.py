@@ -213,10 +213,10 @@ class _SlowKey:
         self.hashed = 0
         key_for_ = cc.key_for
 
-        def slow(files: Any) -> str | None:
+        def slow(files: Any, **options: Any) -> str | None:
             self.release.wait(timeout=30)
             self.hashed += 1
-            return key_for_(files)
+            return key_for_(files, **options)
 
         monkeypatch.setattr(cc, "key_for", slow)
         monkeypatch.setattr(cc, "_RACY_NS", 0)  # the dumps were just written: old enough

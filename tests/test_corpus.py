@@ -351,3 +351,47 @@ def test_a_file_can_be_added_in_batches(tmp_path: Path) -> None:
     whole = load_corpus([dump])
     assert [p.id for p in builder.finish().papers] == [p.id for p in whole.papers]
     assert len(whole.papers[3].sources) == 2
+
+
+def test_the_first_rows_come_in_a_small_batch(tmp_path: Path) -> None:
+    """A reader shows a batch as it comes: the table's first batch is small (a screen's
+    worth, not thousands of derived titles first), the next ones full, and the papers the
+    same as one parse."""
+    from abstract_reader.corpus import FIRST_BATCH, CorpusBuilder
+
+    count = FIRST_BATCH + 2 * 1000 + 7
+    dump = write_dump(tmp_path / "c.txt", *[f"Abstract {n} about rows." for n in range(count)])
+    builder = CorpusBuilder([dump])
+    sizes = [len(batch) for batch in builder.add_file_in_batches(dump, batch=1000)]
+    assert sizes == [FIRST_BATCH, 1000, 1000, 7]
+    assert [p.id for p in builder.finish().papers] == [p.id for p in load_corpus([dump]).papers]
+
+
+def test_distinct_titles_are_disambiguate_over_every_derived_title(tmp_path: Path) -> None:
+    """`finish` makes derived titles distinct without a string per paper; the titles are
+    those `disambiguate` gives over all of them: clashes in any case, and a clash whose
+    first suffix is another paper's title (it takes a longer one)."""
+    from abstract_reader.corpus import CorpusBuilder, distinct_titles
+    from abstract_reader.text import disambiguate
+
+    def titles_of(abstracts: list[str], name: str) -> tuple[dict[int, str], dict[int, str]]:
+        dump = write_dump(tmp_path / name, *abstracts)
+        builder = CorpusBuilder([dump])
+        builder.add_file(dump)
+        table = builder.corpus.papers
+        rows, titles, ids = table.derived_rows(), table.titles(), table.ids()
+        shown = [titles[i] for i in rows]
+        expected = disambiguate(shown, [ids[i] for i in rows])
+        want = {r: t for r, b, t in zip(rows, shown, expected, strict=True) if t != b}
+        return distinct_titles(table), want
+
+    abstracts = [f"Robust estimation of the mean. Variant {k} here." for k in range(6)]
+    abstracts += [f"ROBUST estimation of THE mean. Other {k}." for k in range(3)]
+    abstracts += [f"A unique title number {k}. Body." for k in range(5)]
+    got, want = titles_of(abstracts, "a.txt")
+    assert got == want and len(got) == 8
+    # another paper's title is the first suffixed one: that clash takes a longer suffix
+    taken = sorted(want.values())[0]
+    got, want = titles_of([*abstracts, f"{taken}. A paper of that title."], "b.txt")
+    assert got == want
+    assert any(len(t.rsplit("[", 1)[1]) > 7 for t in got.values())

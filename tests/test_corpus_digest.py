@@ -86,3 +86,21 @@ def test_an_index_cache_of_a_changed_title_is_refused(tmp_path: Path, seeds: Cor
     assert not again.loaded_from_cache
     assert [h.paper.id for h in again.search("qwertyuiop")] == [corpus.papers[2].id]
     assert target
+
+
+def test_an_index_checked_ahead_is_still_bound_to_its_corpus(tmp_path: Path) -> None:
+    """`check_ahead` checks the index cache's arrays before the corpus is all there (a warm
+    start); the index is used only if its digest is the corpus's, as without it."""
+    from abstract_reader.search.cache import check_ahead
+
+    corpus = load_corpus(_dumps(tmp_path, 600))
+    key = cache_key_for(corpus.files)
+    cache = tmp_path / "index"
+    SearchIndex(corpus, cache_dir=cache, cache_key=key)
+    check_ahead(cache, corpus.files, len(corpus.papers))
+    assert SearchIndex(corpus, cache_dir=cache, cache_key=key).loaded_from_cache
+    check_ahead(cache, corpus.files, len(corpus.papers))
+    corpus.papers.set_title(2, "Qwertyuiop zxcvb")  # the corpus changes after the check
+    again = SearchIndex(corpus, cache_dir=cache, cache_key=key)
+    assert not again.loaded_from_cache
+    assert [h.paper.id for h in again.search("qwertyuiop")] == [corpus.papers[2].id]

@@ -175,3 +175,24 @@ def test_ids_resolve_by_prefix_past_the_numpy_threshold(tmp_path: Path) -> None:
         assert corpus.index_of(paper.id) == i
         assert corpus.resolve(paper.id[:10]).id == paper.id
         assert corpus.get(paper.id) == paper
+
+
+def test_ids_are_found_in_rows_not_yet_indexed_and_after_indexing(tmp_path: Path) -> None:
+    """A look-up of one id with many rows not yet in the id index scans them (a warm start's
+    UI thread never merges a million rows); `index_ids` (the loading thread) merges them.
+    Either way every id gives its row and an unknown one none."""
+    from abstract_reader import papertable
+
+    abstracts = [f"Abstract {n} on theme {n % 7}." for n in range(3 * papertable._SCAN_ROWS)]
+    corpus = load_corpus([write_dump(tmp_path / "big.txt", *abstracts)])
+    fresh = PaperTable()
+    for chunk in corpus.papers.chunks:  # as the corpus cache publishes: nothing merged
+        fresh.append_chunk(chunk)
+    picks = (0, 1, papertable._SCAN_ROWS + 5, len(abstracts) - 1)
+    ids = [corpus.papers.id(i) for i in picks]
+    assert [fresh.index_of(i) for i in ids] == list(picks)  # scanned
+    assert fresh.get("0123456789abcdef") is None
+    fresh.index_ids()
+    assert [fresh.index_of(i) for i in ids] == list(picks)  # from the merged index
+    assert fresh.rows_of(ids) and sorted(fresh.rows_of(ids)) == sorted(picks)
+    assert fresh.get("0123456789abcdef") is None

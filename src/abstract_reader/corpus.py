@@ -19,7 +19,7 @@ from pathlib import Path
 from .paper import Paper, Source
 from .papertable import PaperTable, RowBatch, as_table, id_of
 from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
-from .text import derive_title, disambiguate, escape_for_terminal, sanitise
+from .text import TITLE_MAX, derive_title, disambiguate, escape_for_terminal, sanitise, shorten
 
 __all__ = [
     "Corpus",
@@ -34,6 +34,7 @@ __all__ = [
 ID_LENGTH = 16
 MIN_PREFIX = 4
 _BINARY_SAMPLE = 8192
+FIRST_BATCH = 500  #: the rows of a table's first batch (`CorpusBuilder.add_file_in_batches`)
 MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
 
 
@@ -373,9 +374,13 @@ class CorpusBuilder:
         name = sanitise(path.name)  # file names are untrusted text too
         table = corpus.papers
         abstracts = parsed.abstracts
-        for first in range(0, len(abstracts), batch):
+        first = 0
+        while first < len(abstracts):
+            # the table's first rows come in a small batch: a screen shows a few dozen, and
+            # 5,000 cost ~0.2 s (ids, derived titles) before the first frame could show any
+            last = min(first + (batch if len(table) else min(batch, FIRST_BATCH)), len(abstracts))
             rows = RowBatch()
-            for index in range(first + 1, min(first + batch, len(abstracts)) + 1):
+            for index in range(first + 1, last + 1):
                 abstract = abstracts[index - 1]
                 abstracts[index - 1] = ""  # the table keeps its UTF-8 bytes instead
                 key = paper_key(abstract)
@@ -396,6 +401,7 @@ class CorpusBuilder:
                     venue=parsed.venue,
                     year=parsed.year,
                 )
+            first = last
             start = table.extend(rows)
             yield range(start, start + len(rows))
 
@@ -507,7 +513,11 @@ class CorpusBuilder:
         """Merge records into the same dump papers; make the derived titles distinct."""
         self._merge_normalised()
         table = self.corpus.papers
-        rows = table.derived_rows()
+        if len(table) >= _DISTINCT_WITH_NUMPY:
+            for row, title in distinct_titles(table).items():
+                table.set_title(row, title)
+            return self.corpus
+        rows = table.derived_rows()  # (small: no numpy import, as the CLI's quick commands)
         if rows:
             titles, ids = table.titles(), table.ids()
             shown = [titles[i] for i in rows]
@@ -516,6 +526,70 @@ class CorpusBuilder:
                 if title != before:
                     table.set_title(row, title)
         return self.corpus
+
+
+#: papers from which `finish` makes titles distinct with `distinct_titles` (numpy)
+_DISTINCT_WITH_NUMPY = 20_000
+
+
+def distinct_titles(table: PaperTable) -> dict[int, str]:
+    """The derived titles that `disambiguate` changes (row → its new title), as it would
+    over every derived title, without holding a string per paper: each title's casefold is
+    hashed into one numpy array, and only titles whose hash repeats are decoded again and
+    grouped by their text (at a million papers the lists of every title and id held ~750 MB
+    at the end of a cold load)."""
+    import numpy as np
+
+    rows = np.flatnonzero(table.derived())
+    if not rows.size:
+        return {}
+    title = table.title
+    hashes = np.fromiter(
+        (hash(title(row).casefold()) for row in rows.tolist()), np.int64, rows.size
+    )
+    order = np.argsort(hashes, kind="stable")
+    ordered = hashes[order]
+    same = ordered[1:] == ordered[:-1]
+    repeated = np.zeros(rows.size, bool)
+    repeated[1:] |= same
+    repeated[:-1] |= same
+    # the titles that may clash, grouped exactly, in the order of their first row (as
+    # `disambiguate` meets them)
+    groups: dict[str, list[int]] = {}
+    for row in rows[np.sort(order[repeated])].tolist():
+        groups.setdefault(title(row).casefold(), []).append(row)
+    added: set[str] = set()
+
+    def taken(folded: str) -> bool:
+        """Is this (casefolded) title one of the derived titles, or given to one here?"""
+        if folded in added:
+            return True
+        h = np.int64(hash(folded))
+        first = int(np.searchsorted(ordered, h, side="left"))
+        last = int(np.searchsorted(ordered, h, side="right"))
+        return any(title(int(rows[order[k]])).casefold() == folded for k in range(first, last))
+
+    changed: dict[int, str] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        ids = {row: table.id(row) for row in members}
+        members.sort(key=ids.__getitem__)
+        for row in members[1:]:  # (as `disambiguate`: more of the title, then the id)
+            key = ids[row]
+            before = title(row)
+            base = before.rstrip("…")
+            suffix = f" [{key[:6]}]"
+            candidate = shorten(base, TITLE_MAX - len(suffix)) + suffix
+            n = 7
+            while taken(candidate.casefold()) and n <= len(key):
+                suffix = f" [{key[:n]}]"
+                candidate = shorten(base, TITLE_MAX - len(suffix)) + suffix
+                n += 1
+            if candidate != before:
+                changed[row] = candidate
+            added.add(candidate.casefold())
+    return changed
 
 
 def load_corpus(

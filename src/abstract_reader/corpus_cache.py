@@ -80,26 +80,27 @@ MIN_BYTES = 4 << 20  #: corpora smaller than this are parsed every time
 _KEEP = 3  #: cached corpora kept (each about the size of its dumps)
 
 
-def key_for(files: Sequence[Path]) -> str | None:
+def key_for(files: Sequence[Path], *, threads: int | None = None) -> str | None:
     """The corpus cache's key: the dumps' contents, paths, sizes and mtimes, this format and
     version; None when a file cannot be read. Call it *before* parsing: a dump that changes
-    while it is parsed then gets a key that its next reading no longer matches."""
-    digests = _content_digests(files)
+    while it is parsed then gets a key that its next reading no longer matches. Hashed on
+    ``threads`` threads (default: as many as cores)."""
+    digests = _content_digests(files, threads)
     if digests is None:
         return None
     return files_key(f"{__version__}/{CORPUS_FORMAT}/{','.join(digests)}", files)
 
 
-def _content_digests(files: Sequence[Path]) -> list[str] | None:
-    """`content_digest` of each file, in order, None if any is None. On as many threads as
-    cores (SHA-256 releases the GIL on large reads): at 1M papers the dumps are 1.3 GB, and
-    a start waits for their digests before its first rows."""
-    if len(files) < 2:
+def _content_digests(files: Sequence[Path], threads: int | None = None) -> list[str] | None:
+    """`content_digest` of each file, in order, None if any is None. On ``threads`` threads,
+    by default as many as cores (SHA-256 releases the GIL on large reads): at 1M papers the
+    dumps are 1.3 GB."""
+    workers = min(len(files), threads or os.cpu_count() or 1, 8)
+    if workers < 2:
         digests = [content_digest(path) for path in files]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
-        workers = min(len(files), os.cpu_count() or 1, 8)
         with ThreadPoolExecutor(workers, thread_name_prefix="digest") as pool:
             digests = list(pool.map(content_digest, files))
     return None if any(d is None for d in digests) else [d for d in digests if d is not None]
@@ -186,7 +187,11 @@ class PendingKey:
             self._thread.start()
 
     def _run(self) -> None:
-        self._key = key_for(self.files)
+        # one thread: this runs beside a warm start's chunk checks (~1 CPU s of MACs at 1M
+        # papers) or a cold start's parse, and the reader's UI thread; with a thread per
+        # core as well, three hashing threads shared two cores with the one that echoes
+        # keys (the key is ready about when the chunks are checked either way)
+        self._key = key_for(self.files, threads=1)
 
     def result(self) -> str | None:
         """The content key (waits for it); None if it was hashed meanwhile and the dumps'
@@ -605,6 +610,9 @@ class Opened:
             start = self.blob_offset
             drop_pages(self.mapped, start + int(offsets[first]), start + int(offsets[last]))
             yield range(first, last)
+        # the ids' index, here rather than at the first look-up (the UI thread's, of the
+        # current paper: see `PaperTable.find`)
+        table.index_ids()
 
 
 def _read_head(mapped: Any) -> tuple[dict[str, Any], bytes, bytes]:

@@ -1,5 +1,5 @@
 """A placeholder is never cut by its input's edge: a narrow terminal gets a shorter wording
-(the filter's, the tag editor's; the derived title in the metadata editor ends in "…")."""
+(the filter's, the tag editor's; the metadata editor's title hint, shown whole below)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from .conftest import make_app, settle, until
 
@@ -46,19 +46,32 @@ async def test_the_filter_and_tag_editor_placeholders_fit(
         assert _fits(field)
 
 
-async def test_a_long_derived_title_hint_ends_in_an_ellipsis_where_it_is_cut(
-    tmp_path: Path,
+@pytest.mark.parametrize("size", [(70, 24), (120, 40)])
+async def test_the_title_hint_fits_and_a_long_one_shows_whole_below_the_field(
+    tmp_path: Path, size: tuple[int, int]
 ) -> None:
+    """The title from the abstract is the title field's hint; where it does not fit, it is
+    never cut ("…"): it shows whole below the field, and the field's hint says so."""
     app = make_app(tmp_path)
-    async with app.run_test(size=(70, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         paper = app.main.current_paper()
         assert paper is not None
         title = app.session.title_of(paper)
+        assert 60 < len(title) < 74  # longer than the field at 70 columns, not at 120
         await pilot.press("e")
         await until(pilot, lambda: bool(app.screen.query("#meta-title")))
         await pilot.pause()
         field = app.screen.query_one("#meta-title", Input)
+        below = app.screen.query_one("#meta-title-hint", Static)
         assert _fits(field), field.placeholder
-        hint = field.placeholder
-        assert hint == title or (hint.endswith("…") and title.startswith(hint[:-1]))
+        assert "…" not in field.placeholder
+        if size[0] == 70:
+            assert field.placeholder == "empty: the abstract's title (below)"
+            assert below.display and below.region.height >= 2  # wrapped, not cut
+            assert str(below.render()).split() == title.split()
+        else:
+            assert field.placeholder == title and not below.display
+        await pilot.press(*"Real", "enter")  # the field works as before
+        await until(pilot, lambda: not app.screen.query("#meta-title"))
+        assert app.library.snapshot.metadata[paper.id].title == "Real"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import math
 import os
+import random
 import re
 import sqlite3
 import stat
@@ -23,8 +25,13 @@ from ..paths import make_private_dir
 from ..text import escape_for_terminal
 from .model import LibraryBusy, is_busy
 
-#: How long a write waits for another process's write lock before giving up (LibraryBusy).
-BUSY_TIMEOUT_MS = 2_500
+#: How long a write waits for another process's write lock before giving up (LibraryBusy):
+#: long, because giving up loses the user's action; writes take milliseconds, so only a lock
+#: held by a stuck program (an open transaction in an ``sqlite3`` shell) waits this long.
+#: ``ABSTRACT_READER_BUSY_TIMEOUT`` (seconds) overrides it.
+BUSY_TIMEOUT_MS = 30_000
+#: Between two tries to take the write lock, at most this long (plus jitter).
+BUSY_POLL_MAX_S = 0.01
 BACKUPS_KEPT = 5
 BACKUP_INTERVAL_S = 24 * 3600
 
@@ -90,14 +97,57 @@ def shown(path: Path | None) -> str:
     return escape_for_terminal(str(path)) if path is not None else "the library"
 
 
-def busy_error(path: Path | None) -> LibraryBusy:
+def busy_timeout_s() -> float:
+    """How long to wait for another writer: ``ABSTRACT_READER_BUSY_TIMEOUT`` seconds, or
+    ``BUSY_TIMEOUT_MS``."""
+    raw = os.environ.get("ABSTRACT_READER_BUSY_TIMEOUT")
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value >= 0:
+            return value
+    return BUSY_TIMEOUT_MS / 1000
+
+
+def busy_error(path: Path | None, timeout: float) -> LibraryBusy:
     return LibraryBusy(
         f"library busy: another program is writing to {shown(path)}; gave up after "
-        f"{BUSY_TIMEOUT_MS / 1000:g} s and changed nothing"
+        f"{timeout:g} s and changed nothing"
     )
 
 
-def open_library(path: Path | None, *, backups: bool = True) -> Opened:
+def begin_write(conn: sqlite3.Connection, timeout: float) -> None:
+    """``BEGIN IMMEDIATE``, waiting up to ``timeout`` seconds while another connection holds
+    the write lock.
+
+    SQLite's own busy handler sleeps longer and longer between tries (100 ms after the first
+    quarter second), while a writer that just committed takes the lock again at once: under
+    a stream of another process's writes a waiting write saw the lock free too rarely and
+    gave up (a lost bookmark). Here the lock is tried every few milliseconds (with jitter),
+    so a write gets in between two of the other's within milliseconds."""
+    deadline = time.monotonic() + timeout
+    pause = 0.0005
+    conn.execute("PRAGMA busy_timeout = 0")  # each try returns at once; this loop waits
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.Error as exc:
+                left = deadline - time.monotonic()
+                if not is_busy(exc) or left <= 0:
+                    raise
+            time.sleep(min(left, pause * random.uniform(0.5, 1.5)))
+            pause = min(pause * 2, BUSY_POLL_MAX_S)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {round(timeout * 1000)}")
+
+
+def open_library(
+    path: Path | None, *, backups: bool = True, busy_timeout: float | None = None
+) -> Opened:
     """Open (creating or migrating) the library at ``path``; in memory when None.
 
     Read-only is decided *before* any read-write open: an existing file is first looked at
@@ -106,6 +156,7 @@ def open_library(path: Path | None, *, backups: bool = True) -> Opened:
     library would be changed while the message says it was kept."""
     if path is None:
         return Opened(memory())
+    timeout = busy_timeout_s() if busy_timeout is None else busy_timeout
     try:
         st: os.stat_result | None = os.stat(path)  # follows links; never opens (a FIFO waits)
     except FileNotFoundError:
@@ -116,49 +167,53 @@ def open_library(path: Path | None, *, backups: bool = True) -> Opened:
     except OSError as exc:
         return _fallback(path, f"cannot look at it ({exc.strerror or exc})")
     if st is None:
-        return _create(path, backups=backups)
+        return _create(path, backups=backups, timeout=timeout)
     if stat.S_ISDIR(st.st_mode):
         return _fallback(path, "is a directory, not a library file")
     if not stat.S_ISREG(st.st_mode):
         return _fallback(path, f"is {_kind(st.st_mode)}, not a library file")
     try:
-        probe, check, version = _probe(path)
+        probe, check, version = _probe(path, timeout)
     except sqlite3.Error as exc:
-        return _open_read_only(path, _reason(exc))
+        return _open_read_only(path, _reason(exc, timeout), timeout=timeout)
     if check is None or check[0] != "ok":
         detail = escape_for_terminal(str(check[0]) if check else "no answer")[:120]
-        return _open_read_only(path, f"it failed its integrity check ({detail})", probe)
+        return _open_read_only(
+            path, f"it failed its integrity check ({detail})", probe, timeout=timeout
+        )
     if version > SCHEMA_VERSION:
         return _open_read_only(
             path,
             f"made by a newer abstract-reader (schema {version}; this one knows {SCHEMA_VERSION})",
             probe,
+            timeout=timeout,
         )
     if not os.access(path, os.W_OK):
-        return _open_read_only(path, "the file is not writable", probe)
+        return _open_read_only(path, "the file is not writable", probe, timeout=timeout)
     if not os.access(path.parent, os.W_OK | os.X_OK):
         return _open_read_only(
             path,
             f"its folder {shown(path.parent)} is not writable (SQLite keeps its journal "
             "next to the library)",
             probe,
+            timeout=timeout,
         )
     probe.close()
     conn: sqlite3.Connection | None = None
     try:
-        conn = connect(path)
+        conn = connect(path, timeout)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
-        migrate(conn, path, daily=backups)
+        migrate(conn, path, daily=backups, timeout=timeout)
     except sqlite3.Error as exc:
         if conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
-        return _open_read_only(path, _reason(exc))
+        return _open_read_only(path, _reason(exc, timeout), timeout=timeout)
     return Opened(conn)
 
 
-def _probe(path: Path) -> tuple[sqlite3.Connection, tuple[object, ...] | None, int]:
+def _probe(path: Path, timeout: float) -> tuple[sqlite3.Connection, tuple[object, ...] | None, int]:
     """Look at an existing file through a read-only connection: (connection, quick_check's
     first row, schema version). A WAL library in a folder we cannot write (no ``-shm`` can be
     made) is looked at as an immutable file."""
@@ -166,7 +221,7 @@ def _probe(path: Path) -> tuple[sqlite3.Connection, tuple[object, ...] | None, i
     for immutable in (False, True):
         conn: sqlite3.Connection | None = None
         try:
-            conn = _connect_read_only(path, immutable=immutable)
+            conn = _connect_read_only(path, timeout, immutable=immutable)
             check = conn.execute("PRAGMA quick_check").fetchone()
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
             return conn, check, version
@@ -182,7 +237,7 @@ def _probe(path: Path) -> tuple[sqlite3.Connection, tuple[object, ...] | None, i
     raise last
 
 
-def _create(path: Path, *, backups: bool) -> Opened:
+def _create(path: Path, *, backups: bool, timeout: float) -> Opened:
     """A new library file (and its folder, private to the user)."""
     try:
         make_private_dir(path.parent)
@@ -191,12 +246,12 @@ def _create(path: Path, *, backups: bool) -> Opened:
     if not os.access(path.parent, os.W_OK | os.X_OK):
         return _fallback(path, f"cannot create it: {shown(path.parent)} is not writable")
     try:
-        conn = connect(path)
+        conn = connect(path, timeout)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
-        migrate(conn, path, daily=backups)
+        migrate(conn, path, daily=backups, timeout=timeout)
     except sqlite3.Error as exc:
-        return _fallback(path, f"cannot create it ({_reason(exc)})")
+        return _fallback(path, f"cannot create it ({_reason(exc, timeout)})")
     return Opened(conn)
 
 
@@ -215,15 +270,12 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _reason(exc: sqlite3.Error) -> str:
+def _reason(exc: sqlite3.Error, timeout: float) -> str:
     """What an SQLite error says about the file, in a few words."""
     code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
     detail = escape_for_terminal(str(exc))
     if is_busy(exc):
-        return (
-            f"library busy: another program held its lock for more than "
-            f"{BUSY_TIMEOUT_MS / 1000:g} s"
-        )
+        return f"library busy: another program held its lock for more than {timeout:g} s"
     if code == sqlite3.SQLITE_FULL:
         return "the disk is full"
     if code == sqlite3.SQLITE_IOERR:
@@ -244,24 +296,24 @@ def _uri(path: Path, query: str) -> str:
     return "file:" + urllib.parse.quote(os.path.abspath(path)) + "?" + query
 
 
-def _connect_read_only(path: Path, *, immutable: bool = False) -> sqlite3.Connection:
+def _connect_read_only(
+    path: Path, timeout: float, *, immutable: bool = False
+) -> sqlite3.Connection:
     query = "mode=ro&immutable=1" if immutable else "mode=ro"
     conn = sqlite3.connect(
         _uri(path, query),
         uri=True,
         isolation_level=None,
-        timeout=BUSY_TIMEOUT_MS / 1000,
+        timeout=timeout,
         check_same_thread=False,
     )
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA busy_timeout = {round(timeout * 1000)}")
     return conn
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(
-        path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
-    )
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+def connect(path: Path, timeout: float) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, timeout=timeout, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {round(timeout * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
@@ -279,13 +331,15 @@ def _fallback(path: Path, reason: str) -> Opened:
     return Opened(memory(), read_only=True, problem=problem)
 
 
-def _open_read_only(path: Path, reason: str, conn: sqlite3.Connection | None = None) -> Opened:
+def _open_read_only(
+    path: Path, reason: str, conn: sqlite3.Connection | None = None, *, timeout: float
+) -> Opened:
     """Keep the file as it is; read what can be read (through a read-only connection)."""
     problem = f"{shown(path)}: {reason}; it was kept unchanged and opened read-only"
     if conn is None:
         for immutable in (False, True):  # immutable: no -shm needed (an unwritable folder)
             try:
-                conn = _connect_read_only(path, immutable=immutable)
+                conn = _connect_read_only(path, timeout, immutable=immutable)
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 break
             except sqlite3.Error:
@@ -298,7 +352,9 @@ def _open_read_only(path: Path, reason: str, conn: sqlite3.Connection | None = N
     return Opened(conn, read_only=True, problem=problem)
 
 
-def migrate(conn: sqlite3.Connection, backup_path: Path | None, *, daily: bool) -> None:
+def migrate(
+    conn: sqlite3.Connection, backup_path: Path | None, *, daily: bool, timeout: float = 0.0
+) -> None:
     """Bring the schema up to date, backing up ``backup_path`` first (and with ``daily``, once
     a day when there is nothing to migrate)."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -313,7 +369,7 @@ def migrate(conn: sqlite3.Connection, backup_path: Path | None, *, daily: bool) 
     if backup_path is not None and version > 0:
         backup(conn, backup_path, reason=f"v{version}")
     for target in range(version, SCHEMA_VERSION):
-        conn.execute("BEGIN IMMEDIATE")
+        begin_write(conn, timeout)
         try:
             current = conn.execute("PRAGMA user_version").fetchone()[0]
             if current != target:  # another process migrated meanwhile

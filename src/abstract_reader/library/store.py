@@ -48,7 +48,7 @@ from .model import (
     json_list,
     papers_phrase,
 )
-from .schema import backup, busy_error, open_library, shown
+from .schema import backup, begin_write, busy_error, busy_timeout_s, open_library, shown
 
 #: Rows of the change log kept (older ones are pruned as new ones arrive).
 CHANGES_KEPT = 10_000
@@ -321,10 +321,16 @@ class Library:
     """One open library file. Reads come from ``snapshot``; writes are delta transactions.
 
     Thread-safe: writes, ``refresh`` and ``undo`` take one lock, so the reader may write
-    from a worker thread while its UI thread polls ``refresh``."""
+    from a worker thread while its UI thread polls ``refresh``.
 
-    def __init__(self, path: Path | str | None, *, backups: bool = True) -> None:
+    A write waits up to ``busy_timeout`` seconds (default ``busy_timeout_s()``: 30) while
+    another process writes, then raises ``LibraryBusy`` having changed nothing."""
+
+    def __init__(
+        self, path: Path | str | None, *, backups: bool = True, busy_timeout: float | None = None
+    ) -> None:
         self.path = Path(path) if path is not None else None
+        self.busy_timeout = busy_timeout_s() if busy_timeout is None else busy_timeout
         self.read_only = False
         self.problem: str | None = None  #: why the library is read-only, one line
         self._backups = backups
@@ -334,7 +340,7 @@ class Library:
         self._own_writes = 0
         self._seen_writes = 0
         self.snapshot = Snapshot()
-        opened = open_library(self.path, backups=backups)
+        opened = open_library(self.path, backups=backups, busy_timeout=self.busy_timeout)
         self.conn = opened.conn
         self.read_only = opened.read_only
         self.problem = opened.problem
@@ -353,7 +359,7 @@ class Library:
     def _failed(self, exc: sqlite3.Error) -> LibraryError:
         """One honest line for a write SQLite refused (the transaction is rolled back)."""
         if is_busy(exc):
-            return busy_error(self.path)
+            return busy_error(self.path, self.busy_timeout)
         code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
         where = self._shown_path()
         if code == sqlite3.SQLITE_FULL:
@@ -372,7 +378,7 @@ class Library:
             raise ReadOnlyLibrary(self.problem or "the library is read-only")
         conn = self.conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            begin_write(conn, self.busy_timeout)
         except sqlite3.Error as exc:
             raise self._failed(exc) from None
         try:
@@ -523,18 +529,16 @@ class Library:
                         their_ids.update(listed)
                     else:
                         their_ids = None  # unreadable: read the whole sections
-            if version != self._data_version:
+            if version != self._data_version:  # another connection committed
                 old = self.snapshot
                 try:
                     if theirs:
                         self._load(theirs, their_ids)
-                    elif not rows:
-                        self._load(None)
-                    else:
-                        self._load(())  # settings only
+                    else:  # … without logging (another tool, or a setting): read it all
+                        self._load(None)  # (even when this object wrote meanwhile)
                 except LibraryError:
                     return frozenset()
-                if not rows:  # a writer that does not log (another tool): compare
+                if not theirs:
                     facts |= changed_facts(old, self.snapshot)
             self._data_version = version
             self._seen_writes = self._own_writes

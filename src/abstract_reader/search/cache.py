@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -130,27 +131,93 @@ def _sections(mapped: memoryview, n: int) -> tuple[bytes, dict[str, npt.NDArray[
     return bytes(digest), arrays
 
 
-def load_cache(
-    cache_dir: Path | None, key: str | None, corpus: Corpus
-) -> tuple[_FieldIndex, _FieldIndex, mmap.mmap] | None:
-    """(abstracts' index, titles' index, the mapping they read) from the cache, checked."""
-    if cache_dir is None or key is None:
-        return None
-    mapped = open_mapped(cache_dir / f"{key}{SUFFIX}")
+#: (digest, abstracts' index, titles' index, mapping) of a file whose arrays were checked
+_Checked = tuple[bytes, _FieldIndex, _FieldIndex, "mmap.mmap"]
+
+
+def _check_file(path: Path, n: int) -> _Checked | None:
+    """The index cache at ``path`` mapped and every array checked for a corpus of ``n``
+    papers (all but its binding to the corpus: the digest is returned); None if there is
+    none or it does not check out."""
+    mapped = open_mapped(path)
     if mapped is None:
         return None
     try:
-        n = len(corpus.papers)
         digest, data = _sections(memoryview(mapped), n)
-        if digest != corpus_digest(corpus):
-            raise ValueError("an index of other papers")
         fields = _FieldIndex.from_arrays(data, "text", n), _FieldIndex.from_arrays(data, "title", n)
     except Exception:  # corrupt or foreign file: rebuild, never trust it
         return None
     # the checks touched every page: they leave the resident set (a search faults back in
     # what it reads, from the page cache) — at 1M the file is ~660 MB
     drop_pages(mapped)
-    return (*fields, mapped)
+    return (digest, *fields, mapped)
+
+
+class _Ahead:
+    """A check of an index cache file begun before its corpus was all there."""
+
+    def __init__(self, path: Path, n: int) -> None:
+        self.path, self.n = path, n
+        self.done = threading.Event()
+        self.result: _Checked | None = None
+
+
+_ahead_lock = threading.Lock()
+_ahead: list[_Ahead] = []  #: the latest check begun by `check_ahead` and not yet used
+
+
+def check_ahead(cache_dir: Path, files: Sequence[str], n: int) -> None:
+    """Check the index cache of these dumps for a corpus of ``n`` papers now (call it on a
+    thread of its own), so that `load_cache` later only binds it to the corpus (its digest):
+    a warm start checks the index's arrays while the corpus cache's chunks are checked and
+    the dumps hashed, not after. Only the arrays' checks are done early; `load_cache` still
+    refuses the file unless its digest is the corpus's, as it always did."""
+    key = cache_key_for(files)
+    if key is None:
+        return
+    ahead = _Ahead(cache_dir / f"{key}{SUFFIX}", n)
+    with _ahead_lock:
+        _ahead[:] = [ahead]
+    try:
+        ahead.result = _check_file(ahead.path, n)
+    finally:
+        ahead.done.set()
+
+
+def _take_ahead(path: Path, n: int) -> _Ahead | None:
+    """The check of ``path`` for ``n`` papers begun by `check_ahead`, if any (once)."""
+    with _ahead_lock:
+        ahead = _ahead.pop() if _ahead else None
+    if ahead is None or ahead.path != path or ahead.n != n:
+        return None
+    return ahead
+
+
+def load_cache(
+    cache_dir: Path | None, key: str | None, corpus: Corpus
+) -> tuple[_FieldIndex, _FieldIndex, mmap.mmap] | None:
+    """(abstracts' index, titles' index, the mapping they read) from the cache, checked
+    (its arrays perhaps already by `check_ahead`), and of these papers."""
+    if cache_dir is None or key is None:
+        return None
+    n = len(corpus.papers)
+    path = cache_dir / f"{key}{SUFFIX}"
+    ahead = _take_ahead(path, n)
+    checked = None
+    if ahead is not None:
+        ahead.done.wait()
+        checked = ahead.result
+    if checked is None:  # (begun early but found nothing: the file may be there by now)
+        checked = _check_file(path, n)
+    if checked is None:
+        return None
+    digest, text, titles, mapped = checked
+    try:
+        if digest != corpus_digest(corpus):
+            return None  # an index of other papers: rebuilt
+    except Exception:
+        return None
+    return text, titles, mapped
 
 
 def default_cache_dir() -> Path:

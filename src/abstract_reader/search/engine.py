@@ -7,8 +7,10 @@ smart-case terms). Titles have their own small index, for ranking, ``^word`` and
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +58,12 @@ PREPARED_MASKS = 256
 #: Postings scattered per step while making masks ahead (a few milliseconds at a time).
 _SCATTER_STEP = 1 << 20
 
+#: Up to this many words' postings are scattered one by one (more: gathered, then at once).
+_SCATTERED_ONE_BY_ONE = 8
+
+#: Title scores are merged paper by paper when at most 1/this of the papers have one.
+_SPARSE_TITLES = 16
+
 #: Query words whose papers and scores are kept between keystrokes.
 _WORD_TERMS_KEPT = 8
 
@@ -69,6 +77,19 @@ class _WordTerm:
     idf: np.float32
     score: npt.NDArray[np.float32]  #: base × idf, rounded once
     typo_forms: frozenset[str]
+
+
+@dataclass(slots=True)
+class _Scratch:
+    """Arrays of one value per paper that a search writes and gives back (`_scratch`)."""
+
+    title: npt.NDArray[np.float32]  #: all zeros when handed out and when given back
+    spare: npt.NDArray[np.float32]
+    flags: npt.NDArray[np.bool_]
+
+    @classmethod
+    def fresh(cls, n: int) -> _Scratch:
+        return cls(np.zeros(n, np.float32), np.empty(n, np.float32), np.empty(n, bool))
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +297,8 @@ class SearchIndex:
         self._prefix_masks: dict[tuple[int, int, int], npt.NDArray[np.bool_]] = {}
         self._phrase_cache: dict[tuple[Word, ...], npt.NDArray[np.int8]] = {}
         self._sorted_ids: tuple[list[str], list[int]] | None = None
+        self._scratch_lock = threading.Lock()
+        self._scratch_arrays: _Scratch | None = None
         if not defer_save:
             self.save_cache()
 
@@ -721,18 +744,32 @@ class SearchIndex:
         cached = self._word_terms.get(key)
         if cached is None:
             forms: set[str] = set()
-            word_score = self._word_scores(word, forms, negated)
-            title_score = self._word_scores(word, forms, negated, title=True)
-            # titles are short: few papers have the word there, so they are merged one
-            # by one, not by passes over every paper
-            in_title = np.flatnonzero(title_score)
-            combined = word_score
-            combined[in_title] = np.maximum(combined[in_title], title_score[in_title])
-            del title_score
-            mask = combined > 0
-            present = np.count_nonzero(mask)
-            idf = np.float32(np.log1p(self.n / (1 + present)))
-            combined[in_title] += np.float32(TITLE_BONUS)  # exact: scores are few bits
+            with self._scratch() as scratch:
+                combined = np.zeros(self.n, dtype=np.float32)  # (kept: not scratch)
+                self._scores_into(combined, scratch, word, forms, negated)
+                title_score = scratch.title
+                touched = self._scores_into(title_score, scratch, word, forms, negated, title=True)
+                if touched is not None and touched.size <= self.n // _SPARSE_TITLES:
+                    # titles are short: few papers have the word there, so they are merged
+                    # one by one, not by passes over every paper (``touched``: the papers
+                    # given a title score, some twice — fancy indexing does each once)
+                    in_title = touched[title_score[touched] != 0]
+                    combined[in_title] = np.maximum(combined[in_title], title_score[in_title])
+                    title_score[touched] = 0
+                    mask = combined > 0
+                    present = np.count_nonzero(mask)
+                    idf = np.float32(np.log1p(self.n / (1 + present)))
+                    combined[in_title] += np.float32(TITLE_BONUS)  # exact: few bits
+                else:  # many: in passes over every paper, branch-free (scores are ≥ 0)
+                    in_titles = np.not_equal(title_score, 0, out=scratch.flags)
+                    np.maximum(combined, title_score, out=combined)
+                    mask = combined > 0
+                    present = np.count_nonzero(mask)
+                    idf = np.float32(np.log1p(self.n / (1 + present)))
+                    # + TITLE_BONUS in the title, + 0.0 elsewhere (x + 0.0 is x)
+                    bonus = np.multiply(in_titles, np.float32(TITLE_BONUS), out=title_score)
+                    np.add(combined, bonus, out=combined)
+                    title_score.fill(0)
             # float32 × float32 is rounded once, as the float64 product cast to float32
             score = combined * idf
             for array in (mask, combined, score):
@@ -746,34 +783,95 @@ class SearchIndex:
         typo_words |= cached.typo_forms
         return cached
 
+    @contextlib.contextmanager
+    def _scratch(self) -> Iterator[_Scratch]:
+        """Arrays of one per paper reused by every search (a fresh one at 1M papers is
+        ~1,000 page faults, each key several): this index's own, or fresh ones while another
+        thread uses them. ``title`` is all zeros whenever handed out and given back."""
+        lock = self._scratch_lock
+        if not lock.acquire(blocking=False):
+            yield _Scratch.fresh(self.n)
+            return
+        try:
+            if self._scratch_arrays is None:
+                self._scratch_arrays = _Scratch.fresh(self.n)
+            yield self._scratch_arrays
+        except BaseException:
+            self._scratch_arrays = None  # (left half-written: made afresh next time)
+            raise
+        finally:
+            lock.release()
+
     def _word_scores(
         self, word: Word, typo_words: set[str], negated: bool, title: bool = False
     ) -> npt.NDArray[np.float32]:
+        """The exact/prefix/typo score of ``word`` in each paper's text (or title)."""
+        score = np.zeros(self.n, dtype=np.float32)
+        with self._scratch() as scratch:
+            self._scores_into(score, scratch, word, typo_words, negated, title=title)
+        return score
+
+    def _scores_into(
+        self,
+        score: npt.NDArray[np.float32],
+        scratch: _Scratch,
+        word: Word,
+        typo_words: set[str],
+        negated: bool,
+        *,
+        title: bool = False,
+    ) -> npt.NDArray[np.integer[Any]] | None:
+        """`_word_scores` into ``score`` (all zeros), using ``scratch.spare``. Returns the
+        papers given a score, some maybe twice (None: too many to list, a pass set them)."""
         field_index = self.titles if title else self.text
         postings = field_index.cased if word.case_sensitive else field_index.folded
         match = self.match_word(word, title)
-        score = np.zeros(self.n, dtype=np.float32)
-        for vocab_i, edits in reversed(match.typos):  # fewer edits last: they win
-            score[postings.docs_of(vocab_i)] = TYPO / edits
+        lo, hi = match.prefix
+        touched: list[npt.NDArray[np.integer[Any]]] = []
+        dense = False  # set by a pass over every paper: no list of papers
+        # the typos' papers by number of edits, fewer last (they win); not those of words
+        # in the prefix range or the word itself: PREFIX and EXACT are set over them
+        by_edits: dict[int, list[int]] = {}
+        for vocab_i, edits in match.typos:
+            if not lo <= vocab_i < hi and vocab_i != match.exact:
+                by_edits.setdefault(edits, []).append(vocab_i)
             if not negated:
                 typo_words.add(postings.words[vocab_i])
-        lo, hi = match.prefix
+        for edits in sorted(by_edits, reverse=True):
+            found = by_edits[edits]
+            if len(found) <= _SCATTERED_ONE_BY_ONE:
+                for vocab_i in found:
+                    docs = postings.docs_of(vocab_i)
+                    score[docs] = TYPO / edits
+                    touched.append(docs)
+            else:
+                docs = postings.docs_of_words(np.array(found, np.int64))
+                score[docs] = TYPO / edits
+                touched.append(docs)
         if hi > lo:
             if postings.offsets[hi] - postings.offsets[lo] > self.n:  # a short, common prefix
                 # PREFIX beats every typo: its mask × PREFIX, the better of the two, in
                 # branch-free passes (assigning through a mask of most papers in no
                 # pattern costs ~10 ms at 1M papers)
-                prefix = np.multiply(self._prefix_mask(postings, lo, hi), np.float32(PREFIX))
+                mask = self._prefix_mask(postings, lo, hi)
+                prefix = np.multiply(mask, np.float32(PREFIX), out=scratch.spare)
                 np.maximum(score, prefix, out=score)
-                del prefix
+                dense = True
             else:
-                score[postings.docs_of_range(lo, hi)] = PREFIX
+                docs = postings.docs_of_range(lo, hi)
+                score[docs] = PREFIX
+                touched.append(docs)
         if match.exact >= 0:
-            score[postings.docs_of(match.exact)] = EXACT
+            docs = postings.docs_of(match.exact)
+            score[docs] = EXACT
+            touched.append(docs)
         if title and self._title_overrides:
             for doc, override in self._title_overrides.items():
                 score[doc] = _score_in_text(word, override, match, postings)
-        return score
+            touched.append(np.fromiter(self._title_overrides, np.int64))
+        if dense:
+            return None
+        return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
     def _prefix_mask(self, postings: _Postings, lo: int, hi: int) -> npt.NDArray[np.bool_]:
         """Papers having any word of vocabulary range [lo, hi): for prefixes such as "r" the

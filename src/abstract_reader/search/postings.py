@@ -182,6 +182,11 @@ class _Postings:
     def docs_of_range(self, lo: int, hi: int) -> U32:
         return self.docs[self.offsets[lo] : self.offsets[hi]]
 
+    def docs_of_words(self, ids: IntArray) -> U32:
+        """The postings of vocabulary words ``ids``, one after the other (one gather)."""
+        starts = self.offsets[ids]
+        return self.docs[_ranges(starts, self.offsets[ids + 1] - starts)]
+
     def typo_candidates(self, word: str, budget: int, as_prefix: bool) -> list[tuple[int, int]]:
         """(vocabulary index, edits) of words within ``budget`` edits (of their prefix)."""
         if budget <= 0 or not word:

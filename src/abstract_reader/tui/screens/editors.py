@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
@@ -225,7 +226,39 @@ class TagEditor(_Editor[list[str]]):
         self.dismiss(self.tags)
 
 
+#: The title field's hint when the title from the abstract does not fit in it (longest
+#: first): that title then shows whole below the field.
+TITLE_ELSEWHERE = (
+    "empty: the title from the abstract, shown below",
+    "empty: the abstract's title (below)",
+    "empty: as below",
+)
+
+
+class _HintInput(FittedInput):
+    """A ``FittedInput`` whose first placeholder, when a shorter one is shown instead, is
+    shown whole by ``shown_whole`` (a widget below the field, hidden otherwise)."""
+
+    def __init__(self, *args: Any, shown_whole: Widget, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.shown_whole = shown_whole
+
+    def watch_placeholder(self, placeholder: str) -> None:
+        forms: tuple[str, ...] = getattr(self, "placeholders", ())  # (set in __init__ too)
+        whole: Widget | None = getattr(self, "shown_whole", None)
+        if whole is not None and forms:
+            whole.display = placeholder != forms[0]
+
+
 class MetadataEditor(_Editor[Metadata]):
+    DEFAULT_CSS = """
+    #meta-title-hint {
+        width: 100%;
+        height: auto;
+        padding-left: 11;  /* under the field's text, past its label */
+    }
+    """
+
     # priority: Tab moves the focus when it arrives, before the keys typed after it are
     # forwarded; otherwise a fast "title⇥authors" put the authors into the title.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -256,8 +289,24 @@ class MetadataEditor(_Editor[Metadata]):
         m = self.meta
         with Vertical(id="meta-box", classes="modal-box"):
             yield Static("Real title, authors, links", classes="modal-title")
+            # The title from the abstract is the title field's hint; where it does not fit,
+            # it shows whole (wrapped) below the field, and the field says so.
+            full_title = Static(
+                Content(self.derived_title).stylize("$text-muted"),
+                id="meta-title-hint",
+                markup=False,
+            )
+            full_title.display = False
+            with Horizontal(classes="field"):
+                yield Label("Title", classes="field-label")
+                yield _HintInput(
+                    value=m.title or "",
+                    placeholders=(self.derived_title, *TITLE_ELSEWHERE),
+                    shown_whole=full_title,
+                    id="meta-title",
+                )
+            yield full_title
             for label, field_id, value, placeholder in (
-                ("Title", "meta-title", m.title or "", self.derived_title),
                 ("Authors", "meta-authors", "; ".join(m.authors), "Ada Lovelace; Alan Turing"),
                 ("URL", "meta-url", m.url or "", "https://…"),
                 ("DOI", "meta-doi", m.doi or "", "10.…"),
@@ -265,10 +314,11 @@ class MetadataEditor(_Editor[Metadata]):
             ):
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
-                    # the derived title as a hint, cut at a word with "…" where it is long
                     hints = [placeholder, *word_cuts("", placeholder)]
                     yield FittedInput(value=value, placeholders=hints, id=field_id)
-            yield Static(id="meta-error", markup=False)
+            error_line = Static(id="meta-error", markup=False)
+            error_line.display = False
+            yield error_line
             yield Static(
                 Content("Looking for candidates in the metadata files…").stylize("$text-muted")
                 if self.looking
@@ -327,7 +377,14 @@ class MetadataEditor(_Editor[Metadata]):
         self._show_candidates()
 
     def warn(self, text: str) -> None:
-        self.query_one("#meta-error", Static).update(Content(text).stylize("$text-warning"))
+        self._say(Content(text).stylize("$text-warning"))
+
+    def _say(self, message: Content) -> None:
+        """The line under the fields: a warning, an error, or nothing (then it takes no row:
+        on a short terminal the candidates and the title's hint need the rows)."""
+        line = self.query_one("#meta-error", Static)
+        line.update(message)
+        line.display = bool(message.plain)
 
     def _edited(self) -> Metadata | str:
         """The fields as typed, or what is wrong with them."""
@@ -358,12 +415,12 @@ class MetadataEditor(_Editor[Metadata]):
     def _url_changed(self) -> None:
         if self._url_warned is not None:  # the warning was about another URL
             self._url_warned = None
-            self.query_one("#meta-error", Static).update(Content(""))
+            self._say(Content(""))
 
     def action_save(self) -> None:
         edited = self._edited()
         if isinstance(edited, str):
-            self.query_one("#meta-error", Static).update(Content(edited).stylize("$text-error"))
+            self._say(Content(edited).stylize("$text-error"))
             return
         url = edited.url
         if url and url != self._url_warned and (why := refusal(url)):

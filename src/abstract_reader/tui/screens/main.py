@@ -117,6 +117,12 @@ def _save_corpus(
         corpus.papers.release_pages()
 
 
+def _check_index_ahead(cache_dir: Path, files: list[str], n: int) -> None:
+    from ...search.cache import check_ahead  # (imported here: not before the first rows)
+
+    check_ahead(cache_dir, files, n)
+
+
 def _stop_if_cancelled() -> None:
     """In a worker thread: raise `_Cancelled` once the worker is cancelled (Textual cancels
     every worker when the app exits; a thread is never stopped by it, and the process waits
@@ -375,13 +381,24 @@ class MainScreen(Screen[None]):
         # (the dumps' content key is hashed on a thread meanwhile: `open_for`)
         opened, key = open_for(cache, builder.files) if dumps_only else (None, None)
         if opened is not None:  # the same dumps as last time: mapped, not parsed
+            # the index cache's arrays are checked meanwhile (`search.cache.check_ahead`),
+            # from a quarter of the chunks on (its imports hold the GIL: not beside the
+            # first rows' drawing)
+            ahead = threading.Thread(
+                target=_check_index_ahead,
+                args=(self.cache_dir, opened.files, opened.count),
+                name="index-check",
+                daemon=True,
+            )
             try:
                 # rows show chunk by chunk as they are checked, posted as the parse's are:
                 # this thread never waits for the UI, which draws the latest count once per
                 # turn (at 1M, waiting for it after every chunk made a key's echo wait too);
                 # final once the key agrees
-                for _rows in opened.publish(corpus.papers):
+                for rows in opened.publish(corpus.papers):
                     self._post_progress(None, total)
+                    if rows.stop * 4 >= opened.count and ahead.ident is None:
+                        ahead.start()
                 opened.confirm(key)
             except _Cancelled:
                 raise

@@ -96,7 +96,7 @@ class PaperList(ScrollView, can_focus=True):
         "paper-list--empty",
     }
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
 
     class CursorMoved(Message):
         """The cursor is on another paper; ``by_user`` when a key or click of the user moved
@@ -122,13 +122,46 @@ class PaperList(ScrollView, can_focus=True):
         self._combined: dict[tuple[Style, ...], RichStyle] = {}
         self._frame: _Frame | None = None  #: while a frame's lines are drawn
         self._part_styles: tuple[Style, Style, Style, Style, Style] | None = None
+        #: line (y on the widget) → what was last drawn there (see `_line_key`)
+        self._drawn: dict[int, tuple[object, ...]] = {}
+        #: rows made by `set_source` to compare, kept for the frame that draws them
+        self._prepared: dict[int, Row] = {}
 
     # -- data ------------------------------------------------------------------------------
     def set_source(self, source: RowSource, cursor: int = 0) -> None:
+        """Show ``source`` with the cursor on row ``cursor``. Only the lines that look
+        different are drawn again: refining a query often keeps most rows on screen as
+        they were, and each line costs Textual ~50 µs to style and cut for the screen."""
+        top = self.scroll_offset.y
+        was_empty = len(self.source) == 0
+        self._prepared.clear()
         self.source = source
         self._set_rows(len(source))
         self.cursor = max(0, min(cursor, len(source) - 1))
-        self.refresh()
+        if was_empty or len(source) == 0 or self.scroll_offset.y != top:
+            self.refresh()  # (the empty message, or scrolled: every line)
+        else:
+            self._refresh_changed()
+
+    def _refresh_changed(self) -> None:
+        """Refresh the lines whose look differs from what was last drawn there."""
+        height = self.scrollable_content_region.height
+        if not self._drawn or not height:
+            self.refresh()
+            return
+        frame = self._frame_styles()
+        styles = self._styles_of_parts()
+        width = max(self.virtual_size.width, self.size.width)
+        changed: list[Region] = []
+        for y in range(height):
+            index = frame.top + y
+            row = None
+            if index < len(self.source):
+                row = self._prepared[index] = self.source.row(index)
+            if self._drawn.get(y) != self._line_key(frame, styles, index, row):
+                changed.append(Region(0, y, width, 1))
+        if changed:
+            self.refresh(*changed)
 
     def _set_rows(self, count: int) -> None:
         """The scrollable height. The list's own size never depends on its rows, so a new
@@ -164,6 +197,7 @@ class PaperList(ScrollView, can_focus=True):
 
     def refresh_rows(self) -> None:
         """Redraw (a paper's flags or tags changed)."""
+        self._prepared.clear()
         self.refresh()
 
     @property
@@ -179,11 +213,12 @@ class PaperList(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, value: int) -> None:
         top = self.scroll_offset.y
         self._keep_visible()
-        if old != value and self.scroll_offset.y == top and 0 <= old < len(self.source):
-            self.refresh_line(old)  # only the two rows whose look changed: j/k repaint two lines
-            self.refresh_line(value)
-        else:
+        if self.scroll_offset.y != top:
             self.refresh()
+        elif old != value:  # only the two rows whose look changed: j/k repaint two lines
+            if old >= 0:
+                self.refresh_line(old)
+            self.refresh_line(value)
         current = self.current_id
         if current != self._last_reported:
             self._last_reported = current
@@ -260,32 +295,9 @@ class PaperList(ScrollView, can_focus=True):
             return super().render_lines(crop)
         finally:
             self._frame = None
+            self._prepared.clear()
 
-    def render_line(self, y: int) -> Strip:
-        frame = self._frame or self._frame_styles()
-        width = frame.width
-        index = frame.top + y
-        base = frame.base
-        if len(self.source) == 0:
-            lines = self.empty_message.split("\n")
-            line = lines[y - 1] if 1 <= y <= len(lines) else Content("")
-            style = self.get_visual_style("paper-list--empty")
-            content = Content(" ") + line
-            return Strip(content.truncate(width, pad=True).render_segments(style), width)
-        if index >= len(self.source):
-            return Strip.blank(width, base.rich_style)
-        row = self.source.row(index)
-        if index == self.cursor:
-            style = frame.cursor
-        elif row.read:
-            style = frame.read
-        else:
-            style = base
-        return self._row_strip(row, width, style)
-
-    def _row_strip(self, row: Row, width: int, base: Style) -> Strip:
-        """Row ``row`` drawn ``width`` cells wide over ``base``; remembered, so a row that is
-        drawn again (the cursor moved, the result was refined, another frame) costs a lookup."""
+    def _styles_of_parts(self) -> tuple[Style, Style, Style, Style, Style]:
         styles = self._part_styles
         if styles is None or self._frame is None:  # looked up once per frame
             styles = self._part_styles = (
@@ -295,6 +307,51 @@ class PaperList(ScrollView, can_focus=True):
                 self.get_visual_style("paper-list--tag"),
                 self.get_visual_style("paper-list--meta"),
             )
+        return styles
+
+    def _line_key(
+        self,
+        frame: _Frame,
+        styles: tuple[Style, ...],
+        index: int,
+        row: Row | None,
+    ) -> tuple[object, ...]:
+        """What decides how line ``index`` (``row``, None past the last) looks: two
+        lines with equal keys are drawn the same."""
+        if row is None:
+            return (None, frame.width, frame.base)
+        return (row, frame.width, self._row_style(frame, index, row), styles)
+
+    def _row_style(self, frame: _Frame, index: int, row: Row) -> Style:
+        if index == self.cursor:
+            return frame.cursor
+        return frame.read if row.read else frame.base
+
+    def render_line(self, y: int) -> Strip:
+        frame = self._frame or self._frame_styles()
+        width = frame.width
+        index = frame.top + y
+        base = frame.base
+        if len(self.source) == 0:
+            self._drawn.pop(y, None)
+            lines = self.empty_message.split("\n")
+            line = lines[y - 1] if 1 <= y <= len(lines) else Content("")
+            style = self.get_visual_style("paper-list--empty")
+            content = Content(" ") + line
+            return Strip(content.truncate(width, pad=True).render_segments(style), width)
+        styles = self._styles_of_parts()
+        if index >= len(self.source):
+            self._drawn[y] = self._line_key(frame, styles, index, None)
+            return Strip.blank(width, base.rich_style)
+        row = self._prepared.pop(index, None) or self.source.row(index)
+        self._drawn[y] = self._line_key(frame, styles, index, row)
+        return self._row_strip(row, width, self._row_style(frame, index, row), styles)
+
+    def _row_strip(
+        self, row: Row, width: int, base: Style, styles: tuple[Style, Style, Style, Style, Style]
+    ) -> Strip:
+        """Row ``row`` drawn ``width`` cells wide over ``base``; remembered, so a row that is
+        drawn again (the cursor moved, the result was refined, another frame) costs a lookup."""
         key = (row, width, base, styles)
         cache = self._strips
         strip = cache.get(key)

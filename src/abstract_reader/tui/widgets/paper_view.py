@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.style import Style
 from textual.widgets import Static
 
@@ -67,16 +68,31 @@ def _link_line(label: str, text: str, url: str) -> Content:
     return linked(line, safe, len(label) + 2)
 
 
+class _Part(Static):
+    """The header or the body of the paper: as tall as its text (no scrolling of its own).
+
+    A new paper lays the screen out once; Textual then told the part its new size through
+    ``virtual_size``, a layout reactive, which laid the whole screen out a second time in
+    the next frame for nothing (a part does not scroll: its virtual size moves nothing)."""
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
 class PaperView(VerticalScroll, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("view"))
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.details: PaperDetails | None = None
+        #: the text shown in the header and the body (their styles aside)
+        self._plain: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(""), id="paper-header", markup=False)
-        yield Static(Content(""), id="paper-body", markup=False)
+        yield _Part(Content(""), id="paper-header", markup=False)
+        yield _Part(Content(""), id="paper-body", markup=False)
 
     def show(self, details: PaperDetails | None, message: str = "") -> None:
         if details is not None and details == self.details:
@@ -87,16 +103,23 @@ class PaperView(VerticalScroll, can_focus=True):
             and (self.details.paper_id == details.paper_id)
         )
         self.details = details
-        header = self.query_one("#paper-header", Static)
-        body = self.query_one("#paper-body", Static)
         if details is None:
-            header.update(Content(message).stylize("$text-muted"))
-            body.update(Content(""))
+            self._update("#paper-header", Content(message).stylize("$text-muted"))
+            self._update("#paper-body", Content(""))
             return
-        header.update(self._header(details))
-        body.update(self._body(details))
+        self._update("#paper-header", self._header(details))
+        self._update("#paper-body", self._body(details))
         if not same_paper:
             self.scroll_home(animate=False)
+
+    def _update(self, part: str, content: Content) -> None:
+        """Show ``content`` in ``part``. The same text in other styles (the query's words
+        marked anew, a flag's colour) takes the same lines: drawn again without laying out
+        the screen (a layout re-measures and repaints every widget: ~1 frame)."""
+        plain = content.plain
+        same_text = self._plain.get(part) == plain
+        self._plain[part] = plain
+        self.query_one(part, Static).update(content, layout=not same_text)
 
     def _header(self, d: PaperDetails) -> Content:
         title = Content(d.title).stylize("bold")

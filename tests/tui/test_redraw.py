@@ -1,0 +1,75 @@
+"""What is drawn again after a key is only what changed: the list's lines that look
+different after a new result or a cursor move (``PaperList.set_source``), the paper's text
+restyled without laying the screen out when only the marked words changed
+(``PaperView._update``). Whatever keys were pressed, the screen shows what a screen laid out
+and drawn from scratch shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from abstract_reader.tui.app import ReaderApp
+from abstract_reader.tui.widgets.paper_list import PaperList
+
+from .conftest import make_app, settle
+
+WIDE = (140, 40)
+
+
+def shown(app: ReaderApp) -> list[list[tuple[str, object]]]:
+    """Every cell of the screen as the compositor holds it (text, style)."""
+    return [
+        [(char, segment.style) for segment in strip for char in segment.text]
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
+async def same_as_drawn_afresh(app: ReaderApp, pilot: Pilot[Any]) -> None:
+    """The screen now equals the screen after every widget forgets all it drew (the list its
+    rows too) and the screen is laid out and drawn again."""
+    await settle(app, pilot)
+    before = shown(app)
+    paper_list = app.query_one(PaperList)
+    paper_list._strips.clear()
+    paper_list._drawn.clear()
+    for widget in app.screen.walk_children(with_self=True):
+        widget._styles_cache.clear()
+        widget.refresh(layout=True)
+    await settle(app, pilot)
+    after = shown(app)
+    wrong = [y for y, (b, a) in enumerate(zip(before, after, strict=True)) if b != a]
+    assert not wrong, (
+        f"lines {wrong} were not drawn again: {[''.join(c for c, _ in before[y]) for y in wrong[:3]]}"
+    )
+
+
+async def test_the_screen_after_any_keys_is_as_drawn_afresh(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        app.query_one("#filter").cursor_blink = False
+        await same_as_drawn_afresh(app, pilot)
+        await pilot.press("slash")
+        for key in ["r", "o", "b", "u", "s", "t", "space", "e", "s", "t", "i", "m", "a"]:
+            await pilot.press(key)  # each key a new result: rows move, come and go
+            await same_as_drawn_afresh(app, pilot)
+        steps: list[tuple[str, ...]] = [
+            ("backspace", "backspace", "backspace"),
+            ("enter", "j", "j"),  # the cursor moves: two lines
+            ("k",),
+            ("b",),  # a flag changes on the row, and the paper's header
+            ("enter", "space", "space"),  # the paper pane has focus: paged down
+            ("escape", "j"),  # back to the list: the next paper, from its top
+            ("G",),  # the last row: scrolled
+            ("slash", "ctrl+u"),  # every paper again, from the top
+            ("enter", "j", "r"),  # read: the row's look changes
+            ("space",),  # marked, and the cursor moves down
+            ("slash", *"zzzzqq"),  # nothing matches: the message
+            ("ctrl+u",),  # rows again
+            ("g",),
+        ]
+        for keys in steps:
+            await pilot.press(*keys)
+            await same_as_drawn_afresh(app, pilot)
