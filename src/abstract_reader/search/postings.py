@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -229,18 +229,28 @@ def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     return [case for case, _ in pairs], [folded for _, folded in pairs]
 
 
-def _ranges(
-    starts: IntArray, lengths: npt.NDArray[np.integer[Any]], narrow: bool = False
-) -> npt.NDArray[np.integer[Any]]:
-    """Concatenated ``arange(start, start + length)`` for each pair, without a Python loop
-    (``int32`` with ``narrow``: every value below 2**31)."""
-    kind = np.int32 if narrow else np.int64
+def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
+    """Concatenated ``arange(start, start + length)`` for each pair, without a Python loop."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    out: IntArray = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    out += np.arange(total, dtype=np.int64)
+    return out
+
+
+def _positions(
+    starts: IntArray, lengths: npt.NDArray[np.int32], narrow: bool
+) -> npt.NDArray[np.int32] | IntArray:
+    """`_ranges`, in ``int32`` with ``narrow`` (every value below 2**31: half the bytes)."""
+    if not narrow:
+        return _ranges(starts, lengths.astype(np.int64))
     total = int(lengths.sum(dtype=np.int64))
     if total == 0:
-        return np.zeros(0, kind)
+        return np.zeros(0, np.int32)
     shift = starts - (np.cumsum(lengths, dtype=np.int64) - lengths)
-    out = np.repeat(shift.astype(kind), lengths)
-    out += np.arange(total, dtype=kind)
+    out: npt.NDArray[np.int32] = np.repeat(shift.astype(np.int32), lengths)
+    out += np.arange(total, dtype=np.int32)
     return out
 
 
@@ -309,7 +319,7 @@ class _Forms:
         chunks.reverse()
         while chunks:  # in paper order: each word's papers come out rising
             chunk = chunks.pop()
-            at = _ranges(cursor[chunk.ids], chunk.counts, narrow)
+            at = _positions(cursor[chunk.ids], chunk.counts, narrow)
             values = chunk.docs.astype(np.uint32)
             values += np.uint32(chunk.doc0)
             docs[at] = values
