@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from abstract_reader import tokens
 from abstract_reader.corpus import Corpus, CorpusBuilder, Paper, Source, load_corpus, paper_id
 from abstract_reader.search import SearchIndex, postings
 from abstract_reader.search.postings import _normalise_vocab
+from abstract_reader.search.query import MAX_WORD
 from abstract_reader.tokens import TOKEN_RE
 
 from .conftest import SEEDS
@@ -149,35 +152,84 @@ def test_a_failing_helper_is_replaced_by_this_process(monkeypatch: pytest.Monkey
     monkeypatch.setattr(postings, "CHUNK_DOCS", 5)
     monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
 
-    def damaged(helper: postings._Helper, k: int) -> postings._Answer:
-        return (["x"], b"\0\0\0\0", b"", b"\7\0\0\0", b"\1\0\0\0")
+    def damaged(helper: postings._Helper, k: int, papers: int) -> tokens.Answer:
+        counts = np.array([1], np.int32)
+        good = (["x"], counts, np.array([0], np.uint16))
+        return papers, (["x"], counts, np.array([papers], np.uint16)), good  # beyond the chunk
 
     monkeypatch.setattr(postings._Helper, "receive", damaged)
     assert _arrays(SearchIndex(seeds)) == _arrays(alone)
 
 
-@pytest.mark.parametrize("step", [1, 3, 4096])
-def test_tokenising_in_steps_gives_every_document_its_words(
-    monkeypatch: pytest.MonkeyPatch, step: int
-) -> None:
-    """The tokeniser's C-level loops run in steps (so that the UI thread gets the GIL):
-    whatever the step, each document's distinct words are exactly the words in its text."""
-    import array
+def _by_reading_both(texts: list[str]) -> list[dict[str, list[int]]]:
+    """Each folded form's and each case-kept form's (with a capital) documents, found the
+    slow and obvious way: the regex over each text, each word normalised."""
+    folded: dict[str, set[int]] = {}
+    cased: dict[str, set[int]] = {}
+    for doc, text in enumerate(texts):
+        for token in set(TOKEN_RE.findall(text)):
+            case_form, folded_form = tokens.normalise(token)
+            if folded_form:
+                folded.setdefault(folded_form, set()).add(doc)
+            if case_form != case_form.lower():
+                cased.setdefault(case_form, set()).add(doc)
+    return [{w: sorted(d) for w, d in found.items()} for found in (folded, cased)]
 
-    from abstract_reader import tokens
 
-    monkeypatch.setattr(tokens, "STEP", step)
+def _chunk_postings(texts: list[str]) -> list[dict[str, list[int]]]:
+    out = []
+    papers, *both = tokens.index_chunk(texts)
+    assert papers == len(texts)
+    for forms, counts, docs in both:
+        assert len(set(forms)) == len(forms) == counts.size
+        ends = np.cumsum(counts).tolist()
+        starts = [0, *ends][:-1]
+        out.append({w: docs[a:b].tolist() for w, a, b in zip(forms, starts, ends, strict=True)})
+    return out
+
+
+# words for every path of the tokeniser: ASCII words of up to 8, 9 to 16 and more letters,
+# capitals, LaTeX commands (one backslash or two), letters outside ASCII inside a word or
+# beside it, non-word characters outside ASCII, forms that fold onto ASCII words
+WORDS = [
+    "a", "of", "The", "robust", "Robust", "ROBUST", "abcdefgh", "abcdefghi", "Abcdefghi",
+    "ABCDEFGHIJKLMNOP", "abcdefghijklmnopq", "Abcdefghijklmnopqrstuvwxyz" * 11, "12345678",
+    "123456789", "0x1F", "x_1", "\\alpha", "\\\\beta", "\\varepsilon", "\\foo", "\\Gamma",
+    "\\log", "a\\b", "$\\hat{x}$", "Köhler", "Kohler", "kohler", "λ", "μ-law", "2½", "über—alles",
+    "—abc", "\\—x", "(RSE),", "é", "naïve", "Naive", "Ünïcödé1234567890", "İstanbul", "ﬁne",
+    "\u00a0nbsp", "tab\tand\nnewline", "hello_world", "ℓ", "x²",
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(
+        st.lists(st.sampled_from(WORDS) | st.text(max_size=6), max_size=12).map(" ".join),
+        max_size=20,
+    ),
+    step=st.sampled_from([1, 3, 1024]),
+)
+def test_a_chunks_postings_are_each_texts_words(texts: list[str], step: int) -> None:
+    """The tokeniser (numpy over the texts' bytes, Python for the rare words) gives each
+    form exactly the documents whose text has a word of that form — whatever the blocks
+    it reads the texts in."""
+    texts = [t.replace("\0", " ") for t in texts]  # (texts are sanitised: no NUL)
+    original = tokens.STEP
+    tokens.STEP = step
+    try:
+        assert _chunk_postings(texts) == _by_reading_both(texts)
+    finally:
+        tokens.STEP = original
+
+
+def test_the_seed_corpus_chunk_postings_are_its_words() -> None:
     texts = [p.abstract for p in load_corpus([SEEDS]).papers]
-    words, starts_b, flat_b, pairs_b, lengths_b = tokens.tokenise_words(texts)
-    starts, flat, pairs, lengths = (
-        array.array("i", b).tolist() for b in (starts_b, flat_b, pairs_b, lengths_b)
-    )
-    at = 0
-    for text, count in zip(texts, lengths, strict=True):
-        pieces = pairs[at : at + count]
-        at += count
-        got = {words[w] for p in pieces for w in flat[starts[p] : starts[p + 1]]}
-        assert got == set(TOKEN_RE.findall(text))
+    texts += [p.title for p in load_corpus([SEEDS]).papers]
+    assert _chunk_postings(texts) == _by_reading_both(texts)
+
+
+def test_the_tokeniser_indexes_words_as_searches_cut_them() -> None:
+    assert tokens.MAX_WORD == MAX_WORD
 
 
 def test_an_index_of_spilled_abstracts_is_the_same(

@@ -76,7 +76,7 @@ def stall(texts):  # this process's chunk never ends: its helper is at work when
 
 
 subprocess.Popen = Stopped
-postings._tokenise_words = stall
+postings._index_chunk = stall
 postings._FieldIndex.build([f"text {n} about lemons" for n in range(10_000)], parallel=True)
 """
 

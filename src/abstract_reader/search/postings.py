@@ -10,16 +10,16 @@ The vocabulary is one UTF-8 blob (each word followed by a newline) with the word
 offsets, not a list of Python strings: bisection compares bytes (UTF-8 sorts as code
 points do), and only the first letter being typed is decoded into strings for rapidfuzz.
 
-The build reads the papers in chunks of `CHUNK_DOCS`: each chunk's postings are kept as
-small arrays (its papers as 16-bit offsets into the chunk), and the final arrays are
-assembled at the end, so the peak is the index plus one chunk's temporaries — not every
-word of the corpus at once. From `PARALLEL_MIN_DOCS` papers on, a helper process
-tokenises chunks too (about two in three: this process also makes every chunk's postings).
+The build reads the papers in chunks of `CHUNK_DOCS`: `tokens.index_chunk` gives each
+chunk's postings (its distinct forms, their papers as 16-bit offsets into the chunk), kept
+as small arrays with the forms numbered here, and the final arrays are assembled at the
+end, so the peak is the index plus one chunk's temporaries — not every word of the corpus
+at once. From `PARALLEL_MIN_DOCS` papers on, a helper process does chunks too (more than
+half: this process also numbers every chunk's forms and assembles the arrays).
 """
 
 from __future__ import annotations
 
-import array
 import bisect
 import collections
 import functools
@@ -36,9 +36,9 @@ import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from ..text import GREEK_NAMES, TEXT_COMMANDS, fold_accents
+from .. import tokens
 from ..tokens import TOKEN_RE
-from ..tokens import tokenise_words as _tokenise_words
+from ..tokens import index_chunk as _index_chunk
 from .query import MAX_WORD
 
 IntArray = npt.NDArray[np.int64]
@@ -223,25 +223,10 @@ class _Postings:
         return int(self.docs.nbytes + self.offsets.nbytes + self.words.nbytes())
 
 
-#: `fold_accents` without its memo: a build folds each raw word once, and remembering ~200k
-#: of them kept ~20 MB of strings at 100,000 papers for nothing.
-_fold_once = fold_accents.__wrapped__
-
-
 def _normalise_vocab(raw: list[str]) -> tuple[list[str], list[str]]:
     """Raw tokens → (case-kept form, folded form); '' for LaTeX commands that show no text."""
-    case_forms: list[str] = []
-    folded: list[str] = []
-    for token in raw:
-        if token.startswith("\\"):
-            name = token[1:]
-            token = name if name.lower() in GREEK_NAMES or name in TEXT_COMMANDS else ""
-            if token.startswith("var"):
-                token = token[3:]
-        form = _fold_once(token)[:MAX_WORD] if token else ""
-        case_forms.append(form)
-        folded.append(form.lower()[:MAX_WORD])
-    return case_forms, folded
+    pairs = list(map(tokens.normalise, raw))
+    return [case for case, _ in pairs], [folded for _, folded in pairs]
 
 
 def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
@@ -254,22 +239,25 @@ def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
     return out
 
 
-def _ranges32(starts: I32, lengths: I32) -> I32:
-    """`_ranges` in ``int32`` (a chunk's word positions: half the bytes of ``int64``)."""
+def _positions(
+    starts: IntArray, lengths: npt.NDArray[np.int32], narrow: bool
+) -> npt.NDArray[np.int32] | IntArray:
+    """`_ranges`, in ``int32`` with ``narrow`` (every value below 2**31: half the bytes)."""
+    if not narrow:
+        return _ranges(starts, lengths.astype(np.int64))
     total = int(lengths.sum(dtype=np.int64))
     if total == 0:
         return np.zeros(0, np.int32)
-    ends = np.cumsum(lengths, dtype=np.int64)
-    out: I32 = np.repeat((starts - (ends - lengths)).astype(np.int32), lengths)
-    del ends
+    shift = starts - (np.cumsum(lengths, dtype=np.int64) - lengths)
+    out: npt.NDArray[np.int32] = np.repeat(shift.astype(np.int32), lengths)
     out += np.arange(total, dtype=np.int32)
     return out
 
 
 @dataclass(slots=True)
 class _Chunk:
-    """One chunk's postings in one vocabulary: ids by first appearance, ascending; how many
-    papers each has; those papers (16-bit offsets from ``doc0``), id by id, rising."""
+    """One chunk's postings in one vocabulary: its distinct word ids (in no order); how
+    many papers each has; those papers (16-bit offsets from ``doc0``), id by id, rising."""
 
     doc0: int
     ids: npt.NDArray[np.int32]
@@ -285,32 +273,35 @@ class _Forms:
         self.ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
         self.chunks: list[_Chunk] = []
 
-    def add(self, doc0: int, keys: IntArray) -> None:
-        """One chunk's (word id << 16 | paper - doc0) pairs; duplicates are fine."""
-        keys.sort()  # a plain sort: np.unique's hashing is several times slower here
-        if keys.size:
-            distinct = np.empty(keys.size, dtype=bool)
-            distinct[0] = True
-            np.not_equal(keys[1:], keys[:-1], out=distinct[1:])
-            keys = keys[distinct]
-        # narrow results written straight from the int64 keys: no int64 temporaries
-        ids = np.empty(keys.size, np.int32)
-        np.right_shift(keys, 16, out=ids, casting="unsafe")
-        first = np.flatnonzero(np.diff(ids, prepend=np.int32(-1)))
-        counts = np.diff(first, append=ids.size).astype(np.int32)
-        ids = ids[first]
-        docs = np.empty(keys.size, np.uint16)
-        np.bitwise_and(keys, 0xFFFF, out=docs, casting="unsafe")
-        del keys
+    def add(self, doc0: int, chunk: tokens.Postings) -> None:
+        """One chunk's postings (its own forms: numbered here, a step of words at a time —
+        a C loop never yields the GIL)."""
+        forms, counts, docs = chunk
+        number = self.ids.__getitem__
+        ids = np.empty(len(forms), np.int32)
+        for at in range(0, len(forms), 4096):
+            ids[at : at + 4096] = np.fromiter(map(number, forms[at : at + 4096]), np.int32)
         self.chunks.append(_Chunk(doc0, ids, counts, docs))
 
     def postings(self) -> _Postings:
         """The final arrays: the vocabulary sorted, each word's papers in one run, rising."""
-        forms = list(self.ids)
+        ordered = sorted(self.ids)
+        number = self.ids.__getitem__
+        order = np.concatenate(
+            [
+                np.fromiter(map(number, ordered[at : at + 4096]), np.int64)
+                for at in range(0, len(ordered), 4096)
+            ]
+            or [np.zeros(0, np.int64)]
+        )
         self.ids.clear()
-        order = np.array(sorted(range(len(forms)), key=forms.__getitem__), np.int64)
-        words = Vocabulary.from_sorted(forms[i] for i in order.tolist())
-        del forms
+        words = Vocabulary(  # joined a step at a time: a C loop never yields the GIL
+            b"".join(
+                ("\n".join(ordered[at : at + 65536]) + "\n").encode()
+                for at in range(0, len(ordered), 65536)
+            )
+        )
+        del ordered
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         total = np.zeros(order.size, np.int64)
@@ -324,10 +315,11 @@ class _Forms:
         cursor = offsets[:-1][rank]  # where each word's next papers go
         del rank
         docs = np.empty(int(offsets[-1]), np.uint32)
+        narrow = docs.size < 1 << 31  # positions fit int32: half the bytes to write
         chunks.reverse()
         while chunks:  # in paper order: each word's papers come out rising
             chunk = chunks.pop()
-            at = _ranges(cursor[chunk.ids], chunk.counts.astype(np.int64))
+            at = _positions(cursor[chunk.ids], chunk.counts, narrow)
             values = chunk.docs.astype(np.uint32)
             values += np.uint32(chunk.doc0)
             docs[at] = values
@@ -336,77 +328,55 @@ class _Forms:
 
 
 class _Builder:
-    """One field's index, built chunk by chunk: the raw words seen so far (each mapped once
-    to its folded and case-kept forms), and both vocabularies' postings."""
+    """One field's index, built chunk by chunk: both vocabularies' postings."""
 
     def __init__(self) -> None:
-        self.raw: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        self.raw_folded: array.array[int] = array.array("q")
-        self.raw_cased: array.array[int] = array.array("q")
         self.folded = _Forms()
         self.cased = _Forms()
         self.papers = 0
 
     def add(self, doc0: int, answer: _Answer) -> None:
-        """Add a chunk's words (`tokens.tokenise_words`' answer; checked first)."""
-        words, piece_starts, piece_words, pairs, lengths = _checked(answer)
-        before = len(self.raw)
-        raw_id = self.raw.__getitem__  # steps of 4,096 words: a C loop never yields the GIL
-        remap = np.concatenate(
-            [
-                np.fromiter(map(raw_id, words[at : at + 4096]), np.int64)
-                for at in range(0, len(words), 4096)
-            ]
-            or [np.zeros(0, np.int64)]
-        )
-        new = [words[i] for i in np.flatnonzero(remap >= before).tolist()]  # in id order
-        case_forms, folded_forms = _normalise_vocab(new)
-        folded_id, cased_id = self.folded.ids.__getitem__, self.cased.ids.__getitem__
-        self.raw_folded.extend(folded_id(f) if f else -1 for f in folded_forms)
-        # Case-kept postings only for words with a capital: a query word in lower case is
-        # case-insensitive (smart-case), so only capitalised query words look there.
-        self.raw_cased.extend(cased_id(f) if f != f.lower() else -1 for f in case_forms)
-        # every (paper, word) pair of the chunk: the words of each (paper, piece) pair
-        counts = np.diff(piece_starts)[pairs]
-        at = _ranges32(piece_starts[pairs], counts)
-        docs = np.repeat(np.repeat(np.arange(lengths.size, dtype=np.int32), lengths), counts)
-        del counts
-        raw_ids = remap[piece_words]  # per word of each distinct piece (few)
-        for forms, table in ((self.folded, self.raw_folded), (self.cased, self.raw_cased)):
-            ids = np.frombuffer(table, np.int64)[raw_ids]
-            keys = np.where(ids >= 0, ids << 16, -1)[at]  # -1: not a word of this vocabulary
-            del ids
-            keys |= docs  # stays negative for -1
-            kept = keys[keys >= 0]
-            del keys  # (the chunk's largest arrays: one of them alive at a time)
-            forms.add(doc0, kept)
-            del kept
-        self.papers += int(lengths.size)
+        """Add the postings of a chunk (`tokens.index_chunk`'s answer; a helper's is
+        `_checked` first)."""
+        papers, folded, cased = answer
+        self.folded.add(doc0, folded)
+        self.cased.add(doc0, cased)
+        self.papers += papers
 
 
-_Blob = bytes | memoryview
-_Answer = tuple[list[str], _Blob, _Blob, _Blob, _Blob]  #: `tokens.tokenise_words`' answer
-I32 = npt.NDArray[np.int32]
+_Answer = tokens.Answer
 
 
-def _checked(answer: _Answer) -> tuple[list[str], I32, I32, I32, I32]:
-    """A chunk's words as arrays, checked (a helper's answer is input: ValueError)."""
-    words, *blobs = answer
-    piece_starts, piece_words, pairs, lengths = (np.frombuffer(b, np.int32) for b in blobs)
+def _checked(answer: _Answer) -> _Answer:
+    """A helper's answer for a chunk, checked (ValueError): see `_checked_part`."""
+    papers, folded, cased = answer
+    return papers, _checked_part(folded, papers), _checked_part(cased, papers)
+
+
+def _checked_part(part: tokens.Postings, papers: int) -> tokens.Postings:
+    """One vocabulary's postings of a chunk of ``papers`` papers, checked (ValueError):
+    distinct forms, none empty or holding a newline (the vocabulary's separator); each
+    with at least one paper; the papers in the chunk and rising, form by form."""
+    forms, counts, docs = part
     if (
-        piece_starts.size == 0
-        or piece_starts[0] != 0
-        or piece_starts[-1] != piece_words.size
-        or np.any(np.diff(piece_starts) < 0)
-        or int(lengths.sum()) != pairs.size
-        or (lengths.size and int(lengths.min()) < 0)
-        or (pairs.size and not 0 <= int(pairs.min()) <= int(pairs.max()) < piece_starts.size - 1)
-        or (piece_words.size and not 0 <= int(piece_words.min()) <= int(piece_words.max()))
-        or (piece_words.size and int(piece_words.max()) >= len(words))
-        or lengths.size > CHUNK_DOCS
+        counts.dtype != np.int32
+        or docs.dtype != np.uint16
+        or counts.size != len(forms)
+        or (counts.size and int(counts.min()) < 1)
+        or int(counts.sum(dtype=np.int64)) != docs.size
+        or (docs.size and int(docs.max()) >= papers)
     ):
-        raise ValueError("tokenised chunk out of range")
-    return words, piece_starts, piece_words, pairs, lengths
+        raise ValueError("chunk postings out of range")
+    distinct = set(forms)
+    if len(distinct) != len(forms) or "" in distinct or "\n" in "\0".join(forms):
+        raise ValueError("chunk postings with repeated or bad words")
+    if docs.size > 1:
+        rising = docs[1:] > docs[:-1]
+        borders = np.cumsum(counts[:-1], dtype=np.int64)
+        rising[borders - 1] = True
+        if not rising.all():
+            raise ValueError("chunk postings not rising")
+    return part
 
 
 #: Corpora at least this large are tokenised by two processes (the second core).
@@ -466,8 +436,9 @@ class _Helper:
         self.sent += 1
         return k
 
-    def receive(self, k: int) -> _Answer:
-        """The answer for chunk ``k`` (waits for it; RuntimeError if the helper failed)."""
+    def receive(self, k: int, papers: int) -> _Answer:
+        """The answer for chunk ``k`` of ``papers`` texts (waits for it; RuntimeError if the
+        helper failed)."""
         import struct
 
         while b"\n" not in self._said:
@@ -479,19 +450,27 @@ class _Helper:
         path = self.folder / f"out-{k}"
         blob = path.read_bytes()
         path.unlink()
-        n_words, *sizes = struct.unpack_from("<6q", blob)
-        if min(sizes) < 0 or 48 + sum(sizes) != len(blob):
+        head = struct.unpack_from("<9q", blob) if len(blob) >= 72 else (-1,) * 9
+        sizes = [size for i, size in enumerate(head[1:]) if i % 4]
+        if min(head) < 0 or 72 + sum(sizes) != len(blob) or head[0] != papers:
             raise RuntimeError("tokeniser process answered with a damaged file")
-        view = memoryview(blob)  # the parts are views of the file's bytes, not copies
-        parts: list[memoryview] = []
-        at = 48
-        for size in sizes:
-            parts.append(view[at : at + size])
-            at += size
-        words = str(parts[0], "utf-8").split("\0") if n_words else []
-        if len(words) != n_words:
-            raise RuntimeError("tokeniser process answered with a damaged file")
-        return words, parts[1], parts[2], parts[3], parts[4]
+        view = memoryview(blob)  # the arrays are views of the file's bytes, not copies
+        at = 72
+        answer: list[tokens.Postings] = []
+        for n_forms, names, counts, docs in (head[1:5], head[5:]):
+            forms = str(view[at : at + names], "utf-8").split("\0") if n_forms else []
+            at += names
+            if len(forms) != n_forms or counts % 4 or docs % 2:
+                raise RuntimeError("tokeniser process answered with a damaged file")
+            answer.append(
+                (
+                    forms,
+                    np.frombuffer(view[at : at + counts], np.int32),
+                    np.frombuffer(view[at + counts : at + counts + docs], np.uint16),
+                )
+            )
+            at += counts + docs
+        return papers, answer[0], answer[1]
 
     def ready(self) -> bool:
         """Has the helper finished a chunk not yet received? (never waits)"""
@@ -570,7 +549,7 @@ def _build(
         k, start, chunk, count = pending.popleft()
         if helper is not None:
             try:
-                builder.add(start, helper.receive(k))
+                builder.add(start, _checked(helper.receive(k, count)))
             except Exception:
                 helper.close()
                 helper = None
@@ -580,7 +559,7 @@ def _build(
         if chunk is None:
             assert reread is not None
             chunk = reread(start, start + count)
-        builder.add(start, _tokenise_words(chunk))
+        builder.add(start, _index_chunk(chunk))
 
     try:
         for chunk in _chunks(texts, CHUNK_DOCS):
@@ -598,9 +577,9 @@ def _build(
                 except Exception:
                     helper.close()
                     helper = None
-                    builder.add(doc0, _tokenise_words(chunk))
+                    builder.add(doc0, _index_chunk(chunk))
             else:
-                builder.add(doc0, _tokenise_words(chunk))
+                builder.add(doc0, _index_chunk(chunk))
             doc0 += len(chunk)
             del chunk  # (queued at the helper: not kept, with ``reread``)
             release_free_memory()  # the chunk's temporaries
@@ -702,8 +681,6 @@ class _FieldIndex:
             )
         release_free_memory()  # what the loading before left in the heap
         builder = _build(texts, total, progress, parallel, reread)
-        del builder.raw, builder.raw_folded, builder.raw_cased
-        release_free_memory()
         cased = builder.cased.postings()
         folded = builder.folded.postings()
         del builder
