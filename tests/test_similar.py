@@ -313,13 +313,14 @@ def test_a_ranking_orders_by_score_ties_in_corpus_order() -> None:
     assert ranking.order.tolist() == [5, 2, 0, 3, 7, 1, 6]
 
 
-def test_preparing_the_model_waits_whenever_the_reader_asks_and_ranks_the_same(
+def test_preparing_the_model_waits_while_the_reader_is_busy_and_ranks_the_same(
     tmp_path: Path,
 ) -> None:
     """The reader builds the like model in the background and makes it wait while keys are
-    arriving (the build would share the CPU with their searches): it stops at each step
-    while told to, and once let go builds the same model as a build that never waited."""
+    arriving (the build would share the CPU with their searches): it stops while told to,
+    and once let go builds the same model as a build that never waited."""
     import threading
+    import time
 
     from abstract_reader.search.similar import _BUILT, prepare
 
@@ -328,26 +329,58 @@ def test_preparing_the_model_waits_whenever_the_reader_asks_and_ranks_the_same(
     index = SearchIndex(corpus)
     typing = threading.Event()
     typing.set()
-    waits: list[int] = []
-    released = threading.Event()
+    asked: list[float] = []
 
-    def pause() -> None:
-        waits.append(1)
-        if typing.is_set():
-            released.wait(timeout=30)
+    def busy() -> bool:
+        asked.append(time.monotonic())
+        return typing.is_set()
 
-    builder = threading.Thread(target=prepare, args=(index, pause))
+    builder = threading.Thread(target=prepare, args=(index, busy), daemon=True)
     builder.start()
     try:
-        assert not released.wait(timeout=0.2)  # it waits at the first step
-        assert index not in _BUILT and len(waits) == 1
+        deadline = time.monotonic() + 30
+        while len(asked) < 10 and time.monotonic() < deadline:  # it keeps asking …
+            time.sleep(0.01)
+        assert len(asked) >= 10
+        assert index not in _BUILT  # … and builds nothing meanwhile
     finally:
         typing.clear()
-        released.set()
         builder.join(timeout=60)
     assert not builder.is_alive()
-    assert len(waits) >= 4  # before the masks, the model, and each block of both passes
     model = for_index(index)
     plain = for_index(SearchIndex(corpus))
     for doc in (0, 17, 99):
         assert model.like_paper(doc).order.tolist() == plain.like_paper(doc).order.tolist()
+
+
+def test_a_search_that_needs_the_model_does_not_wait_for_the_reader_to_be_quiet(
+    tmp_path: Path,
+) -> None:
+    """`m` (a like: search) while the background build waits for quiet keys: the build goes
+    on at once and the search gets the model, though keys keep arriving."""
+    import threading
+
+    from abstract_reader.search.similar import prepare
+
+    path, _ = planted_dump(tmp_path)
+    index = SearchIndex(load_corpus([path]))
+    asked = threading.Event()
+    typing = threading.Event()
+    typing.set()
+
+    def busy() -> bool:  # the user keeps typing
+        asked.set()
+        return typing.is_set()
+
+    builder = threading.Thread(target=prepare, args=(index, busy), daemon=True)
+    builder.start()
+    assert asked.wait(timeout=30)
+    got: list[Similarity] = []
+    search = threading.Thread(target=lambda: got.append(for_index(index)), daemon=True)
+    search.start()
+    search.join(timeout=60)
+    assert got, "the search waited for the keys to stop"
+    typing.clear()
+    builder.join(timeout=60)
+    assert not builder.is_alive()
+    assert for_index(index) is got[0]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -427,15 +428,17 @@ def _strongest(terms: I64, weights: F32, k: int) -> tuple[I64, F32]:
     return terms[keep], weights[keep]
 
 
-def prepare(index: SearchIndex, pause: Callable[[], None] | None = None) -> None:
+def prepare(index: SearchIndex, busy: Callable[[], bool] | None = None) -> None:
     """Build the index's similarity model now (in a worker, once the index is ready), so
     that the first ``like:`` costs what the next ones do — after the masks of common
     prefixes, so that the first keys typed cost what the later ones do. The builds read
     every posting: the index cache's pages they brought in leave the resident set again.
 
-    ``pause`` is called between steps (a few milliseconds to ~0.1 s of work each): the
-    reader's waits while the user is typing, so that this work, which holds the GIL much
-    of the time, does not share the CPU with the searches and frames of their keys."""
+    Between steps (a few milliseconds to ~0.1 s of work each) it waits while ``busy()``
+    says so — the reader's says so while the user is typing, so that this work, which holds
+    the GIL much of the time, does not share the CPU with the searches and frames of their
+    keys — but not while a search waits for the model (`for_index`)."""
+    pause = None if busy is None else functools.partial(_wait_while, busy)
     if pause is not None:
         pause()
     index.prepare_prefix_masks()
@@ -445,12 +448,23 @@ def prepare(index: SearchIndex, pause: Callable[[], None] | None = None) -> None
 
 def for_index(index: SearchIndex, pause: Callable[[], None] | None = None) -> Similarity:
     """The index's similarity model, built on first use (once, whichever thread asks first:
-    the others wait for it) and kept with the index. ``pause``: see `prepare`."""
+    the others wait for it) and kept with the index. ``pause``: called between the build's
+    steps (see `prepare`); without it, a search needs the model now, and a build that
+    pauses stops pausing until it has it."""
     found = _BUILT.get(index)
     if found is not None:
         return found
-    with _BUILDING:
-        return _build(index, pause)
+    if pause is not None:
+        with _BUILDING:
+            return _build(index, pause)
+    with _WANTED, _BUILDING:
+        return _build(index)
+
+
+def _wait_while(busy: Callable[[], bool]) -> None:
+    """Wait while ``busy()`` — unless a search is waiting for the model."""
+    while not _WANTED.count and busy():
+        time.sleep(0.02)
 
 
 def _build(index: SearchIndex, pause: Callable[[], None] | None = None) -> Similarity:
@@ -484,3 +498,23 @@ def _build(index: SearchIndex, pause: Callable[[], None] | None = None) -> Simil
 
 _BUILT: weakref.WeakKeyDictionary[SearchIndex, Similarity] = weakref.WeakKeyDictionary()
 _BUILDING = threading.Lock()
+
+
+class _Waiting:
+    """How many searches wait for a model being built (`for_index` without ``pause``):
+    ``with _WANTED:`` counts one while it lasts."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._lock:
+            self.count -= 1
+
+
+_WANTED = _Waiting()

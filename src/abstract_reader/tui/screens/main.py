@@ -618,15 +618,14 @@ class MainScreen(Screen[None]):
         next (a search that needs it first waits for this build, never builds it twice)."""
         from ...search.similar import prepare
 
-        prepare(index, self.wait_for_quiet_keys)
+        prepare(index, self.keys_arriving)
 
-    def wait_for_quiet_keys(self) -> None:
-        """On a worker thread: wait until no key has arrived for `KEYS_QUIET_S`. Work that
-        can wait (the like model, the prefix masks) calls this between its steps, so that
-        it does not take the CPU and the GIL from the search and the frame of a key."""
+    def keys_arriving(self) -> bool:
+        """Whether a key arrived in the last `KEYS_QUIET_S`: work that can wait (the like
+        model, the prefix masks) waits then between its steps, so that it does not take
+        the CPU and the GIL from the search and the frame of a key. Any thread."""
         app = self.app  # a ReaderApp (which records `last_key_at`), or another host
-        while (left := getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S - time.monotonic()) > 0:
-            time.sleep(left)
+        return bool(getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S > time.monotonic())
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
