@@ -681,9 +681,10 @@ class MainScreen(Screen[None]):
             on_conflict(conflict)
             return False
         except LibraryBusy as exc:
+            said = str(exc).rstrip(".") + "."  # one sentence, then ours
             if retry:
                 self.notify(
-                    f"{exc} Trying again in {BUSY_RETRY_S:.0f} s.",
+                    f"{said} Trying again in {BUSY_RETRY_S:.0f} s.",
                     title="Library busy",
                     severity="warning",
                     markup=False,
@@ -694,7 +695,7 @@ class MainScreen(Screen[None]):
                 )
             else:
                 self.notify(
-                    f"{exc} The change was not saved.",
+                    f"{said} The change was not saved.",
                     title="Not saved",
                     severity="error",
                     markup=False,
