@@ -47,7 +47,7 @@ class ReaderApp(App[int]):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_HEIGHT, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
     #: When the last key arrived (`time.monotonic`): background work that can wait, waits
-    #: while keys are arriving (`MainScreen.wait_for_quiet_keys`).
+    #: while keys are arriving (`MainScreen.keys_arriving`).
     last_key_at = 0.0
 
     async def on_event(self, event: events.Event) -> None:
