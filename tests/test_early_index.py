@@ -89,3 +89,31 @@ def test_an_early_index_not_used_stops_its_helper(
     assert child.poll() is not None  # gone, its folder with it
     assert not folder.exists()
     assert _arrays(SearchIndex(corpus, early=early)) == _arrays(SearchIndex(load_corpus([SEEDS])))
+
+
+def test_titles_the_helper_fails_on_are_read_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The titles go to the helper once the abstracts are in: if it fails them, this
+    process tokenises them — the same index."""
+    seeds = load_corpus([SEEDS])
+    alone = SearchIndex(seeds)
+    monkeypatch.setattr(postings, "CHUNK_DOCS", 5)
+    monkeypatch.setattr(postings, "TITLE_CHUNK_DOCS", 11)
+    monkeypatch.setattr(postings, "PARALLEL_MIN_DOCS", 1)
+    texts_done: list[bool] = []
+    real_receive = postings._Helper.receive
+    real_from_builder = postings._FieldIndex.from_builder.__func__  # type: ignore[attr-defined]
+
+    def receive(helper: postings._Helper, k: int, papers: int) -> postings._Answer:
+        if texts_done:
+            raise RuntimeError("tokeniser process failed")
+        return real_receive(helper, k, papers)
+
+    def from_builder(cls: type, builder: postings._Builder) -> postings._FieldIndex:
+        texts_done.append(True)
+        return real_from_builder(cls, builder)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(postings._Helper, "receive", receive)
+    monkeypatch.setattr(postings._FieldIndex, "from_builder", classmethod(from_builder))
+    helped = SearchIndex(seeds)
+    assert texts_done
+    assert _arrays(helped) == _arrays(alone)

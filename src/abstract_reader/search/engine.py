@@ -33,9 +33,10 @@ from .postings import (
     Progress,
     RawTexts,
     _Build,
-    _FieldIndex,
+    _build_with_titles,
     _Postings,
     release_free_memory,
+    use_helper,
 )
 from .query import (
     _WORD_RE,
@@ -293,16 +294,24 @@ class SearchIndex:
             self.loaded_from_cache = True
         else:
             table = corpus.papers
-            self.text = _FieldIndex.build(
+            if started is None:
+                started = _Build(
+                    use_helper(self.n),
+                    reread=lambda start, stop: table.abstracts()[start:stop],
+                    raw=table.abstract_bytes,
+                    release=table.release_pages,
+                )
+            release_free_memory()  # what the loading before left in the heap
+            # the abstracts (carried on from ``early``), then the titles: tokenised by the
+            # helper process, if there is one, while this one makes the abstracts' arrays
+            self.text, self.titles = _build_with_titles(
+                started,
                 _abstracts(corpus),
                 self.n,
+                _titles(corpus),
+                lambda start, stop: table.titles()[start:stop],
                 progress=progress,
-                reread=lambda start, stop: table.abstracts()[start:stop],
-                raw=table.abstract_bytes,
-                release=table.release_pages,
-                started=started,
             )
-            self.titles = _FieldIndex.build(_titles(corpus), self.n, parallel=False)
             if cache_dir and cache_key:
                 self._unsaved = (cache_dir, cache_key)
         table = corpus.papers

@@ -557,7 +557,7 @@ def _joined_offsets(pieces: RawTexts) -> IntArray:
 class _Build:
     """A build under way: its builder, its helper process (if any), the chunks queued at
     the helper, and how many papers were handed out so far. `_build` runs one from start
-    to end; an `EarlyBuild` starts one while the corpus is still loading.
+    to end; an `EarlyIndex` starts one while the corpus is still loading.
 
     ``raw`` gives a range of texts as bytes (with ``release``, called after each chunk
     read so: their pages may leave the resident set); ``reread`` as strings: both read a
@@ -601,6 +601,21 @@ class _Build:
             return False
         self.pending.append((k, self.doc0, None, count))
         self.doc0 += count
+        return True
+
+    def send_texts(self, texts: list[str], keep: bool = True) -> bool:
+        """Queue the next chunk at the helper, whatever the queue's length (``keep``: kept
+        here too, else read again if the helper fails); False (nothing done) if there is no
+        helper."""
+        if self.helper is None:
+            return False
+        try:
+            k = self.helper.send(texts)
+        except Exception:
+            self._lose_helper()
+            return False
+        self.pending.append((k, self.doc0, texts if keep else None, len(texts)))
+        self.doc0 += len(texts)
         return True
 
     def collect_ready(self, progress: Callable[[], object] | None = None) -> None:
@@ -664,13 +679,15 @@ def _build(
     raw: RawReader | None = None,
     release: Callable[[], object] | None = None,
     started: _Build | None = None,
+    keep_helper: bool = False,
 ) -> _Builder:
     """Tokenise ``texts`` chunk by chunk; with ``parallel``, a helper process takes chunks
     too (anything going wrong there: this process does the rest alone). With ``reread``,
     the chunks queued at the helper are not kept in this process (~10 MB each at 8,192
     abstracts). With ``raw``, the texts are read as bytes instead, ``texts`` unused (and
     ``reread`` only where ``raw`` gives None). ``started``: a build begun earlier (see
-    `EarlyBuild`), carried on from the papers it handed out."""
+    `EarlyIndex`), carried on from the papers it handed out; with ``keep_helper``, its
+    helper process is left running (the caller closes ``started``) unless the build fails."""
     run = started if started is not None else _Build(parallel, reread, raw, release)
     raw, reread, release = run.raw, run.reread, run.release
     builder = run.builder
@@ -720,10 +737,50 @@ def _build(
             release_free_memory()  # the chunk's temporaries
             step()
         run.finish()
-    finally:
+    except BaseException:
+        run.close()
+        raise
+    if not keep_helper:
         run.close()
     step()
     return builder
+
+
+#: Titles per chunk handed to the helper (short texts: few, large chunks).
+TITLE_CHUNK_DOCS = 1 << 15
+
+
+def _build_with_titles(
+    run: _Build,
+    texts: Iterable[str],
+    total: int,
+    titles: Iterable[str],
+    titles_again: Reread,
+    *,
+    progress: Progress | None,
+) -> tuple[_FieldIndex, _FieldIndex]:
+    """Both fields' indexes: the texts' build (``run``, carried on), then — while this
+    process makes the texts' final arrays — their ``total`` titles tokenised by the same
+    helper process (if it is still there; else here; ``titles_again(start, stop)`` reads
+    those it fails again). The same indexes as two separate builds."""
+    titled = _Build(False, reread=titles_again)
+    try:
+        built = _build(texts, total, progress, False, started=run, keep_helper=True)
+        titled.helper, run.helper = run.helper, None
+        given = iter(titles)
+        if titled.helper is not None:  # not kept here: the helper's chunks
+            for chunk in _chunks(given, TITLE_CHUNK_DOCS):
+                if not titled.send_texts(chunk, keep=False):
+                    titled.builder.add(titled.doc0, _index_chunk(chunk))
+                    titled.doc0 += len(chunk)
+        text = _FieldIndex.from_builder(built)
+        del built
+        titled.finish()  # (the helper's chunks; any it failed, read again here)
+        title_builder = _build(given, total, None, False, started=titled)
+        return text, _FieldIndex.from_builder(title_builder)
+    finally:
+        run.close()
+        titled.close()
 
 
 def _inputs(
@@ -734,14 +791,17 @@ def _inputs(
     reread: Reread | None,
 ) -> Iterator[tuple[int, list[str] | None, RawTexts | None]]:
     """A build's chunks from paper ``doc0`` on: (how many, the texts or None, their bytes
-    or None) — bytes from ``raw`` when it has them."""
-    if raw is None:
+    or None) — bytes from ``raw`` when it has them (``texts``, from paper ``doc0``, is read
+    only without ``raw`` or when it has none for the first chunk of a build from paper 0)."""
+    pieces = raw(doc0, min(doc0 + CHUNK_DOCS, total)) if raw is not None else None
+    if raw is None or (pieces is None and doc0 == 0):
         for chunk in _chunks(texts, CHUNK_DOCS):
             yield len(chunk), chunk, None
         return
     for start in range(doc0, total, CHUNK_DOCS):
         stop = min(start + CHUNK_DOCS, total)
-        pieces = raw(start, stop)
+        if start != doc0:
+            pieces = raw(start, stop)
         if pieces is not None:
             yield stop - start, None, pieces
         else:
@@ -839,9 +899,13 @@ class _FieldIndex:
         builder = _build(
             texts, total, progress, parallel, reread, raw=raw, release=release, started=started
         )
+        return cls.from_builder(builder)
+
+    @classmethod
+    def from_builder(cls, builder: _Builder) -> _FieldIndex:
+        """The final arrays of a build whose every chunk is in (its chunks are let go)."""
         cased = builder.cased.postings()
         folded = builder.folded.postings()
-        del builder
         release_free_memory()
         return cls(folded=folded, cased=cased)
 
