@@ -5,12 +5,13 @@ helper process as rows come) is exactly the index a build after loading gives â€
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
 
 from abstract_reader.corpus import Corpus, CorpusBuilder, load_corpus
-from abstract_reader.search import SearchIndex, postings
+from abstract_reader.search import SearchIndex, postings, similar
 from abstract_reader.search.engine import EarlyIndex
 
 from .conftest import SEEDS, write_dump
@@ -117,3 +118,24 @@ def test_titles_the_helper_fails_on_are_read_here(monkeypatch: pytest.MonkeyPatc
     helped = SearchIndex(seeds)
     assert texts_done
     assert _arrays(helped) == _arrays(alone)
+
+
+def test_the_like_model_is_not_built_while_the_index_settles(tmp_path: Path) -> None:
+    """The reader hands the index over before saving it and reading its postings from the
+    file written; a like: model asked for meanwhile waits (it reads every posting: never the
+    built arrays and the file's pages at once), then reads the file's."""
+    index = SearchIndex(load_corpus([SEEDS]), cache_dir=tmp_path, cache_key="k", defer_save=True)
+    built: list[object] = []
+    with index.settling:  # as `save_and_map` holds it
+        thread = threading.Thread(target=lambda: built.append(similar.for_index(index)))
+        thread.start()
+        thread.join(timeout=0.5)
+        assert thread.is_alive() and not built  # waiting
+        index.save_cache()
+        index.map_saved()
+    thread.join(timeout=60)
+    assert built and not index.map_pending
+    model = built[0]
+    assert isinstance(model, similar.Similarity)
+    assert model.docs is index.text.folded.docs  # the file's postings
+    assert not model.docs.flags.writeable

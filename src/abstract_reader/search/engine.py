@@ -329,6 +329,10 @@ class SearchIndex:
         self._sorted_ids: tuple[list[str], list[int]] | None = None
         self._scratch_lock = threading.Lock()
         self._scratch_arrays: _Scratch | None = None
+        #: held while the built postings give way to the saved file's (`save_and_map`): a
+        #: pass over every posting (the similarity model's build) takes it too, so that it
+        #: never reads the built arrays while the file's pages come in (both resident)
+        self.settling = threading.Lock()
         if not defer_save:
             self.save_cache()
 
@@ -348,6 +352,13 @@ class SearchIndex:
             self._unsaved = None
             _save_cache(cache_dir, cache_key, self.corpus, self.text, self.titles)
             self._saved = (cache_dir, cache_key)
+
+    def save_and_map(self) -> None:
+        """`save_cache`, then `map_saved`, holding `settling` (the reader calls it once
+        the index is handed over: searches go on meanwhile, reading equal values)."""
+        with self.settling:
+            self.save_cache()
+            self.map_saved()
 
     @property
     def map_pending(self) -> bool:

@@ -432,10 +432,19 @@ class _Helper:
 
     def send(self, texts: Sequence[str]) -> int:
         """Hand a chunk over; its number (for `receive`)."""
-        encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
-        offsets = np.zeros(len(encoded) + 1, np.int64)
-        np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
-        return self._send([tokens.chunk_header(offsets), *encoded])
+        k = self.sent
+        lengths: list[int] = []
+        with open(self.folder / f"in-{k}", "wb") as out:
+            out.seek(8 * (len(texts) + 2))  # the header goes first, once the lengths are known
+            for i in range(0, len(texts), 1024):  # a slice at a time: no whole copy
+                encoded = [t.encode("utf-8", "surrogatepass") for t in texts[i : i + 1024]]
+                lengths += map(len, encoded)
+                out.write(b"".join(encoded))
+            offsets = np.zeros(len(texts) + 1, np.int64)
+            np.cumsum(np.array(lengths, np.int64), out=offsets[1:])
+            out.seek(0)
+            out.write(tokens.chunk_header(offsets))
+        return self._tell(k)
 
     def send_raw(self, pieces: RawTexts) -> int:
         """Hand over a chunk given as UTF-8 bytes (see `RawTexts`): written from where they
@@ -449,6 +458,10 @@ class _Helper:
         with open(self.folder / f"in-{k}", "wb") as out:
             for part in parts:
                 out.write(part)
+        return self._tell(k)
+
+    def _tell(self, k: int) -> int:
+        """Name chunk ``k`` (its file written) to the helper."""
         assert self.child.stdin is not None
         self.child.stdin.write(b"%d\n" % k)
         self.child.stdin.flush()

@@ -554,8 +554,7 @@ class MainScreen(Screen[None]):
         # more at 1M) — and only then the similarity model's pass over every posting, so
         # that no pass reads both the built arrays and the file's pages.
         self.app.call_from_thread(self._index_ready, index, like=False)
-        index.save_cache()
-        index.map_saved()
+        index.save_and_map()  # (a like: search meanwhile waits for it: `index.settling`)
         self.app.call_from_thread(self._prepare_like, index)
 
     def _post_indexing(self, done: int, total: int) -> None:
