@@ -891,10 +891,14 @@ class SearchIndex:
                 prefix = np.multiply(mask, np.float32(PREFIX), out=scratch.spare)
                 np.maximum(score, prefix, out=score)
                 dense = True
-            else:
-                docs = postings.docs_of_range(lo, hi)
-                score[docs] = PREFIX
-                touched.append(docs)
+            else:  # (not the word itself: EXACT is set over its papers next)
+                exact = match.exact
+                parts = [(lo, exact), (exact + 1, hi)] if lo <= exact < hi else [(lo, hi)]
+                for start, stop in parts:
+                    if stop > start:
+                        docs = postings.docs_of_range(start, stop)
+                        score[docs] = PREFIX
+                        touched.append(docs)
         if match.exact >= 0:
             docs = postings.docs_of(match.exact)
             score[docs] = EXACT
