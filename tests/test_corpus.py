@@ -523,8 +523,9 @@ def _load(paths: list[Path], *, titler: bool, kill_after: int = -1) -> Corpus:
     processes = []
     for n, path in enumerate(builder.files):
         for _rows in builder.add_file_in_batches(path, batch=7):
-            if builder._titler is not None and builder._titler not in processes:
-                processes.append(builder._titler)
+            pass
+        if builder._titler is not None and builder._titler not in processes:
+            processes.append(builder._titler)  # (started once the first dump is added)
         if n + 1 == kill_after:
             assert builder._titler is not None
             builder._titler.child.kill()

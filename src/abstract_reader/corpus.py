@@ -190,7 +190,7 @@ class _Parsed:
     year: int | None
     abstracts: list[str]
     warnings: list[str]
-    normal: list[bool] | None  #: which abstracts are whitespace-normalised (None: all)
+    normal: list[bool]  #: which abstracts are whitespace-normalised already
 
 
 def _decode(data: bytes) -> tuple[str, list[str]]:
@@ -238,31 +238,27 @@ def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
 _ASCII_CONTROLS = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])
 
 
-def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool] | None]:
+def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool]]:
     """`parse_text`, and which abstracts are whitespace-normalised already (their id is the
-    hash of their text as it is; None: all of them)."""
+    hash of their text as it is)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.startswith("\ufeff"):
         text = text[1:]
-    # Checks over the whole text in C (the common case passes them all) spare a pass per
-    # paragraph. ASCII without controls: every paragraph is printable (`str.isprintable`).
+    # ASCII without controls (one C pass over its bytes): every paragraph is printable, no
+    # `str.isprintable` per paragraph (which looks every character up).
     plain = text.isascii() and not any(
         len(piece) != len(piece.translate(None, _ASCII_CONTROLS))
         for piece in (text[i : i + 65536].encode("ascii") for i in range(0, len(text), 65536))
     )  # (a piece at a time: no copy of the whole text)
-    # No doubled space: no paragraph has one either (its lines are joined by one space).
-    single = "  " not in text
-    # No line starts or ends with a space or tab: a paragraph's lines are joined as they are.
-    tidy = not any(edge in text for edge in (" \n", "\t\n", "\n ", "\n\t"))
-    normal: list[bool] | None = None if plain and single else []
+    # (a check for doubled spaces, or for spaces at line ends, over the whole text costs
+    # more than one per paragraph: `str.find` of two characters scans them one by one)
+    normal: list[bool] = []
     paragraphs = _PARA_SPLIT_RE.split(text)
     venue: str | None = None
     year: int | None = None
     abstracts: list[str] = []
     for n, paragraph in enumerate(paragraphs):
-        if tidy:  # (no blank line inside a paragraph: only at its ends, as "\n")
-            joined = paragraph.replace("\n", " ").strip(" \t")
-        elif "\n" in paragraph:
+        if "\n" in paragraph:
             joined = " ".join(
                 stripped for line in paragraph.split("\n") if (stripped := line.strip(" \t"))
             )
@@ -279,9 +275,8 @@ def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool
                 venue, year = header
                 continue
         abstracts.append(joined)
-        if normal is not None:
-            # printable: no whitespace but spaces, none at the ends (stripped)
-            normal.append(printable and (single or "  " not in joined))
+        # printable: no whitespace but spaces, none at the ends (stripped)
+        normal.append(printable and "  " not in joined)
     return venue, year, abstracts, normal
 
 
@@ -508,13 +503,10 @@ class CorpusBuilder:
             last = min(first + (batch if len(table) else min(batch, FIRST_BATCH)), len(abstracts))
             texts = abstracts[first:last]
             abstracts[first:last] = [""] * (last - first)  # the table keeps their UTF-8 bytes
-            if normal is None:
-                keys = list(map(_normal_key, texts))
-            else:
-                keys = [
-                    _normal_key(text) if ok else paper_key(text)
-                    for text, ok in zip(texts, normal[first:last], strict=True)
-                ]
+            keys = [
+                _normal_key(text) if ok else paper_key(text)
+                for text, ok in zip(texts, normal[first:last], strict=True)
+            ]
             found = table.find_many(keys)  # (the rows loaded before this batch)
             rows = RowBatch()
             positions = rows.positions
@@ -532,9 +524,11 @@ class CorpusBuilder:
             del texts
             start = table.extend(rows)
             yield range(start, start + len(rows))
-            if not first:  # the next dumps' titles start once this one's first rows show
-                self._parse_ahead(path)
             first = last
+        # the next dumps are parsed and their titles started once this one is added: not
+        # while the first rows are drawn (a process starting then, and parsing ahead, made
+        # them later on a busy machine)
+        self._parse_ahead(path)
 
     def _add_records(self, path: Path, batch: int) -> Iterator[range]:
         """Read a metadata file: records with an abstract are papers with real metadata (or
