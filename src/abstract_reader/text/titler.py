@@ -15,6 +15,7 @@ caller derives the titles itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -119,6 +120,10 @@ def _shut(child: subprocess.Popen[bytes], folder: Path) -> None:
 
 def _serve(folder: str) -> None:
     """The child's loop: a batch number on stdin → its titles in ``out-N``, N on stdout."""
+    # below the reader in priority: on a busy machine the UI thread (keys echoed while
+    # loading) goes first; on an idle one this process has a core of its own anyway
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(10)
     from .titles import derive_title
 
     out = sys.stdout.buffer
