@@ -588,3 +588,35 @@ def test_a_load_given_up_leaves_no_title_process(tmp_path: Path) -> None:
     del builder, titler
     gc.collect()
     assert child.poll() is not None and not folder.exists()
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 0.9])
+def test_titles_shared_with_the_title_process_keep_it_in_turn(
+    tmp_path: Path, share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first titles of a dump are derived here, the rest by the title process (the
+    share adapts to who waited). A dump whose rows after the share are all duplicates
+    never needs the process's titles: they are read all the same, so later dumps still get
+    theirs from it (the process is kept, not given up as answering out of turn), and the
+    corpus is the one derived here."""
+    from abstract_reader import corpus as corpus_module
+
+    monkeypatch.setattr(corpus_module, "TITLER_OWN_SHARE", share)
+    monkeypatch.setattr(corpus_module, "_OWN_STEP_UP", 0.0)  # (the share stays as set)
+    monkeypatch.setattr(corpus_module, "_OWN_STEP_DOWN", 0.0)
+    first = [f"Paper {n}: we propose Net{n} for graphs." for n in range(20)]
+    paths = [
+        write_dump(tmp_path / "a.txt", *first),
+        write_dump(tmp_path / "b.txt", *[f"New {n}. A study of means." for n in range(10)]),
+        write_dump(tmp_path / "c.txt", "Only in c: robust estimation.", *first),  # dups after
+        write_dump(tmp_path / "d.txt", *[f"Later {n}: this paper introduces X{n}." for n in range(12)]),
+        write_dump(tmp_path / "e.txt", *[f"Last {n}: on sparse models." for n in range(12)]),
+    ]  # fmt: skip
+    here = _everything(_load(paths, titler=False))
+    builder = corpus_module.CorpusBuilder(paths, titler=True)
+    for path in paths:
+        for _rows in builder.add_file_in_batches(path, batch=4):
+            pass
+        if path.name != "a.txt":  # (started once the first dump is added)
+            assert builder._titler is not None, f"title process given up after {path.name}"
+    assert _everything(builder.finish()) == here

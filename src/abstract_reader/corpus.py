@@ -13,6 +13,7 @@ import itertools
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -384,6 +385,13 @@ def bundled_dumps() -> Path:
 TITLER_MIN_BYTES = 48 * 1024 * 1024
 #: Dumps parsed ahead of the one being added, their titles under way in the `Titler`.
 TITLER_AHEAD = 2
+#: The share of a dump's titles this process derives itself (the first ones, while the
+#: title process derives the rest), at first; then it adapts (`_balance`): up when this
+#: process had to wait for the title process, down when it did not.
+TITLER_OWN_SHARE = 0.25
+_OWN_STEP_UP, _OWN_STEP_DOWN, _OWN_MAX = 0.1, 0.05, 0.9
+#: a wait for the title process longer than this means it is behind (the other core is busy)
+_TITLER_LATE_S = 0.005
 
 
 class CorpusBuilder:
@@ -399,8 +407,10 @@ class CorpusBuilder:
         self.corpus = Corpus(errors=errors)
         self._use_titler = titler
         self._titler: Titler | None = None
-        #: dumps parsed ahead: their parse (or why they are skipped) and their titles' batch
-        self._ahead: dict[Path, tuple[_Parsed | _Skip, int | None]] = {}
+        #: dumps parsed ahead: their parse (or why they are skipped), their titles' batch in
+        #: the title process and the first abstract it has the title of (those before: here)
+        self._ahead: dict[Path, tuple[_Parsed | _Skip, int | None, int]] = {}
+        self._own_share = TITLER_OWN_SHARE
 
     def _wants_titler(self) -> bool:
         if self._use_titler is None:
@@ -432,23 +442,38 @@ class CorpusBuilder:
             try:
                 parsed = _read_dump(later)
             except _Skip as skip:
-                self._ahead[later] = (skip, None)
+                self._ahead[later] = (skip, None, 0)
                 continue
+            # this process derives the first titles of the dump while the title process
+            # derives the rest: both cores work, and neither waits long for the other
+            cut = int(len(parsed.abstracts) * self._own_share)
             try:
-                self._ahead[later] = (parsed, titler.send(parsed.abstracts))
+                self._ahead[later] = (parsed, titler.send(parsed.abstracts[cut:]), cut)
             except TitlerFailed:
-                self._ahead[later] = (parsed, None)
+                self._ahead[later] = (parsed, None, 0)
                 self._stop_titler()
                 return
 
     def _titles_from(self, batch: int | None, count: int) -> list[str] | None:
         if batch is None or self._titler is None:
             return None
+        began = time.perf_counter()
         try:
-            return self._titler.receive(batch, count)
+            titles = self._titler.receive(batch, count)
         except TitlerFailed:
             self._stop_titler()  # (derived here from now on)
             return None
+        self._balance(time.perf_counter() - began > _TITLER_LATE_S)
+        return titles
+
+    def _balance(self, waited: bool) -> None:
+        """The next dumps' share of titles derived here: more when this process waited for
+        the title process (the other core is busy: the index's helper, other programs), less
+        when it did not. Either way the titles are `derive_title`'s."""
+        if waited:
+            self._own_share = min(_OWN_MAX, self._own_share + _OWN_STEP_UP)
+        else:
+            self._own_share = max(0.0, self._own_share - _OWN_STEP_DOWN)
 
     def _stop_titler(self) -> None:
         titler, self._titler = self._titler, None
@@ -477,9 +502,9 @@ class CorpusBuilder:
         ahead = self._ahead.pop(path, None)
         parsed: _Parsed | _Skip
         if ahead is not None:
-            parsed, sent = ahead
+            parsed, sent, cut = ahead
         else:
-            sent = None
+            sent, cut = None, 0
             try:
                 parsed = _read_dump(path)
             except _Skip as skip:
@@ -488,7 +513,7 @@ class CorpusBuilder:
             corpus.errors.append(LoadError(shown, str(parsed)))
             self._parse_ahead(path)
             return
-        titles = self._titles_from(sent, len(parsed.abstracts))
+        titles: list[str] | None = None  # (from the title process, from ``cut`` on)
         corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
         corpus.files.append(shown)
         name = sanitise(path.name)  # file names are untrusted text too
@@ -519,12 +544,21 @@ class CorpusBuilder:
                 elif existing >= 0:
                     table.add_source(existing, Source(name, index))
                 else:
-                    title = derive_title(abstract) if titles is None else titles[index - 1]
+                    if index > cut and titles is None and sent is not None:
+                        # (the first titles were derived here meanwhile)
+                        titles = self._titles_from(sent, len(abstracts) - cut)
+                        sent = None
+                    if index <= cut or titles is None:
+                        title = derive_title(abstract)
+                    else:
+                        title = titles[index - 1 - cut]
                     rows.add(key, abstract, title, Source(name, index), venue=venue, year=year)
             del texts
             start = table.extend(rows)
             yield range(start, start + len(rows))
             first = last
+        if sent is not None:  # (every row after ``cut`` was a duplicate: answers come in turn)
+            self._titles_from(sent, len(abstracts) - cut)
         # the next dumps are parsed and their titles started once this one is added: not
         # while the first rows are drawn (a process starting then, and parsing ahead, made
         # them later on a busy machine)
