@@ -386,7 +386,8 @@ class MainScreen(Screen[None]):
             self._load_and_index(builder)
 
     def _load_and_index(self, builder: CorpusBuilder) -> None:
-        from ...corpus_cache import open_for, save
+        from ...corpus_cache import open_for
+        from ...corpus_cache import save_and_vouch as save
         from ...sources import is_metadata_file
 
         call = self.app.call_from_thread
@@ -429,6 +430,9 @@ class MainScreen(Screen[None]):
                 call(self._papers_arrived, total, total)
                 call(self._all_loaded)
                 self._index_in_thread()
+                # every chunk's MAC held: the next start need not hash the texts again
+                with contextlib.suppress(OSError):
+                    opened.record(cache)
                 return
         first_file_error = len(corpus.errors)
         # the abstracts go to an unlinked file beside the cache as they are parsed (mapped:
