@@ -211,3 +211,81 @@ def test_the_content_key_is_the_same_however_it_is_hashed(
     paths[3].write_text(paths[3].read_text() + "\n\nOne more.\n")
     os.utime(paths[3], ns=(paths[3].stat().st_atime_ns, paths[3].stat().st_mtime_ns))
     assert pending.result() is None
+
+
+# -- the index cache ---------------------------------------------------------------------------
+def _index_setup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Corpus, Path, str, list[str]]:
+    """A corpus, the reader's cache folders (the secret in ``corpus``), its index saved
+    there and recorded by the save's background check."""
+    from abstract_reader.cachefile import secret
+    from abstract_reader.search import SearchIndex, cache_key_for
+    from abstract_reader.search import cache as index_cache
+
+    monkeypatch.setattr(index_cache, "_RACY_NS", 0)
+    corpus = load_corpus(_dumps(tmp_path, n=3000))
+    root = tmp_path / "cache"
+    assert secret(root / "corpus") is not None
+    index_dir = root / "index"
+    key = str(cache_key_for(corpus.files))
+    expected = [h.paper.id for h in SearchIndex(corpus).search("topic 07")]
+    SearchIndex(corpus, cache_dir=index_dir, cache_key=key)  # built, saved
+    for thread in threading.enumerate():
+        if thread.name == "index-vouch":
+            thread.join(timeout=60)
+    assert (index_dir / f"{key}.checked").is_file()
+    return corpus, index_dir, key, expected
+
+
+class _Checks:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from abstract_reader.search.postings import _FieldIndex
+
+        self.count = 0
+        from_arrays = _FieldIndex.from_arrays.__func__  # type: ignore[attr-defined]
+
+        def counted(cls: Any, *args: Any) -> Any:
+            self.count += 1
+            return from_arrays(cls, *args)
+
+        monkeypatch.setattr(_FieldIndex, "from_arrays", classmethod(counted))
+
+
+def test_a_recorded_index_cache_is_read_without_its_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from abstract_reader.search import SearchIndex
+
+    corpus, index_dir, key, expected = _index_setup(tmp_path, monkeypatch)
+    checks = _Checks(monkeypatch)
+    index = SearchIndex(corpus, cache_dir=index_dir, cache_key=key)
+    assert index.loaded_from_cache and checks.count == 0
+    assert [h.paper.id for h in index.search("topic 07")] == expected
+
+
+def test_an_index_cache_written_into_after_its_record_is_checked_and_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from abstract_reader.search import SearchIndex
+    from abstract_reader.search import cache as index_cache
+
+    corpus, index_dir, key, expected = _index_setup(tmp_path, monkeypatch)
+    path = index_dir / f"{key}.idx"
+    raw = path.read_bytes()
+    count = index_cache._HEAD.unpack_from(raw, 0)[3]
+    for i in range(count):
+        name, _dtype, offset, _length = index_cache._SECTION.unpack_from(
+            raw, index_cache._HEAD.size + i * index_cache._SECTION.size
+        )
+        if name.rstrip(b"\0") == b"text_folded_docs":
+            break
+    _after_a_tick(path)
+    with path.open("r+b") as handle:  # a posting beyond the corpus, in place
+        handle.seek(offset)
+        handle.write(b"\xff\xff\xff\x7f")
+    checks = _Checks(monkeypatch)
+    index = SearchIndex(corpus, cache_dir=index_dir, cache_key=key)
+    assert checks.count == 1  # checked in full (the text field's check refused it)
+    assert not index.loaded_from_cache  # rebuilt
+    assert [h.paper.id for h in index.search("topic 07")] == expected
