@@ -877,6 +877,27 @@ class PaperTable(Sequence[Paper]):
     def clear(self) -> None:
         self.drop(set(range(self._n)))
 
+    def abstract_bytes(self, start: int, stop: int) -> list[tuple[Any, Any]] | None:
+        """Abstracts ``[start, stop)`` as the UTF-8 bytes kept, not decoded (the index
+        build reads them so): ``(buffer, offsets)`` pieces, text ``j`` of a piece being
+        ``buffer[offsets[j]:offsets[j + 1]]``; a buffer is the same object for as long
+        as its rows do not move. None unless every one of them was parsed here into this
+        table's spill file (sanitised at ingest, in a file nobody else can open): any
+        other text is read through `abstract`, which checks it again."""
+        stop = min(stop, self._n)  # (raised after a chunk is published: never ahead)
+        chunks, starts, spill = self._chunks, self._starts, self._spill
+        out: list[tuple[Any, Any]] = []
+        k = bisect.bisect_right(starts, start) - 1
+        while start < stop:
+            chunk, first = chunks[k], starts[k]
+            if spill is None or not spill.owns(chunk.abstracts):
+                return None
+            a, b = start - first, min(stop - first, chunk.n)
+            out.append((chunk.abstracts, chunk.abstract_offsets[a : b + 1]))
+            start = first + b
+            k += 1
+        return out
+
 
 class TextColumn(Sequence[str]):
     """A table's abstracts (or titles) as strings, decoded when read."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 import os
 import re
 import shutil
@@ -51,6 +52,8 @@ Postings = tuple[list[str], I32, U16]
 #: `index_chunk`'s answer: how many documents, the folded (case-insensitive) and the
 #: case-kept postings.
 Answer = tuple[int, Postings, Postings]
+#: A bytes-like object (bytes, a memoryview, a mapped file)
+Buffer = Any
 
 
 def _fold_module() -> types.ModuleType:
@@ -237,14 +240,37 @@ def index_chunk(texts: Sequence[str]) -> Answer:
     folded, cased = _Keys(), _Keys()
     known: dict[bytes, list[_Target]] = {}  #: the targets of each word read by Python
     for at in range(0, len(texts), STEP):
-        _read_block(texts[at : at + STEP], at, folded, cased, known)
+        encoded = [t.encode("utf-8", "surrogatepass") for t in texts[at : at + STEP]]
+        _read_block(encoded, at, folded, cased, known)
     return len(texts), folded.postings(), cased.postings()
 
 
+def index_chunk_raw(pieces: Sequence[tuple[Buffer, Sequence[int]]]) -> Answer:
+    """`index_chunk` of texts given as UTF-8 bytes, in pieces: in a piece ``(data, cut)``,
+    text ``j`` is ``data[cut[j]:cut[j + 1]]`` (no decoding and encoding again: what a
+    corpus keeps, read as it is). The same answer as `index_chunk` of the decoded texts."""
+    views: list[memoryview] = []
+    for data, cut in pieces:
+        view = memoryview(data).cast("B")
+        bounds = [int(x) for x in cut]
+        views += [view[a:b] for a, b in itertools.pairwise(bounds)]
+    if len(views) > 1 << 16:
+        raise ValueError("a chunk holds at most 65,536 documents")
+    folded, cased = _Keys(), _Keys()
+    known: dict[bytes, list[_Target]] = {}
+    for at in range(0, len(views), STEP):
+        _read_block(views[at : at + STEP], at, folded, cased, known)
+    return len(views), folded.postings(), cased.postings()
+
+
 def _read_block(
-    texts: Sequence[str], doc0: int, folded: _Keys, cased: _Keys, known: dict[bytes, list[_Target]]
+    encoded: Sequence[Buffer],
+    doc0: int,
+    folded: _Keys,
+    cased: _Keys,
+    known: dict[bytes, list[_Target]],
 ) -> None:
-    encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+    """Read a block of texts (UTF-8 bytes each) whose first is document ``doc0``."""
     # NUL before, between and after the texts: never in a word
     blob = b"\0" + b"\0".join(encoded) + b"\0" * 24
     ends = np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1)
@@ -341,10 +367,28 @@ def encode_answer(answer: Answer) -> bytes:
     return struct.pack("<9q", *head) + b"".join(parts)
 
 
+def chunk_header(offsets: npt.NDArray[np.int64]) -> bytes:
+    """The start of a chunk's file for the helper: its number of texts and their offsets
+    (``n + 1`` of them, from 0) in the UTF-8 bytes that follow (see `read_chunk_file`)."""
+    return struct.pack("<q", offsets.size - 1) + offsets.astype("<i8").tobytes()
+
+
+def read_chunk_file(blob: bytes) -> tuple[memoryview, npt.NDArray[np.int64]]:
+    """(the texts' bytes, their offsets) of a chunk file (ValueError if it is not one)."""
+    (n,) = struct.unpack_from("<q", blob) if len(blob) >= 8 else (-1,)
+    if not 0 <= n <= 1 << 16 or len(blob) < 16 + 8 * n:
+        raise ValueError("not a chunk file")
+    offsets = np.frombuffer(blob, "<i8", n + 1, 8).astype(np.int64)
+    data = memoryview(blob)[16 + 8 * n :]
+    if offsets[0] != 0 or offsets[-1] != len(data) or np.any(offsets[1:] < offsets[:-1]):
+        raise ValueError("not a chunk file")
+    return data, offsets
+
+
 def worker() -> None:
-    """The helper's side. Each line on stdin names a chunk ``k``: it reads the NUL-separated
-    texts in ``<folder>/in-<k>``, writes `encode_answer` to ``<folder>/out-<k>`` and says
-    ``k`` on stdout.
+    """The helper's side. Each line on stdin names a chunk ``k``: it reads the texts in
+    ``<folder>/in-<k>`` (`chunk_header`, then their UTF-8 bytes), writes `encode_answer`
+    to ``<folder>/out-<k>`` and says ``k`` on stdout.
 
     It dies with its parent: only the parent holds our stdin pipe, so EOF on stdin means the
     parent is done or gone (killed, even with SIGKILL) — then the helper removes its
@@ -364,9 +408,9 @@ def worker() -> None:
                 k = int(line)
                 source = os.path.join(folder, f"in-{k}")
                 with open(source, "rb") as handle:
-                    texts = handle.read().decode("utf-8", "surrogatepass").split("\0")
+                    texts, offsets = read_chunk_file(handle.read())
                 os.unlink(source)
-                blob = encode_answer(index_chunk(texts))
+                blob = encode_answer(index_chunk_raw([(texts, offsets.tolist())]))
                 del texts
                 part = os.path.join(folder, f".out-{k}")
                 with open(part, "wb") as out:

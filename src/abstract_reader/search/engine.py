@@ -24,10 +24,20 @@ from rapidfuzz.distance import Levenshtein
 
 from ..corpus import MIN_PREFIX, Corpus, Paper
 from ..text import fold, fold_accents, render
+from . import postings as _postings
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
 from .fuzzy import TypoFinder
-from .postings import IntArray, Progress, _FieldIndex, _Postings, release_free_memory
+from .postings import (
+    IntArray,
+    Progress,
+    RawTexts,
+    _Build,
+    _build_with_titles,
+    _Postings,
+    release_free_memory,
+    use_helper,
+)
 from .query import (
     _WORD_RE,
     ID_WORD_RE,
@@ -258,30 +268,50 @@ class SearchIndex:
         cache_key: str | None = None,
         progress: Progress | None = None,
         defer_save: bool = False,
+        early: EarlyIndex | None = None,
     ) -> None:
         """``progress(papers done, papers)`` is called as a build goes (from this thread).
         With ``defer_save``, a freshly built index is written to the cache only by
-        `save_cache` (call it after handing the index over: saving never delays it)."""
+        `save_cache` (call it after handing the index over: saving never delays it).
+        ``early``: the abstracts' index begun while ``corpus`` was loading (carried on
+        if nothing it read has moved since; closed in any case)."""
         self.corpus = corpus
         self.n = len(corpus.papers)
         self.loaded_from_cache = False
         self._unsaved: tuple[Path, str] | None = None
         self._saved: tuple[Path, str] | None = None  #: saved, not read from there yet
         self._title_overrides: dict[int, str] = {}
-        data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
+        try:
+            data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
+            started = early.take() if early is not None and data is None else None
+        finally:
+            if early is not None:
+                early.close()  # (nothing, if taken: the build closes it)
         #: the mapped index cache the arrays read (None: built here): `release_pages`
         self._mapped: mmap.mmap | None = None
         if data is not None:
             self.text, self.titles, self._mapped = data
             self.loaded_from_cache = True
         else:
-            self.text = _FieldIndex.build(
+            table = corpus.papers
+            if started is None:
+                started = _Build(
+                    use_helper(self.n),
+                    reread=lambda start, stop: table.abstracts()[start:stop],
+                    raw=table.abstract_bytes,
+                    release=table.release_pages,
+                )
+            release_free_memory()  # what the loading before left in the heap
+            # the abstracts (carried on from ``early``), then the titles: tokenised by the
+            # helper process, if there is one, while this one makes the abstracts' arrays
+            self.text, self.titles = _build_with_titles(
+                started,
                 _abstracts(corpus),
                 self.n,
+                _titles(corpus),
+                lambda start, stop: table.titles()[start:stop],
                 progress=progress,
-                reread=lambda start, stop: corpus.papers.abstracts()[start:stop],
             )
-            self.titles = _FieldIndex.build(_titles(corpus), self.n, parallel=False)
             if cache_dir and cache_key:
                 self._unsaved = (cache_dir, cache_key)
         table = corpus.papers
@@ -299,6 +329,10 @@ class SearchIndex:
         self._sorted_ids: tuple[list[str], list[int]] | None = None
         self._scratch_lock = threading.Lock()
         self._scratch_arrays: _Scratch | None = None
+        #: held while the built postings give way to the saved file's (`save_and_map`): a
+        #: pass over every posting (the similarity model's build) takes it too, so that it
+        #: never reads the built arrays while the file's pages come in (both resident)
+        self.settling = threading.Lock()
         if not defer_save:
             self.save_cache()
 
@@ -318,6 +352,13 @@ class SearchIndex:
             self._unsaved = None
             _save_cache(cache_dir, cache_key, self.corpus, self.text, self.titles)
             self._saved = (cache_dir, cache_key)
+
+    def save_and_map(self) -> None:
+        """`save_cache`, then `map_saved`, holding `settling` (the reader calls it once
+        the index is handed over: searches go on meanwhile, reading equal values)."""
+        with self.settling:
+            self.save_cache()
+            self.map_saved()
 
     @property
     def map_pending(self) -> bool:
@@ -1084,6 +1125,83 @@ def _longer_prefixes(
         c_lo, c_hi = words.prefix_range(child)
         yield child, c_lo, c_hi
         lo = max(c_hi, lo + 1)
+
+
+class EarlyIndex:
+    """The abstracts' index begun while a corpus is still loading: each full chunk of rows
+    (`postings.CHUNK_DOCS`) goes to the tokenising helper process as soon as it is in, so that the
+    helper (its own core, its own GIL) tokenises while this process parses; `SearchIndex`
+    then carries the build on (``early=``) from the first row not handed out.
+
+    Only the abstracts' bytes as kept in the table's spill file are handed out (the texts
+    of rows parsed here: `PaperTable.abstract_bytes`), and the build is carried on only if
+    every chunk handed out still reads the very same bytes once the corpus is final: rows
+    never change their abstract, but `CorpusBuilder.finish` may drop rows (records merged
+    into dump papers) and renumber the rest — then this build is dropped, and the index
+    built afresh. Either way the index equals a build after loading."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self._corpus = corpus
+        table = corpus.papers
+        self._run: _Build | None = _Build(
+            True,
+            reread=lambda start, stop: table.abstracts()[start:stop],
+            raw=table.abstract_bytes,
+            release=table.release_pages,
+        )
+        if self._run.helper is None:  # no helper process here: nothing to begin early
+            self._run = None
+        self._sent: list[RawTexts] = []  #: each chunk handed out, as it was read
+
+    def offer(self) -> None:
+        """Rows came (call from the loading thread): finished chunks are taken back from the
+        helper, and new full chunks handed to it (while it has fewer than two queued). Never
+        waits; a chunk costs this process a write of bytes it already has."""
+        run = self._run
+        if run is None:
+            return
+        run.collect_ready()
+        table = self._corpus.papers
+        size = _postings.CHUNK_DOCS
+        while run.can_send() and len(table) - run.doc0 >= size:
+            pieces = table.abstract_bytes(run.doc0, run.doc0 + size)
+            if pieces is None or not run.send_raw(pieces, size):
+                self.close()  # (texts we cannot vouch for, or no helper: after loading)
+                return
+            self._sent.append(pieces)
+            table.release_pages()  # (the pages just written to the helper)
+
+    def take(self) -> _Build | None:
+        """The build begun, once the corpus is final — None (closed) if any chunk handed out
+        no longer reads the same bytes (rows dropped or moved)."""
+        run, self._run = self._run, None
+        if run is None:
+            return None
+        table = self._corpus.papers
+        size = _postings.CHUNK_DOCS
+        for k, pieces in enumerate(self._sent):
+            now = table.abstract_bytes(k * size, (k + 1) * size)
+            if now is None or not _same_pieces(pieces, now):
+                run.close()
+                self._sent = []
+                return None
+        self._sent = []
+        return run
+
+    def close(self) -> None:
+        """Stop the helper (if the build was not taken): the reader quit, or it failed."""
+        run, self._run = self._run, None
+        self._sent = []
+        if run is not None:
+            run.close()
+
+
+def _same_pieces(before: RawTexts, now: RawTexts) -> bool:
+    """The same buffers (objects: their bytes never change) at the same offsets?"""
+    return len(before) == len(now) and all(
+        data is data_now and list(cut) == list(cut_now)
+        for (data, cut), (data_now, cut_now) in zip(before, now, strict=True)
+    )
 
 
 def _abstracts(corpus: Corpus) -> Iterator[str]:

@@ -382,6 +382,12 @@ def _checked_part(part: tokens.Postings, papers: int) -> tokens.Postings:
 #: Corpora at least this large are tokenised by two processes (the second core).
 PARALLEL_MIN_DOCS = 40_000
 
+
+def use_helper(total: int) -> bool:
+    """Is a helper process worth its start for ``total`` papers (and possible here)?"""
+    return total >= PARALLEL_MIN_DOCS and (os.cpu_count() or 1) >= 2 and os.name == "posix"
+
+
 #: Chunks queued at the helper process at most.
 HELPER_QUEUE = 2
 
@@ -425,11 +431,37 @@ class _Helper:
         self._said = b""  #: what the helper wrote and we have not taken yet
 
     def send(self, texts: Sequence[str]) -> int:
-        """Hand a chunk over; its number (for `receive`). Sanitised text holds no NUL."""
+        """Hand a chunk over; its number (for `receive`)."""
         k = self.sent
-        with open(self.folder / f"in-{k}", "wb") as out:  # a slice at a time: no whole copy
-            for i in range(0, len(texts), 1024):
-                out.write(("\0" if i else "").encode() + "\0".join(texts[i : i + 1024]).encode())
+        lengths: list[int] = []
+        with open(self.folder / f"in-{k}", "wb") as out:
+            out.seek(8 * (len(texts) + 2))  # the header goes first, once the lengths are known
+            for i in range(0, len(texts), 1024):  # a slice at a time: no whole copy
+                encoded = [t.encode("utf-8", "surrogatepass") for t in texts[i : i + 1024]]
+                lengths += map(len, encoded)
+                out.write(b"".join(encoded))
+            offsets = np.zeros(len(texts) + 1, np.int64)
+            np.cumsum(np.array(lengths, np.int64), out=offsets[1:])
+            out.seek(0)
+            out.write(tokens.chunk_header(offsets))
+        return self._tell(k)
+
+    def send_raw(self, pieces: RawTexts) -> int:
+        """Hand over a chunk given as UTF-8 bytes (see `RawTexts`): written from where they
+        are (a mapped file's pages: no copy in this process)."""
+        offsets = _joined_offsets(pieces)
+        views = [memoryview(data)[int(cut[0]) : int(cut[-1])] for data, cut in pieces]
+        return self._send([tokens.chunk_header(offsets), *views])
+
+    def _send(self, parts: Sequence[tokens.Buffer]) -> int:
+        k = self.sent
+        with open(self.folder / f"in-{k}", "wb") as out:
+            for part in parts:
+                out.write(part)
+        return self._tell(k)
+
+    def _tell(self, k: int) -> int:
+        """Name chunk ``k`` (its file written) to the helper."""
         assert self.child.stdin is not None
         self.child.stdin.write(b"%d\n" % k)
         self.child.stdin.flush()
@@ -518,6 +550,136 @@ def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:
 #: Texts ``[start, stop)`` of a build's input again (a chunk handed to the helper process is
 #: not kept here: if the helper fails, its texts are read again).
 Reread = Callable[[int, int], list[str]]
+#: Texts as UTF-8 bytes, in pieces: in ``(data, cut)``, text ``j`` is ``data[cut[j]:cut[j+1]]``.
+RawTexts = list[tuple[tokens.Buffer, Sequence[int]]]
+#: Texts ``[start, stop)`` of a build's input as `RawTexts` (None: read them as strings).
+RawReader = Callable[[int, int], RawTexts | None]
+
+
+def _joined_offsets(pieces: RawTexts) -> IntArray:
+    """The offsets of ``pieces``' texts once their bytes are written one after the other."""
+    parts = [np.zeros(1, np.int64)]
+    at = 0
+    for _data, cut in pieces:
+        bounds = np.asarray(cut, np.int64)
+        parts.append(bounds[1:] - bounds[0] + at)
+        at += int(bounds[-1] - bounds[0])
+    return np.concatenate(parts)
+
+
+class _Build:
+    """A build under way: its builder, its helper process (if any), the chunks queued at
+    the helper, and how many papers were handed out so far. `_build` runs one from start
+    to end; an `EarlyIndex` starts one while the corpus is still loading.
+
+    ``raw`` gives a range of texts as bytes (with ``release``, called after each chunk
+    read so: their pages may leave the resident set); ``reread`` as strings: both read a
+    chunk again if the helper fails (its texts are not kept here)."""
+
+    def __init__(
+        self,
+        parallel: bool,
+        reread: Reread | None = None,
+        raw: RawReader | None = None,
+        release: Callable[[], object] | None = None,
+    ) -> None:
+        self.builder = _Builder()
+        self.helper: _Helper | None = None
+        if parallel:
+            try:
+                self.helper = _Helper()
+            except Exception:  # no second process here (sandbox, limits): do it alone
+                self.helper = None
+        self.reread = reread
+        self.raw = raw
+        self.release = release
+        #: chunks at the helper, oldest first: (number, doc0, texts or None, how many)
+        self.pending: collections.deque[tuple[int, int, list[str] | None, int]] = (
+            collections.deque()
+        )
+        self.doc0 = 0  #: papers handed out (to the helper or tokenised here)
+
+    def can_send(self) -> bool:
+        return self.helper is not None and len(self.pending) < HELPER_QUEUE
+
+    def send_raw(self, pieces: RawTexts, count: int) -> bool:
+        """Queue a chunk of ``count`` texts (the next ones) at the helper; False (nothing
+        done) if there is no helper any more."""
+        if self.helper is None:
+            return False
+        try:
+            k = self.helper.send_raw(pieces)
+        except Exception:
+            self._lose_helper()
+            return False
+        self.pending.append((k, self.doc0, None, count))
+        self.doc0 += count
+        return True
+
+    def send_texts(self, texts: list[str], keep: bool = True) -> bool:
+        """Queue the next chunk at the helper, whatever the queue's length (``keep``: kept
+        here too, else read again if the helper fails); False (nothing done) if there is no
+        helper."""
+        if self.helper is None:
+            return False
+        try:
+            k = self.helper.send(texts)
+        except Exception:
+            self._lose_helper()
+            return False
+        self.pending.append((k, self.doc0, texts if keep else None, len(texts)))
+        self.doc0 += len(texts)
+        return True
+
+    def collect_ready(self, progress: Callable[[], object] | None = None) -> None:
+        """Add the chunks the helper has finished (never waits)."""
+        while self.pending and self.helper is not None and self.helper.ready():
+            self.collect()
+            if progress is not None:
+                progress()
+
+    def collect(self) -> None:
+        """Add the oldest chunk at the helper (waiting for it); if the helper fails, this
+        process tokenises its chunks."""
+        k, start, chunk, count = self.pending.popleft()
+        if self.helper is not None:
+            try:
+                self.builder.add(start, _checked(self.helper.receive(k, count)))
+            except Exception:
+                self._lose_helper()
+            else:
+                release_free_memory()  # the chunk's temporaries
+                return
+        if chunk is None:
+            self.builder.add(start, self.read_here(start, count))
+        else:
+            self.builder.add(start, _index_chunk(chunk))
+
+    def read_here(self, start: int, count: int) -> _Answer:
+        """Texts ``[start, start + count)`` tokenised by this process, read again."""
+        pieces = self.raw(start, start + count) if self.raw is not None else None
+        if pieces is not None:
+            answer = tokens.index_chunk_raw(pieces)
+            if self.release is not None:
+                self.release()
+            return answer
+        assert self.reread is not None
+        return _index_chunk(self.reread(start, start + count))
+
+    def _lose_helper(self) -> None:
+        if self.helper is not None:
+            self.helper.close()
+            self.helper = None
+
+    def close(self) -> None:
+        """Stop the helper (if any); chunks queued there are lost (`finish` first)."""
+        self._lose_helper()
+
+    def finish(self) -> _Builder:
+        """Wait for every chunk queued at the helper; the builder, once all are in."""
+        while self.pending:
+            self.collect()
+        return self.builder
 
 
 def _build(
@@ -526,73 +688,138 @@ def _build(
     progress: Progress | None,
     parallel: bool,
     reread: Reread | None = None,
+    *,
+    raw: RawReader | None = None,
+    release: Callable[[], object] | None = None,
+    started: _Build | None = None,
+    keep_helper: bool = False,
 ) -> _Builder:
     """Tokenise ``texts`` chunk by chunk; with ``parallel``, a helper process takes chunks
     too (anything going wrong there: this process does the rest alone). With ``reread``,
     the chunks queued at the helper are not kept in this process (~10 MB each at 8,192
-    abstracts)."""
-    builder = _Builder()
-    helper: _Helper | None = None
-    if parallel:
-        try:
-            helper = _Helper()
-        except Exception:  # no second process here (sandbox, limits): do it alone
-            helper = None
-    #: chunks at the helper, oldest first: (number, doc0, texts or None, how many)
-    pending: collections.deque[tuple[int, int, list[str] | None, int]] = collections.deque()
-    doc0 = 0
+    abstracts). With ``raw``, the texts are read as bytes instead, ``texts`` unused (and
+    ``reread`` only where ``raw`` gives None). ``started``: a build begun earlier (see
+    `EarlyIndex`), carried on from the papers it handed out; with ``keep_helper``, its
+    helper process is left running (the caller closes ``started``) unless the build fails."""
+    run = started if started is not None else _Build(parallel, reread, raw, release)
+    raw, reread, release = run.raw, run.reread, run.release
+    builder = run.builder
 
-    def collect() -> None:
-        """Add the oldest chunk at the helper (waiting for it); if the helper fails, this
-        process tokenises its chunks."""
-        nonlocal helper
-        k, start, chunk, count = pending.popleft()
-        if helper is not None:
-            try:
-                builder.add(start, _checked(helper.receive(k, count)))
-            except Exception:
-                helper.close()
-                helper = None
-            else:
-                release_free_memory()  # the chunk's temporaries
-                return
-        if chunk is None:
-            assert reread is not None
-            chunk = reread(start, start + count)
-        builder.add(start, _index_chunk(chunk))
+    def step() -> None:
+        if progress is not None:
+            progress(builder.papers, total)
 
     try:
-        for chunk in _chunks(texts, CHUNK_DOCS):
+        for count, chunk, pieces in _inputs(texts, run.doc0, total, raw, reread):
             # The helper keeps two chunks queued; this process takes a chunk whenever
             # the helper has enough: the share of each adjusts itself (this process also
             # turns every chunk's words into postings).
-            while pending and helper is not None and helper.ready():
-                collect()
-                if progress is not None:
-                    progress(builder.papers, total)
-            if helper is not None and len(pending) < HELPER_QUEUE:
-                try:
-                    k = helper.send(chunk)
-                    pending.append((k, doc0, None if reread else chunk, len(chunk)))
-                except Exception:
-                    helper.close()
-                    helper = None
-                    builder.add(doc0, _index_chunk(chunk))
+            run.collect_ready(step)
+            doc0 = run.doc0
+            if run.can_send():
+                if pieces is not None:
+                    sent = run.send_raw(pieces, count)
+                else:
+                    assert chunk is not None and run.helper is not None
+                    try:
+                        k = run.helper.send(chunk)
+                    except Exception:
+                        run._lose_helper()
+                        sent = False
+                    else:
+                        run.pending.append((k, doc0, None if reread else chunk, count))
+                        run.doc0 += count
+                        sent = True
+                if sent:
+                    if pieces is not None and release is not None:
+                        release()
+                    del chunk, pieces  # (queued at the helper: not kept, with ``reread``)
+                    release_free_memory()
+                    step()
+                    continue
+            if pieces is not None:
+                answer = tokens.index_chunk_raw(pieces)
+                if release is not None:
+                    release()
             else:
-                builder.add(doc0, _index_chunk(chunk))
-            doc0 += len(chunk)
-            del chunk  # (queued at the helper: not kept, with ``reread``)
+                assert chunk is not None
+                answer = _index_chunk(chunk)
+            builder.add(doc0, answer)
+            run.doc0 += count
+            del chunk, pieces, answer
             release_free_memory()  # the chunk's temporaries
-            if progress is not None:
-                progress(builder.papers, total)
-        while pending:
-            collect()
-    finally:
-        if helper is not None:
-            helper.close()
-    if progress is not None:
-        progress(builder.papers, total)
+            step()
+        run.finish()
+    except BaseException:
+        run.close()
+        raise
+    if not keep_helper:
+        run.close()
+    step()
     return builder
+
+
+#: Titles per chunk handed to the helper (short texts: few, large chunks).
+TITLE_CHUNK_DOCS = 1 << 15
+
+
+def _build_with_titles(
+    run: _Build,
+    texts: Iterable[str],
+    total: int,
+    titles: Iterable[str],
+    titles_again: Reread,
+    *,
+    progress: Progress | None,
+) -> tuple[_FieldIndex, _FieldIndex]:
+    """Both fields' indexes: the texts' build (``run``, carried on), then — while this
+    process makes the texts' final arrays — their ``total`` titles tokenised by the same
+    helper process (if it is still there; else here; ``titles_again(start, stop)`` reads
+    those it fails again). The same indexes as two separate builds."""
+    titled = _Build(False, reread=titles_again)
+    try:
+        built = _build(texts, total, progress, False, started=run, keep_helper=True)
+        titled.helper, run.helper = run.helper, None
+        given = iter(titles)
+        if titled.helper is not None:  # not kept here: the helper's chunks
+            for chunk in _chunks(given, TITLE_CHUNK_DOCS):
+                if not titled.send_texts(chunk, keep=False):
+                    titled.builder.add(titled.doc0, _index_chunk(chunk))
+                    titled.doc0 += len(chunk)
+        text = _FieldIndex.from_builder(built)
+        del built
+        titled.finish()  # (the helper's chunks; any it failed, read again here)
+        title_builder = _build(given, total, None, False, started=titled)
+        return text, _FieldIndex.from_builder(title_builder)
+    finally:
+        run.close()
+        titled.close()
+
+
+def _inputs(
+    texts: Iterable[str],
+    doc0: int,
+    total: int,
+    raw: RawReader | None,
+    reread: Reread | None,
+) -> Iterator[tuple[int, list[str] | None, RawTexts | None]]:
+    """A build's chunks from paper ``doc0`` on: (how many, the texts or None, their bytes
+    or None) — bytes from ``raw`` when it has them (``texts``, from paper ``doc0``, is read
+    only without ``raw`` or when it has none for the first chunk of a build from paper 0)."""
+    pieces = raw(doc0, min(doc0 + CHUNK_DOCS, total)) if raw is not None else None
+    if raw is None or (pieces is None and doc0 == 0):
+        for chunk in _chunks(texts, CHUNK_DOCS):
+            yield len(chunk), chunk, None
+        return
+    for start in range(doc0, total, CHUNK_DOCS):
+        stop = min(start + CHUNK_DOCS, total)
+        if start != doc0:
+            pieces = raw(start, stop)
+        if pieces is not None:
+            yield stop - start, None, pieces
+        else:
+            assert reread is not None
+            yield stop - start, reread(start, stop), None
 
 
 def release_free_memory() -> None:
@@ -668,22 +895,30 @@ class _FieldIndex:
         progress: Progress | None = None,
         parallel: bool | None = None,
         reread: Reread | None = None,
+        raw: RawReader | None = None,
+        release: Callable[[], object] | None = None,
+        started: _Build | None = None,
     ) -> _FieldIndex:
         """Index ``texts`` (``total`` of them: for progress and the choice of a helper
         process, which ``parallel`` forces on or off; ``reread(start, stop)`` gives texts
-        again, so that chunks at the helper need not be kept)."""
+        again, so that chunks at the helper need not be kept; ``raw`` and ``release``:
+        see `_build`, as ``started``, a build begun while the texts were loading)."""
         if total is None:
             texts = list(texts)
             total = len(texts)
         if parallel is None:
-            parallel = (
-                total >= PARALLEL_MIN_DOCS and (os.cpu_count() or 1) >= 2 and os.name == "posix"
-            )
+            parallel = use_helper(total)
         release_free_memory()  # what the loading before left in the heap
-        builder = _build(texts, total, progress, parallel, reread)
+        builder = _build(
+            texts, total, progress, parallel, reread, raw=raw, release=release, started=started
+        )
+        return cls.from_builder(builder)
+
+    @classmethod
+    def from_builder(cls, builder: _Builder) -> _FieldIndex:
+        """The final arrays of a build whose every chunk is in (its chunks are let go)."""
         cased = builder.cased.postings()
         folded = builder.folded.postings()
-        del builder
         release_free_memory()
         return cls(folded=folded, cased=cased)
 

@@ -486,9 +486,10 @@ def _build(index: SearchIndex, pause: Callable[[], None] | None = None) -> Simil
             ids.discard(-1)
             return np.fromiter(ids, np.int64, len(ids))
 
-        found = Similarity(
-            postings.words, postings.offsets, postings.docs, index.n, words_of, pause=pause
-        )
+        with index.settling:  # (not while the postings move to the cache file's pages)
+            found = Similarity(
+                postings.words, postings.offsets, postings.docs, index.n, words_of, pause=pause
+            )
         _BUILT[index] = found
         from .postings import release_free_memory
 

@@ -48,9 +48,16 @@ if TYPE_CHECKING:
 
     from ...clipboard import CopyResult
     from ...search import SearchIndex, SearchResult
+    from ...search.engine import EarlyIndex
     from .editors import MetadataEditor, NoteResult
 NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
+#: Dumps of at least this many bytes (~25,000 papers) are indexed while they load: the
+#: abstracts' chunks go to the tokenising helper process as rows come (`EarlyIndex`).
+EARLY_INDEX_BYTES = 32 << 20
+#: … from this many rows on (a chunk's worth; the search stack's imports come after the
+#: first rows were drawn)
+EARLY_INDEX_ROWS = 8192
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
@@ -94,6 +101,20 @@ def _search_pool() -> ThreadPoolExecutor:
 
 class _Cancelled(Exception):
     """The reader is quitting: the loading or index thread stops where it is."""
+
+
+def _dump_bytes(files: list[Path]) -> int:
+    total = 0
+    for path in files:
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    return total
+
+
+def _early_index(corpus: Corpus) -> EarlyIndex:
+    from ...search.engine import EarlyIndex
+
+    return EarlyIndex(corpus)
 
 
 def _save_corpus(
@@ -443,11 +464,25 @@ class MainScreen(Screen[None]):
         # page cache, not this process's memory; see `PaperTable.spill_into`)
         corpus.papers.spill_into(cache)
         call(self._papers_arrived, 0, total)
-        for n, path in enumerate(builder.files, start=1):
-            for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
-                self._post_progress(n - 1, total)
-            self._post_progress(n, total)
-        builder.finish()
+        # Large dumps: the abstracts' chunks are tokenised by the helper process (its own
+        # core) while this thread parses; the build carries on after `finish`.
+        early_wanted = _dump_bytes(builder.files) >= EARLY_INDEX_BYTES
+        early: EarlyIndex | None = None
+        try:
+            for n, path in enumerate(builder.files, start=1):
+                for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
+                    self._post_progress(n - 1, total)
+                    if early is not None:
+                        early.offer()
+                    elif early_wanted and len(corpus.papers) >= EARLY_INDEX_ROWS:
+                        early_wanted = False
+                        early = _early_index(corpus)
+                self._post_progress(n, total)
+            builder.finish()
+        except BaseException:
+            if early is not None:
+                early.close()  # (the reader quit, or the load failed: the helper goes)
+            raise
         call(self._all_loaded)
         saver: threading.Thread | None = None
         if key is not None:
@@ -460,7 +495,7 @@ class MainScreen(Screen[None]):
                 target=_save_corpus, args=(save, cache, key, corpus, errors), name="corpus-save"
             )
             saver.start()
-        self._index_in_thread()
+        self._index_in_thread(early)
         if saver is not None:
             saver.join()  # (long done, but this worker ends when everything is written)
 
@@ -514,25 +549,31 @@ class MainScreen(Screen[None]):
         with contextlib.suppress(_Cancelled):
             self._index_in_thread()
 
-    def _index_in_thread(self) -> None:
+    def _index_in_thread(self, early: EarlyIndex | None = None) -> None:
+        """Build (or read) the index; ``early``: its build begun while loading."""
         from ...search import SearchIndex, cache_key_for
 
         corpus = self.session.corpus
-        key = cache_key_for(corpus.files)
-        index = SearchIndex(
-            corpus,
-            cache_dir=self.cache_dir,
-            cache_key=key,
-            progress=self._post_indexing,
-            defer_save=True,
-        )
-        # Saved, then read from the file written (page cache, not this process's memory:
-        # ~65 MB at 100,000 papers) before it is handed over — ~0.2 s, and no pass over
-        # every posting (prefix masks, the similarity model) then reads both the built
-        # arrays and the file's pages.
-        index.save_cache()
-        index.map_saved()
-        self.app.call_from_thread(self._index_ready, index)
+        try:
+            key = cache_key_for(corpus.files)
+            index = SearchIndex(
+                corpus,
+                cache_dir=self.cache_dir,
+                cache_key=key,
+                progress=self._post_indexing,
+                defer_save=True,
+                early=early,
+            )
+        finally:
+            if early is not None:
+                early.close()  # (SearchIndex has closed or taken it: nothing, then)
+        # Handed over first (searches start now), then saved and read from the file written
+        # (page cache, not this process's memory: ~65 MB at 100,000 papers; a second or
+        # more at 1M) — and only then the similarity model's pass over every posting, so
+        # that no pass reads both the built arrays and the file's pages.
+        self.app.call_from_thread(self._index_ready, index, like=False)
+        index.save_and_map()  # (a like: search meanwhile waits for it: `index.settling`)
+        self.app.call_from_thread(self._prepare_like, index)
 
     def _post_indexing(self, done: int, total: int) -> None:
         """Index progress from the building thread, posted without waiting (as rows are);
@@ -620,14 +661,17 @@ class MainScreen(Screen[None]):
             markup=False,
         )
 
-    def _index_ready(self, index: SearchIndex) -> None:
+    def _index_ready(self, index: SearchIndex, like: bool = True) -> None:
+        """The index is ready (``like``: build the similarity model now; else the caller
+        does, later)."""
         _settle_objects()
         self.session.index = index
         self.session.sync_titles()
         if self.session.query_text:
             self._run_filter()
         self._update_status()
-        self._prepare_like(index)
+        if like:
+            self._prepare_like(index)
 
     @work(thread=True, exclusive=True, group="like", exit_on_error=False)
     def _prepare_like(self, index: SearchIndex) -> None:
