@@ -117,13 +117,6 @@ def save_cache(
         for old in cache_dir.glob("*.npz"):  # the format before this one: never read again
             if old.is_file() and not old.is_symlink():
                 old.unlink(missing_ok=True)
-        if _secret(cache_dir) is not None:  # (the reader's folders: see `_secret`)
-            threading.Thread(
-                target=_vouch,
-                args=(cache_dir / f"{key}{SUFFIX}", n),
-                name="index-vouch",
-                daemon=True,
-            ).start()
 
 
 def _secret(cache_dir: Path) -> bytes | None:
@@ -186,22 +179,6 @@ def _record(path: Path, n: int, file_stat: list[int], opened_ns: int) -> bool:
     return write_atomically(
         path.parent, path.with_suffix(CHECKED_SUFFIX).name, lambda h: h.write(body), keep=_KEEP
     )
-
-
-def _vouch(path: Path, n: int) -> None:
-    """A saved index file checked in full from the file once `_RACY_NS` have passed since
-    it was written, and recorded: the next start need not check its arrays again (on a
-    daemon thread of low priority: quitting never waits for it)."""
-    import contextlib
-    import os
-    import time
-
-    with contextlib.suppress(OSError, AttributeError):  # (this thread only, on Linux)
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-    with contextlib.suppress(OSError):
-        ctime = os.stat(path, follow_symlinks=False).st_ctime_ns
-        time.sleep(max(0.0, (ctime + _RACY_NS - time.time_ns()) / 1e9))
-        _check_file(path, n)
 
 
 def _sections(mapped: memoryview, n: int) -> tuple[bytes, dict[str, npt.NDArray[np.generic]]]:
