@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -395,3 +396,195 @@ def test_distinct_titles_are_disambiguate_over_every_derived_title(tmp_path: Pat
     got, want = titles_of([*abstracts, f"{taken}. A paper of that title."], "b.txt")
     assert got == want
     assert any(len(t.rsplit("[", 1)[1]) > 7 for t in got.values())
+
+
+# -- the loader against a plain reference parse ------------------------------------------------
+
+
+def _plain_reference(paths: list[Path]) -> list[tuple[object, ...]]:
+    """What loading means, written plainly: paragraphs split by blank lines, each line
+    stripped, lines joined by a space, the header line of a dump set aside, every abstract
+    sanitised, its id the hash of its whitespace-normalised text, a repeat (in any dump) a
+    further source, and the derived titles made distinct."""
+    import hashlib
+
+    from abstract_reader.text import derive_title, disambiguate, sanitise
+
+    papers: list[list[object]] = []
+    by_id: dict[str, list[object]] = {}
+    for path in paths:
+        text = path.read_bytes().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        paragraphs: list[list[str]] = [[]]
+        for line in text.split("\n"):
+            if line.strip(" \t"):
+                paragraphs[-1].append(line.strip(" \t"))
+            elif paragraphs[-1]:
+                paragraphs.append([])
+        joined = [sanitise(" ".join(lines)) for lines in paragraphs if lines]
+        venue, year = "Plain Conf", 2024
+        assert joined[0] == f"{venue} {year} Papers"  # (every dump here has this header)
+        for index, abstract in enumerate(joined[1:], start=1):
+            normalised = " ".join(abstract.split()).encode("utf-8")
+            pid = hashlib.blake2b(normalised, digest_size=8).hexdigest()
+            if pid in by_id:
+                by_id[pid][6].append((path.name, index))  # type: ignore[attr-defined]
+                continue
+            paper = [pid, abstract, derive_title(abstract), True, venue, year, [(path.name, index)]]
+            by_id[pid] = paper
+            papers.append(paper)
+    titles = disambiguate([str(p[2]) for p in papers], [str(p[0]) for p in papers])
+    return [(p[0], p[1], t, *p[3:]) for p, t in zip(papers, titles, strict=True)]
+
+
+_ODD = ["  ", "\t", "\u00a0", " \u2009 ", "\x1b[31m", "\x07", "\u202e", "\x85", "\u2028", "é"]
+_BODIES = [
+    "We propose FooNet, a graph network for robust estimation of the mean.",
+    "We study $\\alpha$-stable noise in \\textbf{deep} networks with $O(n^2)$ cost.",
+    "This paper introduces **BarBench**, a benchmark. It uses $\\mathbb{R}^d$ data.",
+    "Robust estimation of the mean. A paper with a plain first sentence.",
+    "Robust estimation of the mean. Another paper whose title clashes.",
+]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_BODIES),
+            st.integers(0, 40),
+            st.sampled_from(_ODD),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.lists(st.integers(0, 2), min_size=1, max_size=30),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_loading_equals_a_plain_reference_parse(
+    tmp_path_factory: pytest.TempPathFactory,
+    specs: list[tuple[str, int, str, int]],
+    files_of: list[int],
+    newline: str,
+    titler: bool,
+) -> None:
+    """Three dumps (the same abstracts again in several of them, re-wrapped or with other
+    whitespace; LaTeX; odd whitespace and control characters; ASCII and not) load, through
+    `CorpusBuilder` in batches as the reader does, into exactly the papers of a plain
+    reference parse: ids, order, abstracts, titles, venue, year and every source; with the
+    titles derived in the title process or here."""
+    from abstract_reader.corpus import CorpusBuilder
+
+    folder = tmp_path_factory.mktemp("dumps")
+    dumps: list[list[str]] = [[], [], []]
+    for n, (body, where, odd, variant) in enumerate(specs):
+        words = body.split(" ")
+        at = where % len(words)
+        if variant == 1:  # odd whitespace or a control character inside
+            words[at] = words[at] + odd + "x"
+        elif variant == 2:  # hard-wrapped, indented or with spaces before the line break
+            wrap = ["  ", "\t", ""][where % 3]
+            words[at] = f"{wrap[::-1] if where % 2 else ''}{newline}{wrap}{words[at]}"
+        elif variant == 3:  # the same abstract, spaced out (the same paper)
+            words[at] = f" {words[at]}  "
+        dumps[files_of[n % len(files_of)]].append(" ".join(words))
+        dumps[(files_of[n % len(files_of)] + 1) % 3].append(body)  # repeats across dumps
+    paths = []
+    for k, abstracts in enumerate(dumps):
+        path = folder / f"d{k}.txt"
+        text = (newline * 2).join(["Plain Conf 2024 Papers", *abstracts, "Last one here."])
+        path.write_bytes(text.encode("utf-8"))
+        paths.append(path)
+    builder = CorpusBuilder(paths, titler=titler)
+    builder.corpus.papers.spill_into(folder)
+    for path in builder.files:
+        for _rows in builder.add_file_in_batches(path, batch=4):
+            pass
+    corpus = builder.finish()
+    got = [
+        (p.id, p.abstract, p.title, p.title_derived, p.venue, p.year,
+         [(s.file, s.index) for s in p.sources])
+        for p in corpus.papers
+    ]  # fmt: skip
+    assert got == _plain_reference(paths)
+    assert corpus.errors == [] and corpus.files == [str(p) for p in paths]
+
+
+def _load(paths: list[Path], *, titler: bool, kill_after: int = -1) -> Corpus:
+    """Load as the reader does (in batches); ``kill_after``: the title process is killed
+    once that many files are added (a failure half-way). The title process is gone after
+    `finish`, and its folder too."""
+    from abstract_reader.corpus import CorpusBuilder
+
+    builder = CorpusBuilder(paths, titler=titler)
+    processes = []
+    for n, path in enumerate(builder.files):
+        for _rows in builder.add_file_in_batches(path, batch=7):
+            pass
+        if builder._titler is not None and builder._titler not in processes:
+            processes.append(builder._titler)  # (started once the first dump is added)
+        if n + 1 == kill_after:
+            assert builder._titler is not None
+            builder._titler.child.kill()
+    corpus = builder.finish()
+    assert len(processes) == titler
+    for process in processes:
+        assert process.child.poll() is not None and not process.folder.exists()
+    return corpus
+
+
+def _everything(corpus: Corpus) -> list[object]:
+    papers = [
+        (p.id, p.abstract, p.title, p.title_derived, p.venue, p.year, p.sources, p.authors)
+        for p in corpus.papers
+    ]
+    return [papers, [str(e) for e in corpus.errors], corpus.files, corpus.metadata_files]
+
+
+@pytest.mark.parametrize("kill_after", [-1, 1, 3])
+def test_titles_from_the_title_process_are_the_same(tmp_path: Path, kill_after: int) -> None:
+    """Titles derived by the second process (dumps parsed ahead, their titles under way
+    there) give the same corpus as titles derived here: papers, titles, sources, the errors
+    of an empty file and of a file that is not a dump, in file order, a metadata file
+    between dumps; also when the title process dies half-way. Nothing is left behind."""
+    paths = [
+        write_dump(tmp_path / "a.txt", *_BODIES, *[f"Paper {n}. We propose Net{n}." for n in range(40)]),
+        write_dump(tmp_path / "b.txt", *reversed(_BODIES), "Only in b: we study graphs."),
+        tmp_path / "c.txt",
+        write_dump(tmp_path / "d.txt", *[f"Another {n}: this paper introduces X{n}." for n in range(30)]),
+        tmp_path / "e.json",
+        write_dump(tmp_path / "f.txt", _BODIES[0], "Robust estimation of the mean. Last."),
+        tmp_path / "g.txt",
+        write_dump(tmp_path / "h.txt", "The very last paper, on robust means."),
+    ]  # fmt: skip
+    paths[2].write_text("")
+    paths[4].write_text(json.dumps([{"title": "A Record", "abstract": "Its own abstract."}]))
+    paths[6].write_bytes(bytes(range(1, 32)) * 100)
+    here = _everything(_load(paths, titler=False))
+    assert here[1] and here[3]  # (two files failed; a metadata file was loaded)
+    assert _everything(_load(paths, titler=True, kill_after=kill_after)) == here
+
+
+def test_a_load_given_up_leaves_no_title_process(tmp_path: Path) -> None:
+    """A reader quit while loading: the builder is dropped half-way; its title process
+    ends and its folder goes."""
+    import gc
+
+    from abstract_reader.corpus import CorpusBuilder
+
+    paths = [
+        write_dump(tmp_path / f"{k}.txt", *[f"Paper {k}.{n} here." for n in range(9)])
+        for k in range(4)
+    ]
+    builder = CorpusBuilder(paths, titler=True)
+    for _rows in builder.add_file_in_batches(paths[0], batch=3):
+        pass
+    titler = builder._titler
+    assert titler is not None and titler.child.poll() is None and titler.folder.is_dir()
+    child, folder = titler.child, titler.folder
+    del builder, titler
+    gc.collect()
+    assert child.poll() is not None and not folder.exists()

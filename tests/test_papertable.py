@@ -196,3 +196,29 @@ def test_ids_are_found_in_rows_not_yet_indexed_and_after_indexing(tmp_path: Path
     assert [fresh.index_of(i) for i in ids] == list(picks)  # from the merged index
     assert fresh.rows_of(ids) and sorted(fresh.rows_of(ids)) == sorted(picks)
     assert fresh.get("0123456789abcdef") is None
+
+
+@pytest.mark.parametrize("rows", [100, 5000])
+def test_a_batch_of_ids_is_found_as_one_by_one(tmp_path: Path, rows: int) -> None:
+    """`find_many` (a loading batch's look-up) gives each key's row as `find` does: loaded
+    keys their rows, new keys -1, in the order asked, below and past the numpy threshold;
+    and a dump repeating every paper of another loads each once, with both sources."""
+    from abstract_reader.corpus import CorpusBuilder
+
+    abstracts = [f"Abstract {n} about topic {n % 13}." for n in range(rows)]
+    first = write_dump(tmp_path / "a.txt", *abstracts)
+    again = write_dump(tmp_path / "b.txt", "A new one.", *reversed(abstracts), "Another new.")
+    builder = CorpusBuilder([first, again])
+    builder.add_file(first)
+    table = builder.corpus.papers
+    keys = [table.key(i) for i in range(len(table))]
+    asked = [*keys[::-3], 0x0123456789ABCDEF, *keys[:70], 1]
+    assert table.find_many(asked) == [table.find(k) for k in asked]
+    assert table.find_many(asked)[-1] == -1 and table.find_many(asked[:3]) == [
+        len(table) - 1 - 3 * k for k in range(3)
+    ]
+    builder.add_file(again)
+    corpus = builder.finish()
+    assert len(corpus) == rows + 2
+    assert [len(p.sources) for p in corpus.papers] == [2] * rows + [1, 1]
+    assert corpus.papers[0].sources[1].index == rows + 1

@@ -233,3 +233,110 @@ def test_top_positions_of_many_scores_is_the_head_of_a_stable_sort() -> None:
         full = np.argsort(-scores, kind="stable")
         for k in (1, 100, 512, 1024, 5000, 24_999, 25_001):
             assert top_positions(scores, k).tolist() == full[:k].tolist(), k
+
+
+def test_an_order_from_a_mask_is_the_order_from_the_list_of_its_papers() -> None:
+    """A search matching most of a million papers ranks from its mask and total, never
+    making the list of its papers unless read past its head: the same order, length,
+    positions and full sort as from that list, whatever the scores (mostly tied, all
+    distinct, all equal, the best where the sample does not look), with pinned papers."""
+    import numpy as np
+
+    from abstract_reader.search.rank import RankedOrder
+
+    rng = np.random.default_rng(21)
+    n = 120_000
+    spiky = np.zeros(n)
+    spiky[1::40] = rng.random(spiky[1::40].size) + 1  # never at the sampled positions
+    totals = [
+        rng.integers(0, 5, n),
+        rng.random(n),
+        np.full(n, 3.0),
+        rng.integers(0, 2, n) * rng.random(n),
+        np.sort(rng.random(n)),
+        spiky,
+        np.where(rng.random(n) < 0.001, 4.0, np.where(rng.random(n) < 0.25, 2.5, 1.4)),
+    ]
+    masks = [np.ones(n, bool), rng.random(n) < 0.6, rng.random(n) < 0.3]
+    for raw in totals:
+        total = raw.astype(np.float32)
+        for mask in masks:
+            for pins in (np.zeros(0, np.int64), np.array([7, 3], np.int64)):
+                mask = mask.copy()
+                mask[pins] = False
+                docs = np.flatnonzero(mask)
+                want = RankedOrder(docs, total[docs], pins)
+                full = want.full()
+                for k in (1, 35, 512, 600, 5000):
+                    got = RankedOrder.of_mask(mask, total, pins)
+                    assert len(got) == len(full)
+                    assert got.head(k).tolist() == full[:k].tolist(), k
+                    assert got.at(k - 1) == full[k - 1]
+                got = RankedOrder.of_mask(mask, total, pins)
+                for doc in [*full[:: len(full) // 7].tolist(), 0, 7, n - 1]:
+                    want_at = np.flatnonzero(full == doc)
+                    assert got.position(doc) == (int(want_at[0]) if want_at.size else None)
+                got.head(50)
+                assert got.full().tolist() == full.tolist()
+
+
+def test_searches_ranked_from_their_masks_give_what_the_lists_give(
+    seeds: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader's searches rank from the mask when most papers match (here from the
+    first match on): the hits, scores and positions of every short prefix typed, alone and
+    after other words, are those ranked from the list of matches."""
+    from abstract_reader.search import engine
+
+    listed = SearchIndex(seeds)
+    words = listed.text.folded.words
+    prefixes = sorted({w[:size] for w in words for size in (1, 2) if len(w) >= size})
+    queries = [*prefixes[::3], "robust", "gausian mean", "!robust e", "ro | ga"]
+    queries += [f"robust {p}" for p in prefixes[::9]]
+    want = {}
+    for text in queries:
+        result = listed.search(text)
+        want[text] = ([h.paper.id for h in result], [h.score for h in result])
+    monkeypatch.setattr(engine, "_DENSE_FROM", 1)
+    masked = SearchIndex(seeds)
+    for text in queries:
+        result = masked.search(text)
+        ids, scores = want[text]
+        assert [h.paper.id for h in result[:40]] == ids[:40], text
+        assert [result.position_of(i) for i in ids[::5]] == list(range(0, len(ids), 5)), text
+        assert [h.paper.id for h in result] == ids, text
+        assert [h.score for h in result] == scores, text
+
+
+def test_arrays_are_reused_only_once_nothing_refers_to_them() -> None:
+    import numpy as np
+
+    from abstract_reader.search.pool import ArrayPool
+
+    pool = ArrayPool(1000, size=3)
+    held = pool.take(np.float32)
+    view = pool.take(np.float32)[10:20]  # a view keeps its array in use
+    dropped = pool.take(np.bool_)
+    dropped_id = id(dropped)
+    del dropped
+    assert id(pool.take(np.bool_)) == dropped_id  # nothing refers to it: handed out again
+    again = pool.take(np.float32)
+    assert again is not held and again is not view.base and view.base is not held
+    held.flags.writeable = False  # a kept word's arrays are read-only
+    del held, again
+    reused = pool.zeros(np.float32)
+    assert reused.flags.writeable and not reused.any()
+    assert pool.nbytes() == 3 * 4000 + 1000
+    fresh = [pool.take(np.float32) for _ in range(4)]  # past the pool's size: made fresh
+    assert len({id(a) for a in fresh}) == 4
+
+
+def test_a_result_kept_while_typing_on_keeps_its_hits(typed: SearchIndex) -> None:
+    """Arrays of earlier searches are reused by later ones only once nothing holds them:
+    a result still shown (and the words kept for the next key) never changes under it."""
+    kept = {text: typed.search(text) for text in ("r", "robust e", "!robust g", "ga | ro")}
+    before = {t: ([h.paper.id for h in r], [h.score for h in r]) for t, r in kept.items()}
+    for text in _keys("robst satisficing", "gausian splatting", "robust !ensemble", "e"):
+        typed.search(text)
+    for text, result in kept.items():
+        assert ([h.paper.id for h in result], [h.score for h in result]) == before[text]

@@ -6,6 +6,7 @@ same abstract in several dumps, re-ordered or re-exported, is one paper with sev
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import itertools
@@ -20,6 +21,7 @@ from .paper import Paper, Source
 from .papertable import PaperTable, RowBatch, as_table, id_of
 from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
 from .text import TITLE_MAX, derive_title, disambiguate, escape_for_terminal, sanitise, shorten
+from .text.titler import Titler, TitlerFailed
 
 __all__ = [
     "Corpus",
@@ -135,6 +137,15 @@ def paper_key(abstract: str) -> int:
     return int.from_bytes(digest, "big")
 
 
+def _normal_key(abstract: str) -> int:
+    """`paper_key` of a text known to be whitespace-normalised already."""
+    digest = _blake2b(abstract.encode("utf-8"), digest_size=ID_LENGTH // 2).digest()
+    return int.from_bytes(digest, "big")
+
+
+_blake2b = hashlib.blake2b
+
+
 # ---------------------------------------------------------------------------------------
 # Reading one dump file
 # ---------------------------------------------------------------------------------------
@@ -179,6 +190,7 @@ class _Parsed:
     year: int | None
     abstracts: list[str]
     warnings: list[str]
+    normal: list[bool]  #: which abstracts are whitespace-normalised already
 
 
 def _decode(data: bytes) -> tuple[str, list[str]]:
@@ -217,9 +229,30 @@ def _looks_binary(data: bytes) -> bool:
 
 def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
     """Split dump text into (venue, year, abstracts). Abstracts are sanitised."""
+    venue, year, abstracts, _normal = _parse_text(text)
+    return venue, year, abstracts
+
+
+#: ASCII control characters other than a line feed (and DEL): none of them in an ASCII text
+#: means every line of it is printable
+_ASCII_CONTROLS = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])
+
+
+def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool]]:
+    """`parse_text`, and which abstracts are whitespace-normalised already (their id is the
+    hash of their text as it is)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.startswith("\ufeff"):
         text = text[1:]
+    # ASCII without controls (one C pass over its bytes): every paragraph is printable, no
+    # `str.isprintable` per paragraph (which looks every character up).
+    plain = text.isascii() and not any(
+        len(piece) != len(piece.translate(None, _ASCII_CONTROLS))
+        for piece in (text[i : i + 65536].encode("ascii") for i in range(0, len(text), 65536))
+    )  # (a piece at a time: no copy of the whole text)
+    # (a check for doubled spaces, or for spaces at line ends, over the whole text costs
+    # more than one per paragraph: `str.find` of two characters scans them one by one)
+    normal: list[bool] = []
     paragraphs = _PARA_SPLIT_RE.split(text)
     venue: str | None = None
     year: int | None = None
@@ -233,7 +266,8 @@ def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
             joined = paragraph.strip(" \t")
         if not joined:
             continue
-        if not joined.isprintable():  # fast C check; then the real (idempotent) sanitiser
+        printable = plain or joined.isprintable()
+        if not printable:  # fast C check; then the real (idempotent) sanitiser
             joined = sanitise(joined)
         if not abstracts and venue is None:
             more = any(p.strip() for p in itertools.islice(paragraphs, n + 1, None))
@@ -241,7 +275,9 @@ def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
                 venue, year = header
                 continue
         abstracts.append(joined)
-    return venue, year, abstracts
+        # printable: no whitespace but spaces, none at the ends (stripped)
+        normal.append(printable and "  " not in joined)
+    return venue, year, abstracts, normal
 
 
 def _read_dump(path: Path) -> _Parsed:
@@ -273,10 +309,10 @@ def _read_dump(path: Path) -> _Parsed:
     if _looks_binary(data):
         raise _Skip("looks like a binary file, not a text dump; skipped")
     text, warnings = _decode(data)
-    venue, year, abstracts = parse_text(text)
+    venue, year, abstracts, normal = _parse_text(text)
     if not abstracts:
         raise _Skip("no abstracts in this file (only whitespace or a header)")
-    return _Parsed(venue, year, abstracts, warnings)
+    return _Parsed(venue, year, abstracts, warnings, normal)
 
 
 class _Skip(Exception):
@@ -343,13 +379,87 @@ def bundled_dumps() -> Path:
     return Path(__file__).resolve().parents[2] / "seeds"
 
 
+#: Dumps at least this large in all have their titles derived by a second process
+#: (`Titler`: the other core), from the second dump on.
+TITLER_MIN_BYTES = 48 * 1024 * 1024
+#: Dumps parsed ahead of the one being added, their titles under way in the `Titler`.
+TITLER_AHEAD = 2
+
+
 class CorpusBuilder:
     """Loads a corpus file by file, so that a reader can show papers as they arrive."""
 
-    def __init__(self, paths: Iterable[str | os.PathLike[str]] | None = None) -> None:
+    def __init__(
+        self, paths: Iterable[str | os.PathLike[str]] | None = None, *, titler: bool | None = None
+    ) -> None:
+        """``titler``: derive titles in a second process (None: when the dumps are at least
+        `TITLER_MIN_BYTES`); the papers are the same either way."""
         path_list = [bundled_dumps()] if paths is None else list(paths)
         self.files, errors = expand_paths(path_list)
         self.corpus = Corpus(errors=errors)
+        self._use_titler = titler
+        self._titler: Titler | None = None
+        #: dumps parsed ahead: their parse (or why they are skipped) and their titles' batch
+        self._ahead: dict[Path, tuple[_Parsed | _Skip, int | None]] = {}
+
+    def _wants_titler(self) -> bool:
+        if self._use_titler is None:
+            total = 0
+            for path in self.files:
+                with contextlib.suppress(OSError):
+                    total += path.stat().st_size
+            self._use_titler = total >= TITLER_MIN_BYTES and len(self.files) > 1
+        return self._use_titler
+
+    def _parse_ahead(self, path: Path) -> None:
+        """Parse the dumps after ``path`` (up to `TITLER_AHEAD`) and send their abstracts to
+        the title process, which derives them while this thread adds ``path``'s rows."""
+        titler = self._titler
+        if titler is None and self._wants_titler():
+            try:
+                titler = self._titler = Titler()
+            except OSError:
+                self._use_titler = False
+        if titler is None:
+            return
+        try:
+            at = self.files.index(path)
+        except ValueError:
+            return
+        for later in self.files[at + 1 : at + 1 + TITLER_AHEAD]:
+            if later in self._ahead or is_metadata_file(later):
+                continue
+            try:
+                parsed = _read_dump(later)
+            except _Skip as skip:
+                self._ahead[later] = (skip, None)
+                continue
+            try:
+                self._ahead[later] = (parsed, titler.send(parsed.abstracts))
+            except TitlerFailed:
+                self._ahead[later] = (parsed, None)
+                self._stop_titler()
+                return
+
+    def _titles_from(self, batch: int | None, count: int) -> list[str] | None:
+        if batch is None or self._titler is None:
+            return None
+        try:
+            return self._titler.receive(batch, count)
+        except TitlerFailed:
+            self._stop_titler()  # (derived here from now on)
+            return None
+
+    def _stop_titler(self) -> None:
+        titler, self._titler = self._titler, None
+        self._use_titler = False
+        if titler is not None:
+            titler.close()
+
+    def close(self) -> None:
+        """Stop the title process, if any (`finish` does; a load given up calls this)."""
+        self._stop_titler()
+        self._ahead.clear()
 
     def add_file(self, path: Path) -> int:
         """Read one dump; returns how many papers it added (duplicates only gain a source)."""
@@ -364,46 +474,61 @@ class CorpusBuilder:
             return
         corpus = self.corpus
         shown = str(path)
-        try:
-            parsed = _read_dump(path)
-        except _Skip as skip:
-            corpus.errors.append(LoadError(shown, str(skip)))
+        ahead = self._ahead.pop(path, None)
+        parsed: _Parsed | _Skip
+        if ahead is not None:
+            parsed, sent = ahead
+        else:
+            sent = None
+            try:
+                parsed = _read_dump(path)
+            except _Skip as skip:
+                parsed = skip
+        if isinstance(parsed, _Skip):
+            corpus.errors.append(LoadError(shown, str(parsed)))
+            self._parse_ahead(path)
             return
+        titles = self._titles_from(sent, len(parsed.abstracts))
         corpus.errors.extend(LoadError(shown, w, fatal=False) for w in parsed.warnings)
         corpus.files.append(shown)
         name = sanitise(path.name)  # file names are untrusted text too
         table = corpus.papers
         abstracts = parsed.abstracts
+        normal = parsed.normal
+        venue, year = parsed.venue, parsed.year
         first = 0
         while first < len(abstracts):
             # the table's first rows come in a small batch: a screen shows a few dozen, and
             # 5,000 cost ~0.2 s (ids, derived titles) before the first frame could show any
             last = min(first + (batch if len(table) else min(batch, FIRST_BATCH)), len(abstracts))
+            texts = abstracts[first:last]
+            abstracts[first:last] = [""] * (last - first)  # the table keeps their UTF-8 bytes
+            keys = [
+                _normal_key(text) if ok else paper_key(text)
+                for text, ok in zip(texts, normal[first:last], strict=True)
+            ]
+            found = table.find_many(keys)  # (the rows loaded before this batch)
             rows = RowBatch()
-            for index in range(first + 1, last + 1):
-                abstract = abstracts[index - 1]
-                abstracts[index - 1] = ""  # the table keeps its UTF-8 bytes instead
-                key = paper_key(abstract)
-                source = Source(name, index)
-                pending = rows.positions.get(key)
+            positions = rows.positions
+            for index, abstract, key, existing in zip(
+                range(first + 1, last + 1), texts, keys, found, strict=True
+            ):
+                pending = positions.get(key)
                 if pending is not None:
-                    rows.more.append((pending, source))
-                    continue
-                existing = table.find(key)
-                if existing >= 0:
-                    table.add_source(existing, source)
-                    continue
-                rows.add(
-                    key,
-                    abstract,
-                    derive_title(abstract),
-                    source,
-                    venue=parsed.venue,
-                    year=parsed.year,
-                )
-            first = last
+                    rows.more.append((pending, Source(name, index)))
+                elif existing >= 0:
+                    table.add_source(existing, Source(name, index))
+                else:
+                    title = derive_title(abstract) if titles is None else titles[index - 1]
+                    rows.add(key, abstract, title, Source(name, index), venue=venue, year=year)
+            del texts
             start = table.extend(rows)
             yield range(start, start + len(rows))
+            first = last
+        # the next dumps are parsed and their titles started once this one is added: not
+        # while the first rows are drawn (a process starting then, and parsing ahead, made
+        # them later on a busy machine)
+        self._parse_ahead(path)
 
     def _add_records(self, path: Path, batch: int) -> Iterator[range]:
         """Read a metadata file: records with an abstract are papers with real metadata (or
@@ -511,6 +636,7 @@ class CorpusBuilder:
 
     def finish(self) -> Corpus:
         """Merge records into the same dump papers; make the derived titles distinct."""
+        self.close()
         self._merge_normalised()
         table = self.corpus.papers
         if len(table) >= _DISTINCT_WITH_NUMPY:

@@ -653,6 +653,28 @@ class PaperTable(Sequence[Paper]):
                 return first + skip + int(hits[0])
         return -1
 
+    def find_many(self, keys: list[int]) -> list[int]:
+        """The row of each id key, in the order given (-1: not loaded), as `find` gives
+        them, in one look-up: a batch of new papers asks at once while loading."""
+        if len(keys) < 64 or self._n < _NUMPY_FROM:
+            return [self.find(key) for key in keys]
+        import numpy as np
+
+        with self._lock:
+            index = self._index
+            if self._n - index.upto > _SCAN_ROWS:  # (never while loading: see `find`)
+                return [self.find(key) for key in keys]
+            index.merge(self)
+            if not index.numpy:
+                return [index.find(key) for key in keys]
+            wanted = np.fromiter(keys, np.uint64, len(keys))
+            sorted_keys = index.keys
+            if not len(sorted_keys):
+                return [-1] * len(keys)
+            at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+            rows = np.where(sorted_keys[at] == wanted, index.rows[at], -1)
+            return [int(r) for r in rows.tolist()]
+
     def index_ids(self) -> None:
         """Bring the id index up to date with every row, from the calling thread (one that
         loads rows: see `find`). Built beside the index in use and swapped in: look-ups

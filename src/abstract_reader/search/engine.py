@@ -28,6 +28,7 @@ from . import postings as _postings
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
 from .fuzzy import TypoFinder
+from .pool import ArrayPool
 from .postings import (
     IntArray,
     Progress,
@@ -73,6 +74,10 @@ _SCATTERED_ONE_BY_ONE = 8
 
 #: Title scores are merged paper by paper when at most 1/this of the papers have one.
 _SPARSE_TITLES = 16
+
+#: From this many matches (and a quarter of the papers) on, a search's order starts from its
+#: mask (`RankedOrder.of_mask`): the list of the matches is made only if read past its head.
+_DENSE_FROM = 1 << 16
 
 #: Query words whose papers and scores are kept between keystrokes.
 _WORD_TERMS_KEPT = 8
@@ -463,14 +468,20 @@ class SearchIndex:
                 term_mask = term_mask.copy()
                 term_mask[pasted] = True
                 pinned.extend(pasted)
-            if term.negated:
-                mask = ~term_mask if mask is None else np.logical_and(mask, ~term_mask, out=mask)
-            else:
+            if term.negated:  # (a & ~b is a > b, for booleans: no array for ~b)
                 mask = (
-                    term_mask.copy() if mask is None else np.logical_and(mask, term_mask, out=mask)
+                    np.logical_not(term_mask, out=self._pool.take(np.bool_))
+                    if mask is None
+                    else np.greater(mask, term_mask, out=mask)
                 )
+            else:
+                if mask is None:
+                    mask = self._pool.take(np.bool_)
+                    np.copyto(mask, term_mask)
+                else:
+                    np.logical_and(mask, term_mask, out=mask)
                 if score is not None:  # a kept (read-only) score is shared until added to
-                    total = score if total is None else _added(total, score)
+                    total = score if total is None else self._added(total, score)
         if mask is None:
             mask = np.ones(self.n, dtype=bool)
         likes = [t for t in q.terms if t.kind == "like"]
@@ -489,12 +500,30 @@ class SearchIndex:
         if pins.size:
             mask = mask.copy()
             mask[pins] = False
-        docs = np.flatnonzero(mask)
         if total is None:  # no word scored: all tied, pins first, then in paper order
+            docs = np.flatnonzero(mask)
             plain = np.concatenate([pins, docs]) if pins.size else docs
             return SearchResult(self, q, plain, None, matcher, notes=notes)
-        order = RankedOrder(docs, total[docs], pins)
+        count = int(np.count_nonzero(mask))
+        if count >= _DENSE_FROM and count > self.n // 4:  # no list of them made yet
+            order = RankedOrder.of_mask(mask, total, pins, count)
+        else:
+            docs = np.flatnonzero(mask)
+            order = RankedOrder(docs, total[docs], pins)
         return SearchResult(self, q, order, total, matcher, notes=notes)
+
+    @functools.cached_property
+    def _pool(self) -> ArrayPool:
+        """Arrays of one value per paper, reused by the searches (see `ArrayPool`)."""
+        return ArrayPool(self.n)
+
+    def _added(
+        self, total: npt.NDArray[np.float32], score: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """``total + score``, in place when ``total`` is this search's own array."""
+        if total.flags.writeable:
+            return np.add(total, score, out=total)
+        return np.add(total, score, out=self._pool.take(np.float32))
 
     def _pasted_ids(self, term: Term) -> list[int]:
         """The paper whose id a bare word of 8–16 lower-case hex digits is a prefix of
@@ -791,7 +820,7 @@ class SearchIndex:
         if cached is None:
             forms: set[str] = set()
             with self._scratch() as scratch:
-                combined = np.zeros(self.n, dtype=np.float32)  # (kept: not scratch)
+                combined = self._pool.zeros(np.float32)  # (kept: not scratch)
                 self._scores_into(combined, scratch, word, forms, negated)
                 title_score = scratch.title
                 touched = self._scores_into(title_score, scratch, word, forms, negated, title=True)
@@ -802,14 +831,14 @@ class SearchIndex:
                     in_title = touched[title_score[touched] != 0]
                     combined[in_title] = np.maximum(combined[in_title], title_score[in_title])
                     title_score[touched] = 0
-                    mask = combined > 0
+                    mask = np.greater(combined, 0, out=self._pool.take(np.bool_))
                     present = np.count_nonzero(mask)
                     idf = np.float32(np.log1p(self.n / (1 + present)))
                     combined[in_title] += np.float32(TITLE_BONUS)  # exact: few bits
                 else:  # many: in passes over every paper, branch-free (scores are ≥ 0)
                     in_titles = np.not_equal(title_score, 0, out=scratch.flags)
                     np.maximum(combined, title_score, out=combined)
-                    mask = combined > 0
+                    mask = np.greater(combined, 0, out=self._pool.take(np.bool_))
                     present = np.count_nonzero(mask)
                     idf = np.float32(np.log1p(self.n / (1 + present)))
                     # + TITLE_BONUS in the title, + 0.0 elsewhere (x + 0.0 is x)
@@ -817,7 +846,7 @@ class SearchIndex:
                     np.add(combined, bonus, out=combined)
                     title_score.fill(0)
             # float32 × float32 is rounded once, as the float64 product cast to float32
-            score = combined * idf
+            score = np.multiply(combined, idf, out=self._pool.take(np.float32))
             for array in (mask, combined, score):
                 array.flags.writeable = False  # shared by the searches that use it
             cached = _WordTerm(mask, combined, idf, score, frozenset(forms))
@@ -903,10 +932,14 @@ class SearchIndex:
                 prefix = np.multiply(mask, np.float32(PREFIX), out=scratch.spare)
                 np.maximum(score, prefix, out=score)
                 dense = True
-            else:
-                docs = postings.docs_of_range(lo, hi)
-                score[docs] = PREFIX
-                touched.append(docs)
+            else:  # (not the word itself: EXACT is set over its papers next)
+                exact = match.exact
+                parts = [(lo, exact), (exact + 1, hi)] if lo <= exact < hi else [(lo, hi)]
+                for start, stop in parts:
+                    if stop > start:
+                        docs = postings.docs_of_range(start, stop)
+                        score[docs] = PREFIX
+                        touched.append(docs)
         if match.exact >= 0:
             docs = postings.docs_of(match.exact)
             score[docs] = EXACT
@@ -1082,15 +1115,6 @@ class SearchIndex:
                 self.titles.cased,
             )
         )
-
-
-def _added(
-    total: npt.NDArray[np.float32], score: npt.NDArray[np.float32]
-) -> npt.NDArray[np.float32]:
-    """``total + score``, in place when ``total`` is this search's own array."""
-    if total.flags.writeable:
-        return np.add(total, score, out=total)
-    return total + score
 
 
 def _same(

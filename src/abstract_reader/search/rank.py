@@ -60,21 +60,102 @@ def _likely_head(neg: npt.NDArray[np.float32], k: int) -> IntArray | None:
     return near if near.size >= k else None
 
 
+def top_of_mask(
+    mask: npt.NDArray[np.bool_], total: npt.NDArray[np.float32], count: int, k: int
+) -> IntArray | None:
+    """The ``k`` papers of ``mask`` (``count`` of them) with the highest ``total``, highest
+    first, ties in paper order — what `top_positions` gives on the papers' list and scores,
+    found without making that list: a threshold guessed from a sample, one pass to find the
+    papers of the mask at or above it, a small partition. None: the guess left fewer than
+    ``k`` (or too few papers to bother): ask `top_positions`."""
+    n = int(mask.size)
+    if k <= 0 or count < _SAMPLED_FROM or 4 * k > count:
+        return None
+    step = max(1, n // 4096)
+    sample = total[::step][mask[::step]]
+    if sample.size < 64:
+        return None
+    at = min(sample.size - 1, (2 * k * sample.size) // count + 8)
+    # (partitioned negated, as `top_positions` does: numpy's partition is slow near the
+    # end of an array with many equal values — 200 ms for 900,000 scores of four values)
+    threshold = -np.partition(-sample, at)[at]
+    near_mask = np.greater_equal(total, threshold)
+    np.logical_and(near_mask, mask, out=near_mask)
+    near = np.flatnonzero(near_mask)
+    if near.size < k:
+        return None
+    neg = -total[near]
+    if neg.min() == neg.max():  # all tied (a one-letter word, say): the first k
+        return near[:k]
+    cut = np.partition(neg, k - 1)[k - 1]
+    better = near[neg < cut]
+    ties = near[neg == cut][: k - better.size]
+    chosen = np.concatenate([better, ties])
+    chosen.sort()
+    return chosen[np.argsort(-total[chosen], kind="stable")].astype(np.int64, copy=False)
+
+
 class RankedOrder:
     """Papers ``pins`` first (as given), then ``docs`` (ascending, none of the pins) by
-    ``scores`` (one per doc) descending, ties in paper order — sorted lazily."""
+    ``scores`` (one per doc) descending, ties in paper order — sorted lazily.
 
-    __slots__ = ("_docs", "_full", "_pins", "_scores", "_top")
+    `of_mask`: the same order of the papers of a mask, by a score per paper: for a search
+    matching most papers, the list of them (and their scores) is made only if the order
+    is read past its head."""
+
+    __slots__ = (
+        "_count",
+        "_docs_made",
+        "_full",
+        "_mask",
+        "_pins",
+        "_scores_made",
+        "_top",
+        "_total",
+    )
 
     def __init__(self, docs: IntArray, scores: npt.NDArray[np.float32], pins: IntArray) -> None:
-        self._docs = docs
-        self._scores = scores
+        self._docs_made: IntArray | None = docs
+        self._scores_made: npt.NDArray[np.float32] | None = scores
+        self._mask: npt.NDArray[np.bool_] | None = None
+        self._total: npt.NDArray[np.float32] | None = None
+        self._count = int(docs.size)
         self._pins = pins
         self._top: IntArray = np.zeros(0, np.int64)  #: the best ranked so far (papers)
         self._full: IntArray | None = None
 
+    @classmethod
+    def of_mask(
+        cls,
+        mask: npt.NDArray[np.bool_],
+        total: npt.NDArray[np.float32],
+        pins: IntArray,
+        count: int | None = None,
+    ) -> RankedOrder:
+        """The papers of ``mask`` (``count`` of them; none of the pins) by
+        ``total[paper]``. Both arrays are the order's from now on (never written again)."""
+        order = cls(np.zeros(0, np.int64), np.zeros(0, np.float32), pins)
+        order._docs_made = order._scores_made = None
+        order._mask, order._total = mask, total
+        order._count = int(np.count_nonzero(mask)) if count is None else count
+        return order
+
+    @property
+    def _docs(self) -> IntArray:
+        if self._docs_made is None:
+            assert self._mask is not None
+            self._docs_made = np.flatnonzero(self._mask)
+        return self._docs_made
+
+    @property
+    def _scores(self) -> npt.NDArray[np.float32]:
+        if self._scores_made is None:
+            assert self._total is not None
+            self._scores_made = self._total[self._docs]
+        return self._scores_made
+
     def __len__(self) -> int:
-        return int(self._pins.size + self._docs.size)
+        return int(self._pins.size) + self._count
 
     def head(self, k: int) -> IntArray:
         """The first ``k`` papers of the order (fewer if there are fewer)."""
@@ -82,11 +163,15 @@ class RankedOrder:
             return self._full[:k]
         pins = self._pins
         rest = k - pins.size
-        if rest > self._top.size and self._top.size < self._docs.size:
+        if rest > self._top.size and self._top.size < self._count:
             want = max(rest, FIRST_RANKED, 2 * self._top.size)
-            if want * 4 >= self._docs.size:
+            if want * 4 >= self._count:
                 return self.full()[:k]
-            self._top = self._docs[top_positions(self._scores, want)]
+            top = None
+            if self._docs_made is None:
+                assert self._mask is not None and self._total is not None
+                top = top_of_mask(self._mask, self._total, self._count, want)
+            self._top = top if top is not None else self._docs[top_positions(self._scores, want)]
         if not pins.size:
             return self._top[:k]
         return np.concatenate([pins, self._top[: max(0, rest)]])[:k]
@@ -115,6 +200,15 @@ class RankedOrder:
         pinned = np.flatnonzero(self._pins == doc)
         if pinned.size:
             return int(pinned[0])
+        if self._docs_made is None:
+            assert self._mask is not None and self._total is not None
+            mask, total = self._mask, self._total
+            if not 0 <= doc < mask.size or not mask[doc]:
+                return None
+            value = total[doc]
+            ahead = int(np.count_nonzero((total > value) & mask))
+            ahead += int(np.count_nonzero((total[:doc] == value) & mask[:doc]))
+            return int(self._pins.size) + ahead
         at = int(np.searchsorted(self._docs, doc))
         if at >= self._docs.size or int(self._docs[at]) != doc:
             return None

@@ -683,10 +683,14 @@ class MainScreen(Screen[None]):
         prepare(index, self.keys_arriving)
 
     def keys_arriving(self) -> bool:
-        """Whether a key arrived in the last `KEYS_QUIET_S`: work that can wait (the like
-        model, the prefix masks) waits then between its steps, so that it does not take
-        the CPU and the GIL from the search and the frame of a key. Any thread."""
+        """Whether a query is being typed: the filter has the focus and a key arrived in the
+        last `KEYS_QUIET_S`. Work that can wait (the like model, the prefix masks) waits
+        then between its steps, so that it does not take the CPU and the GIL from the search
+        and the frame of a key. Once the filter is left (Enter, Esc), it goes on at once: an
+        `m` pressed then finds the like model nearer done. Any thread."""
         app = self.app  # a ReaderApp (which records `last_key_at`), or another host
+        if not isinstance(self.focused, FilterInput):
+            return False
         return bool(getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S > time.monotonic())
 
     @on(Worker.StateChanged)
