@@ -284,11 +284,14 @@ class Term:
         return not self.pid
 
     def close(self) -> None:
+        asked = time.perf_counter()
         if not self.ended():
             os.kill(self.pid, signal.SIGTERM)
         deadline = time.perf_counter() + 10
         while not self.ended() and time.perf_counter() < deadline:
             self.pump(0.01)
+        #: seconds from SIGTERM to the process gone (what quitting costs the user)
+        self.quit_s = time.perf_counter() - asked
         if not self.ended():
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
@@ -525,6 +528,7 @@ def run_reader(
     figures["parsed"] = "seen_parsing" in term.marks  # else the corpus cache, or too quick
     figures["built"] = "seen_building" in term.marks  # else the index cache, or too quick
     figures.update(memory(term))
+    figures["quit_s"] = term.quit_s
     return figures
 
 
@@ -647,7 +651,8 @@ def run_size(
                 f"  {size:,} run {n + 1}/{runs} {kind}: first rows "
                 f"{figures.get('first_rows', float('nan')):.2f} s, indexed "
                 f"{figures.get('indexed', float('nan')):.2f} s, peak "
-                f"{figures.get('rss_peak_mb', 0):.0f} MB"
+                f"{figures.get('rss_peak_mb', 0):.0f} MB, quit "
+                f"{figures.get('quit_s', float('nan')):.2f} s"
                 + (f" — {figures['error']}" if "error" in figures else "")
             )
     return {

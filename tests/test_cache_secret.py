@@ -204,21 +204,22 @@ def test_the_cache_of_other_dumps_renamed_is_refused(
 
 
 class _SlowKey:
-    """`key_for` held until released: what returns before that did not wait for it."""
+    """Hashing the dumps held until released: what returns before that did not wait for
+    it. ``hashed``: files hashed (these tests' dumps are one file: the keys hashed)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         import threading
 
         self.release = threading.Event()
         self.hashed = 0
-        key_for_ = cc.key_for
+        content_digest = cc.content_digest
 
-        def slow(files: Any, **options: Any) -> str | None:
+        def slow(path: Path) -> str | None:
             self.release.wait(timeout=30)
             self.hashed += 1
-            return key_for_(files, **options)
+            return content_digest(path)
 
-        monkeypatch.setattr(cc, "key_for", slow)
+        monkeypatch.setattr(cc, "content_digest", slow)
         monkeypatch.setattr(cc, "_RACY_NS", 0)  # the dumps were just written: old enough
 
 

@@ -44,6 +44,12 @@ def _open_regular(path: Path) -> tuple[int, os.stat_result] | None:
 def open_mapped(path: Path) -> mmap.mmap | None:
     """A cache file mapped read-only, or None: only a regular, non-empty file (never a FIFO,
     device or symlink)."""
+    found = open_mapped_stat(path)
+    return None if found is None else found[0]
+
+
+def open_mapped_stat(path: Path) -> tuple[mmap.mmap, os.stat_result] | None:
+    """`open_mapped`, with the stat data of the file mapped (taken before mapping it)."""
     import mmap
 
     opened = _open_regular(path)
@@ -53,11 +59,36 @@ def open_mapped(path: Path) -> mmap.mmap | None:
     try:
         if st.st_size == 0:
             return None
-        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ), st
     except (OSError, ValueError):
         return None
     finally:
         os.close(fd)  # the mapping keeps its own reference to the file
+
+
+def stat_data(st: os.stat_result) -> list[int]:
+    """What says a file is the same, unwritten since: size, mtime, ctime, inode, device
+    (ctime is set by the kernel on every write, rename, link, chmod or utime; no program
+    can set it back)."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+
+
+def read_small(path: Path, limit: int = 4096) -> bytes | None:
+    """The bytes of a small regular file (never through a symlink, never a FIFO), or None
+    (none there, or longer than ``limit``)."""
+    opened = _open_regular(path)
+    if opened is None:
+        return None
+    fd, st = opened
+    try:
+        if st.st_size > limit:
+            return None
+        data = os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
 
 
 SECRET_NAME = "cache.key"
@@ -116,12 +147,20 @@ def _read_secret(path: Path) -> bytes | None:
 
 
 def write_atomically(
-    cache_dir: Path, name: str, write: Callable[[BinaryIO], object], keep: int
+    cache_dir: Path,
+    name: str,
+    write: Callable[[BinaryIO], object],
+    keep: int,
+    *,
+    durable: bool = False,
 ) -> bool:
     """Write a cache file: a fresh ``mkstemp`` file in ``cache_dir`` (created with O_EXCL,
     so no link is followed; named ``.tmp-<pid>-…`` so that files of killed processes are
     removed later) renamed over ``name``; then keep the newest ``keep`` files with its suffix.
-    Failing to write a cache is not an error: False."""
+    ``durable``: the file's bytes are on the disk before it is renamed into place, and the
+    rename after (``fdatasync``, then the folder's ``fsync``): a crash never leaves the
+    name on a file whose blocks were not written, and the writing session, not the next
+    one, waits for the kernel's writeback. Failing to write a cache is not an error: False."""
     import tempfile
 
     try:
@@ -133,7 +172,12 @@ def write_atomically(
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
+            if durable:
+                handle.flush()
+                os.fdatasync(handle.fileno())
         os.replace(tmp, cache_dir / name)
+        if durable:
+            _sync_folder(cache_dir)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -149,6 +193,20 @@ def write_atomically(
     except OSError:
         pass
     return True
+
+
+def _sync_folder(folder: Path) -> None:
+    """The folder's entries (a rename) on the disk; nothing where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def remove_stale_temp_files(cache_dir: Path) -> None:

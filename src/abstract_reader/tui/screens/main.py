@@ -61,6 +61,8 @@ EARLY_INDEX_ROWS = 8192
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
+#: a warm start waits at most this long for the UI to take its first chunk's rows
+FIRST_ROWS_WAIT_S = 0.5
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
 #: The filter's placeholder, longest first: the longest that fits is shown (70 columns: the third).
 FILTER_PLACEHOLDERS = (
@@ -407,7 +409,8 @@ class MainScreen(Screen[None]):
             self._load_and_index(builder)
 
     def _load_and_index(self, builder: CorpusBuilder) -> None:
-        from ...corpus_cache import open_for, save
+        from ...corpus_cache import open_for
+        from ...corpus_cache import save_and_vouch as save
         from ...sources import is_metadata_file
 
         call = self.app.call_from_thread
@@ -436,6 +439,8 @@ class MainScreen(Screen[None]):
                 # final once the key agrees
                 for rows in opened.publish(corpus.papers):
                     self._post_progress(None, total)
+                    if not rows.start:  # the first rows drawn from the first chunk
+                        self._await_progress_shown()
                     if rows.stop * 4 >= opened.count and ahead.ident is None:
                         ahead.start()
                 opened.confirm(key)
@@ -450,6 +455,9 @@ class MainScreen(Screen[None]):
                 call(self._papers_arrived, total, total)
                 call(self._all_loaded)
                 self._index_in_thread()
+                # every chunk's MAC held: the next start need not hash the texts again
+                with contextlib.suppress(OSError):
+                    opened.record(cache)
                 return
         first_file_error = len(corpus.errors)
         # the abstracts go to an unlinked file beside the cache as they are parsed (mapped:
@@ -490,6 +498,16 @@ class MainScreen(Screen[None]):
         self._index_in_thread(early)
         if saver is not None:
             saver.join()  # (long done, but this worker ends when everything is written)
+
+    def _await_progress_shown(self, limit: float = FIRST_ROWS_WAIT_S) -> None:
+        """Wait (at most ``limit`` s) until the UI has taken the progress posted: a warm
+        start whose chunks need no MAC (`Opened.vouched`) publishes a million rows in a
+        fraction of a second, and the first rows are drawn sooner from the first chunk,
+        with the rest published (and the index cache checked) while they are drawn."""
+        deadline = time.monotonic() + limit
+        while self._progress_posted and time.monotonic() < deadline:
+            _stop_if_cancelled()
+            time.sleep(0.002)
 
     def _post_progress(self, files_done: int | None, files_total: int) -> None:
         """Rows came (from the loading thread): the status and list catch up on the UI
