@@ -196,6 +196,25 @@ def test_saving_records_the_cache_in_the_background(
     assert macs.count == 0
 
 
+def test_the_background_check_waits_for_the_readers_background_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader's cold start passes the event its similarity model sets when built: the
+    second check (its pages and arrays) does not run beside that build, the session's peak;
+    the cache is recorded once the event is set."""
+    monkeypatch.setattr(cc, "_RACY_NS", 0)
+    paths = _dumps(tmp_path, n=3_000)
+    cache = tmp_path / "cache"
+    after = threading.Event()
+    assert cc.save_and_vouch(cache, str(key_for(paths)), load_corpus(paths), [], after=after)
+    (vouch,) = [t for t in threading.enumerate() if t.name == "corpus-vouch"]
+    vouch.join(timeout=0.5)  # (what it would do meanwhile: it is still waiting)
+    assert vouch.is_alive() and not list(cache.glob("*.checked"))
+    after.set()
+    vouch.join(timeout=60)
+    assert len(list(cache.glob("*.checked"))) == 1
+
+
 def test_the_content_key_is_the_same_however_it_is_hashed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -70,6 +70,7 @@ import itertools
 import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -300,29 +301,34 @@ def save(
 
 
 def save_and_vouch(
-    cache_dir: Path, key: str | PendingKey, corpus: Corpus, file_errors: Sequence[LoadError]
+    cache_dir: Path,
+    key: str | PendingKey,
+    corpus: Corpus,
+    file_errors: Sequence[LoadError],
+    after: threading.Event | None = None,
 ) -> bool:
     """`save`, then — on a daemon thread of low priority, so that quitting never waits for
     it — every chunk's MAC checked once more from the file written and the file recorded
     (`Opened.record`) once `_RACY_NS` have passed since it was written: the next start,
-    however soon, then need not hash its texts again."""
-    import threading
-
+    however soon, then need not hash its texts again. ``after``: the checks wait for it
+    (the reader's background work — the similarity model — is done: the checks' pages and
+    arrays are not resident beside it, the peak of a cold session)."""
     written = _save(cache_dir, key, corpus, file_errors)
     if written is None:
         return False
     threading.Thread(
-        target=_vouch, args=(cache_dir, written), name="corpus-vouch", daemon=True
+        target=_vouch, args=(cache_dir, written, after), name="corpus-vouch", daemon=True
     ).start()
     return True
 
 
-def _vouch(cache_dir: Path, key: str) -> bool:
+def _vouch(cache_dir: Path, key: str, after: threading.Event | None = None) -> bool:
     """Check every chunk's MAC of the cache file of ``key`` and record it (`Opened.record`):
     False if it did not check out or nothing was recorded."""
-    import threading
     import time
 
+    if after is not None:
+        after.wait()
     with contextlib.suppress(OSError, AttributeError):  # (this thread only, on Linux)
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     secret_key = secret(cache_dir, create=False)

@@ -58,6 +58,10 @@ EARLY_INDEX_BYTES = 32 << 20
 #: … from this many rows on (a chunk's worth; the search stack's imports come after the
 #: first rows were drawn)
 EARLY_INDEX_ROWS = 8192
+#: From this many papers on, the index is handed over before its cache is saved and mapped
+#: (~3 s at 1M, off the path to "fully indexed"); below it, after (~0.2 s at 100k), so
+#: that the built arrays are gone before the first searches (the 100k peak is ~15 MB lower)
+HAND_OVER_FIRST = 400_000
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
@@ -318,6 +322,9 @@ class MainScreen(Screen[None]):
         self._progress_args: tuple[int | None, int] | None = None
         self._index_progress_args: tuple[int, int] | None = None
         self._progress_posted = False
+        #: the background work after the index (the similarity model) is done: the corpus
+        #: cache's second check waits for it (`corpus_cache.save_and_vouch`)
+        self._background_done = threading.Event()
         self._generation = 0
         self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
         self._view_pending = False  #: the paper view waits for the list's frame
@@ -492,7 +499,15 @@ class MainScreen(Screen[None]):
             # CRCs (no GIL); failing to save is no error.
             errors = corpus.errors[first_file_error:]
             saver = threading.Thread(
-                target=_save_corpus, args=(save, cache, key, corpus, errors), name="corpus-save"
+                target=_save_corpus,
+                args=(
+                    functools.partial(save, after=self._background_done),
+                    cache,
+                    key,
+                    corpus,
+                    errors,
+                ),
+                name="corpus-save",
             )
             saver.start()
         self._index_in_thread(early)
@@ -567,10 +582,14 @@ class MainScreen(Screen[None]):
         finally:
             if early is not None:
                 early.close()  # (SearchIndex has closed or taken it: nothing, then)
-        # Handed over first (searches start now), then saved and read from the file written
+        # Large: handed over first (searches start now), then saved and read from the file written
         # (page cache, not this process's memory: ~65 MB at 100,000 papers; a second or
         # more at 1M) — and only then the similarity model's pass over every posting, so
         # that no pass reads both the built arrays and the file's pages.
+        if index.n < HAND_OVER_FIRST:  # (~0.2 s at 100k: not worth the memory)
+            index.save_and_map()
+            self.app.call_from_thread(self._index_ready, index)
+            return
         self.app.call_from_thread(self._index_ready, index, like=False)
         index.save_and_map()  # (a like: search meanwhile waits for it: `index.settling`)
         self.app.call_from_thread(self._prepare_like, index)
@@ -680,7 +699,10 @@ class MainScreen(Screen[None]):
         next (a search that needs it first waits for this build, never builds it twice)."""
         from ...search.similar import prepare
 
-        prepare(index, self.keys_arriving)
+        try:
+            prepare(index, self.keys_arriving)
+        finally:
+            self._background_done.set()
 
     def keys_arriving(self) -> bool:
         """Whether a query is being typed: the filter has the focus and a key arrived in the
