@@ -360,6 +360,11 @@ class MainScreen(Screen[None]):
         yield StatusLine(id="status")
         yield Footer()
 
+    def on_unmount(self) -> None:
+        # the reader is closing: nothing more to wait for (a quit before the similarity
+        # model was built still checks and records the corpus cache, while the process lives)
+        self._background_done.set()
+
     def on_mount(self) -> None:
         paper_list = self.query_one(PaperList)
         paper_list.empty_message = Content("Loading dumps…")
