@@ -91,6 +91,55 @@ def read_small(path: Path, limit: int = 4096) -> bytes | None:
     return data if len(data) <= limit else None
 
 
+def record_holds(data: bytes | None, mac: bytes, file_stat: list[int]) -> bool:
+    """Is ``data`` (a ``.checked`` file's bytes, `write_record`) the record of a file with
+    this stat data, made with this MAC?"""
+    import hmac
+    import json
+
+    if data is None:
+        return False
+    try:
+        record = json.loads(data)
+        return (
+            isinstance(record, dict)
+            and record.get("stat") == file_stat
+            and isinstance(record.get("mac"), str)
+            and hmac.compare_digest(bytes.fromhex(record["mac"]), mac)
+        )
+    except ValueError:
+        return False
+
+
+def write_record(
+    path: Path,
+    name: str,
+    mac: bytes,
+    *,
+    file_stat: list[int],
+    opened_ns: int,
+    racy_ns: int,
+    keep: int,
+) -> bool:
+    """Record, in ``name`` beside ``path``, that the file at ``path`` checked out: its stat
+    data (``file_stat``, taken when it was opened at ``opened_ns``) with ``mac`` (made with
+    the user's secret). Only if its stat data is the same now, and its last change (ctime)
+    came at least ``racy_ns`` before its checks began: a write since then would have given
+    it another ctime, and one before was read by the checks. False when nothing was
+    recorded."""
+    import json
+
+    if file_stat[2] > opened_ns - racy_ns:
+        return False
+    try:
+        if stat_data(os.stat(path, follow_symlinks=False)) != file_stat:
+            return False
+    except OSError:
+        return False
+    body = json.dumps({"stat": file_stat, "mac": mac.hex()}).encode()
+    return write_atomically(path.parent, name, lambda h: h.write(body), keep=keep)
+
+
 SECRET_NAME = "cache.key"
 SECRET_BYTES = 32
 

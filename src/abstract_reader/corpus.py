@@ -30,6 +30,7 @@ __all__ = [
     "LoadError",
     "Paper",
     "Source",
+    "files_bytes",
     "load_corpus",
     "paper_id",
 ]
@@ -380,6 +381,15 @@ def bundled_dumps() -> Path:
     return Path(__file__).resolve().parents[2] / "seeds"
 
 
+def files_bytes(files: Iterable[Path]) -> int:
+    """The files' sizes added up (a file that cannot be read counts 0: loading says why)."""
+    total = 0
+    for path in files:
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    return total
+
+
 #: Dumps at least this large in all have their titles derived by a second process
 #: (`Titler`: the other core), from the second dump on.
 TITLER_MIN_BYTES = 48 * 1024 * 1024
@@ -414,11 +424,7 @@ class CorpusBuilder:
 
     def _wants_titler(self) -> bool:
         if self._use_titler is None:
-            total = 0
-            for path in self.files:
-                with contextlib.suppress(OSError):
-                    total += path.stat().st_size
-            self._use_titler = total >= TITLER_MIN_BYTES and len(self.files) > 1
+            self._use_titler = files_bytes(self.files) >= TITLER_MIN_BYTES and len(self.files) > 1
         return self._use_titler
 
     def _parse_ahead(self, path: Path) -> None:

@@ -80,9 +80,11 @@ from .cachefile import (
     drop_pages,
     open_mapped_stat,
     read_small,
+    record_holds,
     secret,
     stat_data,
     write_atomically,
+    write_record,
 )
 from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Source, paper_key
 from .papertable import PaperTable
@@ -644,8 +646,7 @@ class Opened:
         self.vouched = bool(
             secret_key is not None
             and file_stat is not None
-            and checked is not None
-            and _record_holds(checked, _record_mac(secret_key, head_mac, file_stat), file_stat)
+            and record_holds(checked, _record_mac(secret_key, head_mac, file_stat), file_stat)
         )
         self.all_checked = False  #: every chunk's MAC held here (`publish`, `check_all`)
 
@@ -696,19 +697,16 @@ class Opened:
             or self.vouched
             or self.secret_key is None
             or self.file_stat is None
-            or self.file_stat[2] > self.opened_ns - _RACY_NS
         ):
             return False
-        try:
-            now = stat_data(os.stat(cache_dir / f"{self.key}{SUFFIX}", follow_symlinks=False))
-        except OSError:
-            return False
-        if now != self.file_stat:
-            return False
-        mac = _record_mac(self.secret_key, self.head_mac, self.file_stat)
-        body = json.dumps({"stat": self.file_stat, "mac": mac.hex()}).encode()
-        return write_atomically(
-            cache_dir, f"{self.key}{CHECKED_SUFFIX}", lambda h: h.write(body), keep=_KEEP
+        return write_record(
+            cache_dir / f"{self.key}{SUFFIX}",
+            f"{self.key}{CHECKED_SUFFIX}",
+            _record_mac(self.secret_key, self.head_mac, self.file_stat),
+            file_stat=self.file_stat,
+            opened_ns=self.opened_ns,
+            racy_ns=_RACY_NS,
+            keep=_KEEP,
         )
 
     def confirm(self, pending: PendingKey | None) -> None:
@@ -856,22 +854,6 @@ def _record_mac(secret_key: bytes, head_mac: bytes, file_stat: list[int]) -> byt
     """The MAC of a file's record (`Opened.record`): bound to its header's MAC (so to the
     key, the header and the file's MACs) and the file's stat data."""
     return _mac(secret_key, b"checked", [[head_mac], [json.dumps(file_stat).encode()]])
-
-
-def _record_holds(data: bytes, mac: bytes, file_stat: list[int]) -> bool:
-    """Is ``data`` the record of a file with this stat data, with this MAC?"""
-    import hmac
-
-    try:
-        record = json.loads(data)
-        return (
-            isinstance(record, dict)
-            and record.get("stat") == file_stat
-            and isinstance(record.get("mac"), str)
-            and hmac.compare_digest(bytes.fromhex(record["mac"]), mac)
-        )
-    except ValueError:
-        return False
 
 
 def _head_mac(secret_key: bytes, key: str, head: bytes, arrays: dict[str, Any]) -> bytes:

@@ -32,9 +32,11 @@ from ..cachefile import (
     drop_pages,
     open_mapped_stat,
     read_small,
+    record_holds,
     secret,
     stat_data,
     write_atomically,
+    write_record,
 )
 from ..corpus import Corpus
 from .postings import Vocabulary, _FieldIndex, _Postings
@@ -138,46 +140,27 @@ def _record_mac(secret_key: bytes, n: int, file_stat: list[int]) -> bytes:
 def _recorded(path: Path, n: int, file_stat: list[int]) -> bool:
     """Did this very file (its stat data: see `corpus_cache`'s records) check out before,
     for ``n`` papers, by a record made with the user's secret?"""
-    import hmac
-    import json
-
     secret_key = _secret(path.parent)
-    data = read_small(path.with_suffix(CHECKED_SUFFIX))
-    if secret_key is None or data is None:
-        return False
-    try:
-        record = json.loads(data)
-        return (
-            isinstance(record, dict)
-            and record.get("stat") == file_stat
-            and isinstance(record.get("mac"), str)
-            and hmac.compare_digest(
-                bytes.fromhex(record["mac"]), _record_mac(secret_key, n, file_stat)
-            )
-        )
-    except ValueError:
-        return False
+    return secret_key is not None and record_holds(
+        read_small(path.with_suffix(CHECKED_SUFFIX)),
+        _record_mac(secret_key, n, file_stat),
+        file_stat,
+    )
 
 
 def _record(path: Path, n: int, file_stat: list[int], opened_ns: int) -> bool:
     """Record that the file at ``path`` checked out for ``n`` papers: only if its stat data
     is still ``file_stat`` and its last change came `_RACY_NS` before its checks began
     (``opened_ns``); with the user's secret. False when nothing was recorded."""
-    import json
-    import os
-
     secret_key = _secret(path.parent)
-    if secret_key is None or file_stat[2] > opened_ns - _RACY_NS:
-        return False
-    try:
-        if stat_data(os.stat(path, follow_symlinks=False)) != file_stat:
-            return False
-    except OSError:
-        return False
-    mac = _record_mac(secret_key, n, file_stat)
-    body = json.dumps({"stat": file_stat, "mac": mac.hex()}).encode()
-    return write_atomically(
-        path.parent, path.with_suffix(CHECKED_SUFFIX).name, lambda h: h.write(body), keep=_KEEP
+    return secret_key is not None and write_record(
+        path,
+        path.with_suffix(CHECKED_SUFFIX).name,
+        _record_mac(secret_key, n, file_stat),
+        file_stat=file_stat,
+        opened_ns=opened_ns,
+        racy_ns=_RACY_NS,
+        keep=_KEEP,
     )
 
 

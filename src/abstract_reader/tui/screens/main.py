@@ -30,7 +30,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from ...corpus import Corpus, CorpusBuilder, LoadError, Paper
+from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, files_bytes
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
 from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
@@ -105,14 +105,6 @@ def _search_pool() -> ThreadPoolExecutor:
 
 class _Cancelled(Exception):
     """The reader is quitting: the loading or index thread stops where it is."""
-
-
-def _dump_bytes(files: list[Path]) -> int:
-    total = 0
-    for path in files:
-        with contextlib.suppress(OSError):
-            total += path.stat().st_size
-    return total
 
 
 def _early_index(corpus: Corpus) -> EarlyIndex:
@@ -399,13 +391,7 @@ class MainScreen(Screen[None]):
         self.session.corpus = builder.corpus
         self.load_progress = (0, len(builder.files))  # the first frame knows the total
         self._update_status()
-        total = 0
-        for path in builder.files:
-            try:
-                total += path.stat().st_size
-            except OSError:
-                continue
-        if total <= SYNC_LOAD_BYTES:
+        if files_bytes(builder.files) <= SYNC_LOAD_BYTES:
             for path in builder.files:
                 builder.add_file(path)
             builder.finish()
@@ -478,7 +464,7 @@ class MainScreen(Screen[None]):
         call(self._papers_arrived, 0, total)
         # Large dumps: the abstracts' chunks are tokenised by the helper process (its own
         # core) while this thread parses; the build carries on after `finish`.
-        early_wanted = _dump_bytes(builder.files) >= EARLY_INDEX_BYTES
+        early_wanted = files_bytes(builder.files) >= EARLY_INDEX_BYTES
         early: EarlyIndex | None = None
         try:
             for n, path in enumerate(builder.files, start=1):
@@ -587,11 +573,13 @@ class MainScreen(Screen[None]):
         finally:
             if early is not None:
                 early.close()  # (SearchIndex has closed or taken it: nothing, then)
-        # Large: handed over first (searches start now), then saved and read from the file written
-        # (page cache, not this process's memory: ~65 MB at 100,000 papers; a second or
-        # more at 1M) — and only then the similarity model's pass over every posting, so
-        # that no pass reads both the built arrays and the file's pages.
-        if index.n < HAND_OVER_FIRST:  # (~0.2 s at 100k: not worth the memory)
+        # Saved, then read from the file written (page cache, not this process's memory:
+        # ~65 MB at 100,000 papers) before the similarity model's pass over every posting,
+        # so that no pass reads both the built arrays and the file's pages. Below
+        # `HAND_OVER_FIRST` papers that comes before the index is handed over (~0.2 s at
+        # 100k: searches then never keep the built arrays); from it on, after (a few
+        # seconds at 1M, off the path to "fully indexed").
+        if index.n < HAND_OVER_FIRST:
             index.save_and_map()
             self.app.call_from_thread(self._index_ready, index)
             return
