@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from abstract_reader.corpus import CorpusBuilder, load_corpus
 from abstract_reader.search import SearchIndex, postings
 
 from ..conftest import write_dump
 from ..test_index_build import _arrays
-from .conftest import listed, make_app, settle, type_filter
+from .conftest import listed, make_app, settle, type_filter, until
 
 WIDE = (140, 40)
 
@@ -114,3 +115,28 @@ async def _until(pilot: object, condition: object, timeout: float = 30.0) -> Non
     from .conftest import until
 
     await until(pilot, condition, timeout)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("hand_over_first", [0, 10**9], ids=["large", "small"])
+async def test_m_right_after_indexing_ranks_and_the_index_ends_mapped(
+    tmp_path: Path,
+    early_everywhere: list[bool],
+    monkeypatch: pytest.MonkeyPatch,
+    hand_over_first: int,
+) -> None:
+    """A large corpus's index is handed over before its cache is saved and read back from
+    the file (the like model waits for that); a small one's after. Either way `m` pressed
+    as soon as the index is ready ranks the papers like the current one, and the index
+    ends up read from its cache file, not held as built arrays."""
+    monkeypatch.setattr("abstract_reader.tui.screens.main.HAND_OVER_FIRST", hand_over_first)
+    dumps = _dumps(tmp_path / "dumps")
+    app = make_app(tmp_path, dumps)
+    async with app.run_test(size=WIDE) as pilot:
+        await until(pilot, lambda: app.session.index is not None)
+        await pilot.press("m")
+        await settle(app, pilot)
+        await until(pilot, lambda: app.query_one("#filter", Input).value.startswith("like:"))
+        await until(pilot, lambda: "ranked like" in str(app.query_one("#status").render()))
+        assert len(listed(app)) == 6 * 40 - 1  # every other paper, ranked
+        index = app.session.index
+        assert index is not None and not index.map_pending and index._mapped is not None
