@@ -169,7 +169,7 @@ class _Keys:
         # words of up to 8 letters
         keys = np.concatenate([*self.short, np.array(self.py_short, np.uint64)])
         self.short.clear()
-        keys.sort(kind="stable")
+        keys.sort()  # (whole keys: any sort gives the same order)
         keys = _distinct(keys)
         words = keys >> np.uint64(16)
         first = _starts(words)
@@ -276,7 +276,7 @@ def _read_block(
     ends = np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1)
     del encoded
     raw = np.frombuffer(blob, np.uint8)
-    code = _CODE[raw]
+    code = _CODE.take(raw)
     inside = code != 0
     edges = np.flatnonzero(inside[1:] != inside[:-1]) + 1  # a run's start, then its end
     del inside
@@ -284,7 +284,9 @@ def _read_block(
         return
     starts, stops = edges[0::2], edges[1::2]
     lengths = stops - starts
-    doc = np.searchsorted(ends, starts, side="right").astype(np.uint64) + np.uint64(doc0)
+    # each run's document: text ``i`` holds the runs starting before its end and after the last's
+    per_text = np.diff(np.searchsorted(starts, ends), prepend=0)
+    doc = np.repeat(np.arange(doc0, doc0 + ends.size, dtype=np.uint64), per_text)
     # by Python: a LaTeX command, a word longer than 16, a run with a byte outside ASCII
     by_python = (raw[starts - 1] == _BACKSLASH) | (lengths > 16)
     if not blob.isascii():
