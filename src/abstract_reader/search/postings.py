@@ -12,8 +12,9 @@ points do), and only the first letter being typed is decoded into strings for ra
 
 The build reads the papers in chunks of `CHUNK_DOCS`: `tokens.index_chunk` gives each
 chunk's postings (its distinct forms, their papers as 16-bit offsets into the chunk), kept
-as small arrays with the forms numbered here, and the final arrays are assembled at the
-end, so the peak is the index plus one chunk's temporaries — not every word of the corpus
+as small arrays with the forms numbered here (those of up to 8 ASCII letters and digits —
+nearly all — packed into integers and numbered by numpy, never as Python strings), and the
+final arrays are assembled at the end, so the peak is the index plus one chunk's temporaries — not every word of the corpus
 at once. From `PARALLEL_MIN_DOCS` papers on, a helper process does chunks too (more than
 half: this process also numbers every chunk's forms and assembles the arrays).
 """
