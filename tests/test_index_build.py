@@ -154,11 +154,43 @@ def test_a_failing_helper_is_replaced_by_this_process(monkeypatch: pytest.Monkey
 
     def damaged(helper: postings._Helper, k: int, papers: int) -> tokens.Answer:
         counts = np.array([1], np.int32)
-        good = (["x"], counts, np.array([0], np.uint16))
-        return papers, (["x"], counts, np.array([papers], np.uint16)), good  # beyond the chunk
+        none = np.zeros(0, np.uint64)
+        good = (none, ["é"], counts, np.array([0], np.uint16))
+        return papers, (none, ["é"], counts, np.array([papers], np.uint16)), good  # beyond
 
     monkeypatch.setattr(postings._Helper, "receive", damaged)
     assert _arrays(SearchIndex(seeds)) == _arrays(alone)
+
+
+def _packed(*words: str) -> np.ndarray:
+    return np.array([tokens._pack_str(w) for w in words], np.uint64)
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        (_packed("alpha", "of"), [], [1, 1], [0, 0]),  # packed forms not rising (rising: of, alpha)
+        (_packed("alpha", "alpha"), [], [1, 1], [0, 0]),  # a packed form twice
+        (np.array([63 | 2 << 6], np.uint64), [], [1], [0]),  # a code of no character
+        (np.array([2 << 6], np.uint64), [], [1], [0]),  # a form that starts empty
+        (np.array([2 | 3 << 12], np.uint64), [], [1], [0]),  # a gap inside a form
+        (np.array([1 << 48], np.uint64), [], [1], [0]),  # beyond 8 characters
+        (_packed("alpha"), ["beta"], [1, 1], [0, 0]),  # a packable form as text
+        (_packed("alpha"), ["é", "é"], [1, 1, 1], [0, 0, 0]),  # a text form twice
+        (_packed("alpha"), ["abcdefghi"], [1, 1, 1], [0, 0, 0]),  # counts for 3 forms of 2
+    ],
+)
+def test_a_helpers_damaged_chunk_postings_are_refused(part: tuple) -> None:
+    """The helper's answer names each form of up to 8 ASCII letters and digits by its packing:
+    one that is not a packing, repeated, out of order, or such a form sent as text (it would
+    be two words of the vocabulary), is refused (the chunk is then tokenised here)."""
+    short, forms, counts, docs = part
+    damaged = (short, forms, np.array(counts, np.int32), np.array(docs, np.uint16))
+    with pytest.raises(ValueError):
+        postings._checked_part(damaged, 4)
+    good = (_packed("of", "alpha"), ["abcdefghi"], np.ones(3, np.int32), np.zeros(3, np.uint16))
+    assert postings._checked_part(good, 4) is good
+    assert tokens.forms_of(good) == ["of", "alpha", "abcdefghi"]
 
 
 def _by_reading_both(texts: list[str]) -> list[dict[str, list[int]]]:
@@ -180,7 +212,8 @@ def _chunk_postings(texts: list[str]) -> list[dict[str, list[int]]]:
     out = []
     papers, *both = tokens.index_chunk(texts)
     assert papers == len(texts)
-    for forms, counts, docs in both:
+    for part in both:
+        forms, counts, docs = tokens.forms_of(part), part[2], part[3]
         assert len(set(forms)) == len(forms) == counts.size
         ends = np.cumsum(counts).tolist()
         starts = [0, *ends][:-1]

@@ -46,9 +46,12 @@ MAX_WORD = 256
 U16 = npt.NDArray[np.uint16]
 I32 = npt.NDArray[np.int32]
 U64 = npt.NDArray[np.uint64]
-#: One vocabulary's postings of a chunk: its distinct forms; how many documents each has;
-#: those documents (offsets in the chunk), form by form, rising.
-Postings = tuple[list[str], I32, U16]
+#: One vocabulary's postings of a chunk: its distinct forms — those of up to 8 ASCII letters
+#: and digits packed (`_pack`: one integer each, rising), then the others as text —; how many
+#: documents each form has (the packed ones first); those documents (offsets in the chunk),
+#: form by form, rising. (A form of up to 8 ASCII letters and digits is always packed: a
+#: build numbers the packed forms by numpy, never as Python strings.)
+Postings = tuple[U64, list[str], I32, U16]
 #: `index_chunk`'s answer: how many documents, the folded (case-insensitive) and the
 #: case-kept postings.
 Answer = tuple[int, Postings, Postings]
@@ -125,6 +128,31 @@ def _unpack(packed: U64, width: int = 8) -> npt.NDArray[np.uint8]:
     return out
 
 
+def unpack_words(packed: U64) -> list[str]:
+    """Packed forms (`Postings`) → the forms."""
+    return _words(_unpack(packed))
+
+
+def unpack_rows(packed: U64) -> npt.NDArray[np.uint8]:
+    """Packed forms → their characters, 8 a row (NUL after a form's end)."""
+    return _unpack(packed)
+
+
+def rows_words(rows: npt.NDArray[np.uint8]) -> list[str]:
+    """`unpack_rows`' rows → the forms."""
+    return _words(rows)
+
+
+def forms_of(part: Postings) -> list[str]:
+    """Every form of one vocabulary's postings of a chunk, in the order of its counts."""
+    return unpack_words(part[0]) + part[1]
+
+
+def packable(form: str) -> bool:
+    """Is ``form`` one that `Postings` packs (up to 8 ASCII letters and digits)?"""
+    return len(form) <= 8 and form.isascii() and form.isalnum()
+
+
 def _words(rows: npt.NDArray[np.uint8]) -> list[str]:
     """Rows of characters, NUL-padded → the words."""
     if not rows.shape[0]:
@@ -169,11 +197,11 @@ class _Keys:
         # words of up to 8 letters
         keys = np.concatenate([*self.short, np.array(self.py_short, np.uint64)])
         self.short.clear()
-        keys.sort(kind="stable")
+        keys.sort()  # (whole keys: any sort gives the same order)
         keys = _distinct(keys)
         words = keys >> np.uint64(16)
         first = _starts(words)
-        forms += _words(_unpack(words[first]))
+        short = words[first]
         counts.append(np.diff(first, append=words.size).astype(np.int32))
         docs.append((keys & np.uint64(0xFFFF)).astype(np.uint16))
         del keys, words
@@ -210,7 +238,7 @@ class _Keys:
         forms += [names[i] for i in ids[first].tolist()]
         counts.append(np.diff(first, append=ids.size).astype(np.int32))
         docs.append((other & 0xFFFF).astype(np.uint16))
-        return forms, np.concatenate(counts), np.concatenate(docs)
+        return short, forms, np.concatenate(counts), np.concatenate(docs)
 
 
 def _distinct(keys: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -276,7 +304,7 @@ def _read_block(
     ends = np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1)
     del encoded
     raw = np.frombuffer(blob, np.uint8)
-    code = _CODE[raw]
+    code = _CODE.take(raw)
     inside = code != 0
     edges = np.flatnonzero(inside[1:] != inside[:-1]) + 1  # a run's start, then its end
     del inside
@@ -284,7 +312,9 @@ def _read_block(
         return
     starts, stops = edges[0::2], edges[1::2]
     lengths = stops - starts
-    doc = np.searchsorted(ends, starts, side="right").astype(np.uint64) + np.uint64(doc0)
+    # each run's document: text ``i`` holds the runs starting before its end and after the last's
+    per_text = np.diff(np.searchsorted(starts, ends), prepend=0)
+    doc = np.repeat(np.arange(doc0, doc0 + ends.size, dtype=np.uint64), per_text)
     # by Python: a LaTeX command, a word longer than 16, a run with a byte outside ASCII
     by_python = (raw[starts - 1] == _BACKSLASH) | (lengths > 16)
     if not blob.isascii():
@@ -354,17 +384,23 @@ def _eights(codes: npt.NDArray[np.uint8]) -> U64:
 
 
 # -- the helper process -------------------------------------------------------------------
+#: `encode_answer`'s head: the number of documents, then five sizes per vocabulary
+ANSWER_HEAD = struct.Struct("<11q")
+
+
 def encode_answer(answer: Answer) -> bytes:
     """`index_chunk`'s answer as one blob (what the helper writes): the number of documents;
-    per vocabulary, the number of forms and the sizes of its three parts; then the parts."""
+    per vocabulary, the number of packed forms and of other forms, and the sizes in bytes of
+    the other forms' names, the counts and the documents; then the parts (the packed forms
+    as 64-bit integers)."""
     papers, *both = answer
     head: list[int] = [papers]
     parts: list[bytes] = []
-    for forms, counts, docs in both:
+    for short, forms, counts, docs in both:
         names = "\0".join(forms).encode("utf-8", "surrogatepass")  # forms hold no NUL
-        head += [len(forms), len(names), counts.nbytes, docs.nbytes]
-        parts += [names, counts.tobytes(), docs.tobytes()]
-    return struct.pack("<9q", *head) + b"".join(parts)
+        head += [short.size, len(forms), len(names), counts.nbytes, docs.nbytes]
+        parts += [short.astype(np.uint64).tobytes(), names, counts.tobytes(), docs.tobytes()]
+    return ANSWER_HEAD.pack(*head) + b"".join(parts)
 
 
 def chunk_header(offsets: npt.NDArray[np.int64]) -> bytes:

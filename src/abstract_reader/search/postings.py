@@ -12,8 +12,9 @@ points do), and only the first letter being typed is decoded into strings for ra
 
 The build reads the papers in chunks of `CHUNK_DOCS`: `tokens.index_chunk` gives each
 chunk's postings (its distinct forms, their papers as 16-bit offsets into the chunk), kept
-as small arrays with the forms numbered here, and the final arrays are assembled at the
-end, so the peak is the index plus one chunk's temporaries — not every word of the corpus
+as small arrays with the forms numbered here (those of up to 8 ASCII letters and digits —
+nearly all — packed into integers and numbered by numpy, never as Python strings), and the
+final arrays are assembled at the end, so the peak is the index plus one chunk's temporaries — not every word of the corpus
 at once. From `PARALLEL_MIN_DOCS` papers on, a helper process does chunks too (more than
 half: this process also numbers every chunk's forms and assembles the arrays).
 """
@@ -267,47 +268,85 @@ class _Chunk:
 
 class _Forms:
     """One vocabulary while building: words numbered by first appearance, and the chunks'
-    postings in those numbers (sorted into the final order once, at the end)."""
+    postings in those numbers (sorted into the final order once, at the end). Forms of up
+    to 8 ASCII letters and digits (nearly all) come packed (`tokens.Postings`): they are
+    numbered by numpy, kept as one sorted array of the packed forms with their numbers
+    (``-1 - n`` for the ``n``-th packed form), not as Python strings in a dict."""
 
     def __init__(self) -> None:
         self.ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self.packed = np.zeros(0, np.uint64)  #: the packed forms seen, rising
+        self.packed_ids = np.zeros(0, np.int32)  #: their numbers (negative)
         self.chunks: list[_Chunk] = []
 
     def add(self, doc0: int, chunk: tokens.Postings) -> None:
         """One chunk's postings (its own forms: numbered here, a step of words at a time —
         a C loop never yields the GIL)."""
-        forms, counts, docs = chunk
+        short, forms, counts, docs = chunk
+        ids = np.empty(counts.size, np.int32)
+        ids[: short.size] = self._number_packed(short)
         number = self.ids.__getitem__
-        ids = np.empty(len(forms), np.int32)
         for at in range(0, len(forms), 4096):
-            ids[at : at + 4096] = np.fromiter(map(number, forms[at : at + 4096]), np.int32)
+            ids[short.size + at : short.size + at + 4096] = np.fromiter(
+                map(number, forms[at : at + 4096]), np.int32
+            )
         self.chunks.append(_Chunk(doc0, ids, counts, docs))
+
+    def _number_packed(self, short: npt.NDArray[np.uint64]) -> npt.NDArray[np.int32]:
+        """The numbers of a chunk's packed forms (distinct, rising), new ones numbered."""
+        known, numbers = self.packed, self.packed_ids
+        at = np.searchsorted(known, short)
+        found = np.zeros(short.size, bool)
+        inside = np.flatnonzero(at < known.size)
+        found[inside] = known[at[inside]] == short[inside]
+        out = np.empty(short.size, np.int32)
+        out[found] = numbers[at[found]]
+        new = np.flatnonzero(~found)
+        fresh = -1 - np.arange(known.size, known.size + new.size, dtype=np.int32)
+        out[new] = fresh
+        if new.size:  # (still rising: each new form goes before the first larger one)
+            self.packed = np.insert(known, at[new], short[new])
+            self.packed_ids = np.insert(numbers, at[new], fresh)
+        return out
 
     def postings(self) -> _Postings:
         """The final arrays: the vocabulary sorted, each word's papers in one run, rising."""
-        ordered = sorted(self.ids)
+        # the text forms sorted, then the packed ones sorted (a packed form's characters
+        # read as a big-endian number sort as its text does): two runs, one merge; a form's
+        # final number is its text number, or ``len(self.ids) + n`` for the packed ``n``-th
+        texts = len(self.ids)
+        forms = sorted(self.ids)
         number = self.ids.__getitem__
-        order = np.concatenate(
-            [
-                np.fromiter(map(number, ordered[at : at + 4096]), np.int64)
-                for at in range(0, len(ordered), 4096)
-            ]
-            or [np.zeros(0, np.int64)]
-        )
+        numbers = [
+            np.fromiter(map(number, forms[at : at + 4096]), np.int64)
+            for at in range(0, len(forms), 4096)
+        ]
         self.ids.clear()
+        rows = tokens.unpack_rows(self.packed)
+        by_text = np.argsort(rows.view(">u8").ravel(), kind="stable")
+        forms += tokens.rows_words(rows[by_text])
+        numbers.append(texts - 1 - self.packed_ids[by_text].astype(np.int64))
+        del rows, by_text
+        self.packed = np.zeros(0, np.uint64)
+        self.packed_ids = np.zeros(0, np.int32)
+        final = np.concatenate(numbers)
+        merged = sorted(range(len(forms)), key=forms.__getitem__)
+        order = final[np.array(merged, np.int64)]
         words = Vocabulary(  # joined a step at a time: a C loop never yields the GIL
             b"".join(
-                ("\n".join(ordered[at : at + 65536]) + "\n").encode()
-                for at in range(0, len(ordered), 65536)
+                ("\n".join([forms[i] for i in merged[at : at + 65536]]) + "\n").encode()
+                for at in range(0, len(merged), 65536)
             )
         )
-        del ordered
+        del forms, merged, final, numbers
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         total = np.zeros(order.size, np.int64)
         chunks = sorted(self.chunks, key=lambda c: c.doc0)
         self.chunks.clear()
         for chunk in chunks:
+            negative = chunk.ids < 0
+            chunk.ids[negative] = texts - 1 - chunk.ids[negative]  # (packed: after the texts)
             total[chunk.ids] += chunk.counts
         offsets = np.zeros(order.size + 1, np.int64)
         np.cumsum(total[order], out=offsets[1:])
@@ -355,13 +394,17 @@ def _checked(answer: _Answer) -> _Answer:
 
 def _checked_part(part: tokens.Postings, papers: int) -> tokens.Postings:
     """One vocabulary's postings of a chunk of ``papers`` papers, checked (ValueError):
-    distinct forms, none empty or holding a newline (the vocabulary's separator); each
-    with at least one paper; the papers in the chunk and rising, form by form."""
-    forms, counts, docs = part
+    distinct forms, none empty or holding a newline (the vocabulary's separator); the packed
+    ones rising, each the packing of a form, the others none that is packed; each form with
+    at least one paper; the papers in the chunk and rising, form by form."""
+    short, forms, counts, docs = part
     if (
-        counts.dtype != np.int32
+        short.dtype != np.uint64
+        or counts.dtype != np.int32
         or docs.dtype != np.uint16
-        or counts.size != len(forms)
+        or counts.size != short.size + len(forms)
+        or not _packed_forms(short)
+        or any(map(tokens.packable, forms))
         or (counts.size and int(counts.min()) < 1)
         or int(counts.sum(dtype=np.int64)) != docs.size
         or (docs.size and int(docs.max()) >= papers)
@@ -377,6 +420,21 @@ def _checked_part(part: tokens.Postings, papers: int) -> tokens.Postings:
         if not rising.all():
             raise ValueError("chunk postings not rising")
     return part
+
+
+def _packed_forms(short: npt.NDArray[np.uint64]) -> bool:
+    """Rising, and each the packing of a form (`tokens.Postings`): 1 to 8 codes of letters
+    and digits (1 to 62), from the lowest bits up, then zeros."""
+    if short.size and not bool(np.all(short[1:] > short[:-1])):
+        return False
+    ended = np.zeros(short.size, bool)
+    bad = (short & np.uint64(63)) == 0  # (no empty form)
+    for i in range(8):
+        code = (short >> np.uint64(6 * i)) & np.uint64(63)
+        ended |= code == 0
+        bad |= (code == 63) | (ended & (code != 0))
+    bad |= (short >> np.uint64(48)) != 0
+    return not bool(bad.any())
 
 
 #: Corpora at least this large are tokenised by two processes (the second core).
@@ -471,7 +529,6 @@ class _Helper:
     def receive(self, k: int, papers: int) -> _Answer:
         """The answer for chunk ``k`` of ``papers`` texts (waits for it; RuntimeError if the
         helper failed)."""
-        import struct
 
         while b"\n" not in self._said:
             if not self._read():
@@ -482,20 +539,25 @@ class _Helper:
         path = self.folder / f"out-{k}"
         blob = path.read_bytes()
         path.unlink()
-        head = struct.unpack_from("<9q", blob) if len(blob) >= 72 else (-1,) * 9
-        sizes = [size for i, size in enumerate(head[1:]) if i % 4]
-        if min(head) < 0 or 72 + sum(sizes) != len(blob) or head[0] != papers:
+        size = tokens.ANSWER_HEAD.size
+        head = tokens.ANSWER_HEAD.unpack_from(blob) if len(blob) >= size else (-1,) * 11
+        parts = (head[1:6], head[6:])
+        total = size + sum(8 * p[0] + p[2] + p[3] + p[4] for p in parts)
+        if min(head) < 0 or total != len(blob) or head[0] != papers:
             raise RuntimeError("tokeniser process answered with a damaged file")
         view = memoryview(blob)  # the arrays are views of the file's bytes, not copies
-        at = 72
+        at = size
         answer: list[tokens.Postings] = []
-        for n_forms, names, counts, docs in (head[1:5], head[5:]):
+        for n_short, n_forms, names, counts, docs in parts:
+            short = np.frombuffer(view[at : at + 8 * n_short], np.uint64)
+            at += 8 * n_short
             forms = str(view[at : at + names], "utf-8").split("\0") if n_forms else []
             at += names
             if len(forms) != n_forms or counts % 4 or docs % 2:
                 raise RuntimeError("tokeniser process answered with a damaged file")
             answer.append(
                 (
+                    short,
                     forms,
                     np.frombuffer(view[at : at + counts], np.int32),
                     np.frombuffer(view[at + counts : at + counts + docs], np.uint16),
