@@ -953,14 +953,15 @@ class SearchIndex:
                 typo_words.add(postings.words[vocab_i])
         # each value is set over its papers in rising order (typos by fewer edits, then
         # PREFIX, then EXACT), so that setting one is taking the better of the two
-        common: dict[str, Any] = {
-            "heavy": None if listed else self._heavy_words.get(id(postings)),
-            "touched": touched if listed else None,
-            "spare": scratch.spare,
-        }
+        set_over = functools.partial(
+            self._set_over,
+            heavy=None if listed else self._heavy_words.get(id(postings)),
+            touched=touched if listed else None,
+            spare=scratch.spare,
+        )
         for edits in sorted(by_edits, reverse=True):
             runs = postings.word_runs(np.array(by_edits[edits], np.int64))
-            self._set_over(score, postings, runs, TYPO / edits, **common)
+            set_over(score, postings, runs, TYPO / edits)
         if hi > lo:
             if postings.offsets[hi] - postings.offsets[lo] > self.n:  # a short, common prefix
                 # PREFIX beats every typo: its mask × PREFIX, the better of the two, in
@@ -974,10 +975,10 @@ class SearchIndex:
                 exact = match.exact
                 parts = [(lo, exact), (exact + 1, hi)] if lo <= exact < hi else [(lo, hi)]
                 runs = [(start, stop) for start, stop in parts if stop > start]
-                self._set_over(score, postings, runs, PREFIX, **common)
+                set_over(score, postings, runs, PREFIX)
         if match.exact >= 0:
             exact_run = [(match.exact, match.exact + 1)]
-            self._set_over(score, postings, exact_run, EXACT, **common)
+            set_over(score, postings, exact_run, EXACT)
         if title and self._title_overrides:
             for doc, override in self._title_overrides.items():
                 score[doc] = _score_in_text(word, override, match, postings)
