@@ -1104,9 +1104,8 @@ class SearchIndex:
                 done = row + 1
             if done:
                 kept = ids[:done]
-                self._heavy_words[id(postings)] = _HeavyWords(
-                    kept, counts[kept].tolist(), bits[:done].copy()
-                )
+                rows = bits if done == len(ids) else bits[:done].copy()  # (stopped early)
+                self._heavy_words[id(postings)] = _HeavyWords(kept, counts[kept].tolist(), rows)
             made += done
             if done < len(ids):
                 break
