@@ -228,6 +228,28 @@ def test_common_words_made_ahead_as_bits_give_the_same_results(seeds: Corpus) ->
         assert [h.score for h in got] == [h.score for h in want], text
 
 
+def test_common_words_stopped_early_keep_those_made(seeds: Corpus) -> None:
+    """Stopped while making the common words' bits, the words made so far are kept and
+    used (the rest scattered): the same results as without any."""
+    masks, _all_made = SearchIndex(seeds)._prepare_prefix_masks(10_000, None)
+    index = SearchIndex(seeds)
+    asked = 0
+
+    def stop() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked > masks + 4  # after the prefix masks and a few words
+
+    made = index.prepare_prefix_masks(stop=stop)
+    heavy = index._heavy_words[id(index.text.folded)]
+    assert len(heavy.ids) == heavy.bits.shape[0] == len(heavy.counts) == 4
+    assert made > len(heavy.ids)
+    plain = SearchIndex(seeds)
+    for text in ("the", "model", "modl", "models ", "robust gaussian", "!the model"):
+        got, want = index.search(text), plain.search(text)
+        assert [(h.paper.id, h.score) for h in got] == [(h.paper.id, h.score) for h in want]
+
+
 def test_prefix_masks_made_ahead_stop_when_asked(seeds: Corpus) -> None:
     index = SearchIndex(seeds)
     assert index.prepare_prefix_masks(stop=lambda: True) == 0
