@@ -203,6 +203,53 @@ def test_prefix_masks_made_ahead_change_no_result(seeds: Corpus) -> None:
         assert [h.score for h in got] == [h.score for h in want], text
 
 
+def test_common_words_made_ahead_as_bits_give_the_same_results(seeds: Corpus) -> None:
+    """The commonest words' papers kept as bits (made ahead with the prefix masks) give the
+    same hits and scores as their postings scattered: a word typed key by key (prefix,
+    typos over them), finished, mistyped, case-sensitive, after other words and negated."""
+    ahead = SearchIndex(seeds)
+    ahead.prepare_prefix_masks()
+    heavy = ahead._heavy_words[id(ahead.text.folded)]
+    assert len(heavy.ids) > 20  # the seeds' common words: in more than 1/16 of the papers
+    typed_only = SearchIndex(seeds)
+    words = [ahead.text.folded.words[i] for i in heavy.ids if len(ahead.text.folded.words[i]) >= 5]
+    assert len(words) > 5
+    queries = []
+    for word in words:
+        queries += [word[:end] for end in range(4, len(word) + 1)]  # typed, with typos from 5
+        queries += [f"{word} ", word[:2] + word[3:], word[:-1] + "x", word.capitalize()]
+        queries += [f"robust {word[:5]}", f"!{word} the", f"'{word} model", f"{word}s method"]
+    for text in queries:
+        ahead.clear_query_caches()
+        typed_only.clear_query_caches()
+        got = ahead.search(text)
+        want = typed_only.search(text)
+        assert [h.paper.id for h in got] == [h.paper.id for h in want], text
+        assert [h.score for h in got] == [h.score for h in want], text
+
+
+def test_common_words_stopped_early_keep_those_made(seeds: Corpus) -> None:
+    """Stopped while making the common words' bits, the words made so far are kept and
+    used (the rest scattered): the same results as without any."""
+    masks, _all_made = SearchIndex(seeds)._prepare_prefix_masks(10_000, None)
+    index = SearchIndex(seeds)
+    asked = 0
+
+    def stop() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked > masks + 4  # after the prefix masks and a few words
+
+    made = index.prepare_prefix_masks(stop=stop)
+    heavy = index._heavy_words[id(index.text.folded)]
+    assert len(heavy.ids) == heavy.bits.shape[0] == len(heavy.counts) == 4
+    assert made > len(heavy.ids)
+    plain = SearchIndex(seeds)
+    for text in ("the", "model", "modl", "models ", "robust gaussian", "!the model"):
+        got, want = index.search(text), plain.search(text)
+        assert [(h.paper.id, h.score) for h in got] == [(h.paper.id, h.score) for h in want]
+
+
 def test_prefix_masks_made_ahead_stop_when_asked(seeds: Corpus) -> None:
     index = SearchIndex(seeds)
     assert index.prepare_prefix_masks(stop=lambda: True) == 0

@@ -30,6 +30,7 @@ from .cache import save_cache as _save_cache
 from .fuzzy import TypoFinder
 from .pool import ArrayPool
 from .postings import (
+    U32,
     IntArray,
     Progress,
     RawTexts,
@@ -69,7 +70,13 @@ PREPARED_MASKS = 256
 #: Postings scattered per step while making masks ahead (a few milliseconds at a time).
 _SCATTER_STEP = 1 << 20
 
-#: Up to this many words' postings are scattered one by one (more: gathered, then at once).
+#: Words having more than 1/this of the papers get their papers kept as bits, made ahead
+#: (`prepare_prefix_masks`): at most `HEAVY_WORDS` per vocabulary, the commonest.
+_HEAVY_FRACTION = 16
+HEAVY_WORDS = 256
+
+#: Up to this many runs of words' postings are scattered one by one (more: joined, then at
+#: once).
 _SCATTERED_ONE_BY_ONE = 8
 
 #: Title scores are merged paper by paper when at most 1/this of the papers have one.
@@ -92,6 +99,35 @@ class _WordTerm:
     idf: np.float32
     score: npt.NDArray[np.float32]  #: base × idf, rounded once
     typo_forms: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _HeavyWords:
+    """The commonest words of a vocabulary, each one's papers as bits (one row per word):
+    OR-ing a few rows and unpacking them is a few short passes, where scattering their
+    postings (up to a million each at 1M papers) costs milliseconds."""
+
+    ids: list[int]  #: vocabulary indices, ascending
+    counts: list[int]  #: the words' numbers of papers
+    bits: npt.NDArray[np.uint8]  #: row i: `np.packbits` of word ``ids[i]``'s papers
+
+    def split(self, runs: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], list[int]]:
+        """Vocabulary runs [start, stop) as (the runs of the other words, the rows of the
+        words here)."""
+        light: list[tuple[int, int]] = []
+        rows: list[int] = []
+        ids = self.ids
+        for start, stop in runs:
+            at = start
+            for row in range(bisect.bisect_left(ids, start), bisect.bisect_left(ids, stop)):
+                word = ids[row]
+                if word > at:
+                    light.append((at, word))
+                rows.append(row)
+                at = word + 1
+            if stop > at:
+                light.append((at, stop))
+        return light, rows
 
 
 @dataclass(slots=True)
@@ -809,8 +845,10 @@ class SearchIndex:
         self._typos.clear()
 
     def prepared_masks_bytes(self) -> int:
-        """Memory held by the prefix masks made ahead (`prepare_prefix_masks`)."""
-        return sum(int(mask.nbytes) for mask in list(self._packed_masks.values()))
+        """Memory held by the prefix masks and common words' bits made ahead
+        (`prepare_prefix_masks`)."""
+        words = sum(int(heavy.bits.nbytes) for heavy in list(self._heavy_words.values()))
+        return words + sum(int(mask.nbytes) for mask in list(self._packed_masks.values()))
 
     def _word_term(self, word: Word, typo_words: set[str], negated: bool) -> _WordTerm:
         """Papers having ``word`` (in the text or the title) and its score in each:
@@ -821,7 +859,7 @@ class SearchIndex:
             forms: set[str] = set()
             with self._scratch() as scratch:
                 combined = self._pool.zeros(np.float32)  # (kept: not scratch)
-                self._scores_into(combined, scratch, word, forms, negated)
+                self._scores_into(combined, scratch, word, forms, negated, listed=False)
                 title_score = scratch.title
                 touched = self._scores_into(title_score, scratch, word, forms, negated, title=True)
                 if touched is not None and touched.size <= self.n // _SPARSE_TITLES:
@@ -895,14 +933,16 @@ class SearchIndex:
         negated: bool,
         *,
         title: bool = False,
-    ) -> npt.NDArray[np.integer[Any]] | None:
+        listed: bool = True,
+    ) -> npt.NDArray[np.intp] | None:
         """`_word_scores` into ``score`` (all zeros), using ``scratch.spare``. Returns the
-        papers given a score, some maybe twice (None: too many to list, a pass set them)."""
+        papers given a score, some maybe twice (None: too many to list, a pass set them, or
+        not ``listed``: not asked for)."""
         field_index = self.titles if title else self.text
         postings = field_index.cased if word.case_sensitive else field_index.folded
         match = self.match_word(word, title)
         lo, hi = match.prefix
-        touched: list[npt.NDArray[np.integer[Any]]] = []
+        touched: list[npt.NDArray[np.intp]] = []
         dense = False  # set by a pass over every paper: no list of papers
         # the typos' papers by number of edits, fewer last (they win); not those of words
         # in the prefix range or the word itself: PREFIX and EXACT are set over them
@@ -912,17 +952,17 @@ class SearchIndex:
                 by_edits.setdefault(edits, []).append(vocab_i)
             if not negated:
                 typo_words.add(postings.words[vocab_i])
+        # each value is set over its papers in rising order (typos by fewer edits, then
+        # PREFIX, then EXACT), so that setting one is taking the better of the two
+        set_over = functools.partial(
+            self._set_over,
+            heavy=None if listed else self._heavy_words.get(id(postings)),
+            touched=touched if listed else None,
+            spare=scratch.spare,
+        )
         for edits in sorted(by_edits, reverse=True):
-            found = by_edits[edits]
-            if len(found) <= _SCATTERED_ONE_BY_ONE:
-                for vocab_i in found:
-                    docs = postings.docs_of(vocab_i)
-                    score[docs] = TYPO / edits
-                    touched.append(docs)
-            else:
-                docs = postings.docs_of_words(np.array(found, np.int64))
-                score[docs] = TYPO / edits
-                touched.append(docs)
+            runs = postings.word_runs(np.array(by_edits[edits], np.int64))
+            set_over(score, postings, runs, TYPO / edits)
         if hi > lo:
             if postings.offsets[hi] - postings.offsets[lo] > self.n:  # a short, common prefix
                 # PREFIX beats every typo: its mask × PREFIX, the better of the two, in
@@ -935,22 +975,60 @@ class SearchIndex:
             else:  # (not the word itself: EXACT is set over its papers next)
                 exact = match.exact
                 parts = [(lo, exact), (exact + 1, hi)] if lo <= exact < hi else [(lo, hi)]
-                for start, stop in parts:
-                    if stop > start:
-                        docs = postings.docs_of_range(start, stop)
-                        score[docs] = PREFIX
-                        touched.append(docs)
+                runs = [(start, stop) for start, stop in parts if stop > start]
+                set_over(score, postings, runs, PREFIX)
         if match.exact >= 0:
-            docs = postings.docs_of(match.exact)
-            score[docs] = EXACT
-            touched.append(docs)
+            exact_run = [(match.exact, match.exact + 1)]
+            set_over(score, postings, exact_run, EXACT)
         if title and self._title_overrides:
             for doc, override in self._title_overrides.items():
                 score[doc] = _score_in_text(word, override, match, postings)
-            touched.append(np.fromiter(self._title_overrides, np.int64))
-        if dense:
+            touched.append(np.fromiter(self._title_overrides, np.intp))
+        if dense or not listed:
             return None
-        return np.concatenate(touched) if touched else np.zeros(0, np.int64)
+        return np.concatenate(touched) if touched else np.zeros(0, np.intp)
+
+    def _set_over(
+        self,
+        score: npt.NDArray[np.float32],
+        postings: _Postings,
+        runs: list[tuple[int, int]],
+        value: float,
+        *,
+        heavy: _HeavyWords | None,
+        touched: list[npt.NDArray[np.intp]] | None,
+        spare: npt.NDArray[np.float32],
+    ) -> None:
+        """``value`` over the papers of vocabulary runs ``runs`` (at least every value set
+        so far: setting it is taking the better). Words next to each other in the
+        vocabulary have their postings next to each other: one slice per run, nothing
+        gathered. The common words among them (``heavy``) set it from their bits instead,
+        in passes (then ``touched`` must be None: the papers are not listed)."""
+        rows: list[int] = []
+        if heavy is not None:
+            light, rows = heavy.split(runs)
+            # the passes cost what scattering ~n/4 postings does: fewer, scattered
+            if rows and sum(heavy.counts[row] for row in rows) >= self.n // 4:
+                runs = light
+            else:
+                rows = []
+        if len(runs) <= _SCATTERED_ONE_BY_ONE:
+            for start, stop in runs:
+                docs = _indices(postings.docs_of_range(start, stop))
+                score[docs] = value
+                if touched is not None:
+                    touched.append(docs)
+        else:
+            docs = _indices(postings.docs_of_ranges(runs))
+            score[docs] = value
+            if touched is not None:
+                touched.append(docs)
+        if rows:
+            assert heavy is not None and touched is None
+            bits = heavy.bits[rows[0]] if len(rows) == 1 else np.bitwise_or.reduce(heavy.bits[rows])
+            papers = np.unpackbits(bits, count=self.n).view(np.bool_)
+            # branch-free (assigning through a mask of many papers in no pattern is slow)
+            np.maximum(score, np.multiply(papers, np.float32(value), out=spare), out=score)
 
     def _prefix_mask(self, postings: _Postings, lo: int, hi: int) -> npt.NDArray[np.bool_]:
         """Papers having any word of vocabulary range [lo, hi): for prefixes such as "r" the
@@ -977,10 +1055,10 @@ class SearchIndex:
         mask = np.zeros(self.n, dtype=bool)
         start, stop = int(postings.offsets[lo]), int(postings.offsets[hi])
         if step is None:
-            mask[postings.docs[start:stop]] = True
+            mask[_indices(postings.docs[start:stop])] = True
             return mask
         for at in range(start, stop, step):
-            mask[postings.docs[at : min(stop, at + step)]] = True
+            mask[_indices(postings.docs[at : min(stop, at + step)])] = True
             time.sleep(0)  # a key typed meanwhile is echoed and searched first
         return mask
 
@@ -994,6 +1072,45 @@ class SearchIndex:
             found = self.__dict__.setdefault("_packed_masks_made", {})
         return found
 
+    @property
+    def _heavy_words(self) -> dict[int, _HeavyWords]:
+        """The abstracts' commonest words as bits, by ``id(postings)`` (made ahead by
+        `prepare_prefix_masks`); read by any thread."""
+        found: dict[int, _HeavyWords] | None = self.__dict__.get("_heavy_words_made")
+        if found is None:
+            found = self.__dict__.setdefault("_heavy_words_made", {})
+        return found
+
+    def _prepare_heavy_words(self, stop: Callable[[], bool] | None) -> int:
+        """Make `_heavy_words` (of the abstracts' two vocabularies): returns the words
+        made. Stopped early, the words made so far are kept (the rest are scattered)."""
+        made = 0
+        for postings in (self.text.folded, self.text.cased):
+            if id(postings) in self._heavy_words:
+                continue
+            counts = np.diff(postings.offsets)
+            common = np.flatnonzero(counts > self.n // _HEAVY_FRACTION)
+            if common.size > HEAVY_WORDS:  # the commonest
+                common = common[np.argsort(-counts[common], kind="stable")[:HEAVY_WORDS]]
+            ids = sorted(common.tolist())
+            bits = np.empty((len(ids), (self.n + 7) // 8), np.uint8)
+            done = 0
+            for row, word in enumerate(ids):
+                if stop is not None and stop():
+                    break
+                bits[row] = np.packbits(
+                    self._scattered(postings, word, word + 1, step=_SCATTER_STEP)
+                )
+                done = row + 1
+            if done:
+                kept = ids[:done]
+                rows = bits if done == len(ids) else bits[:done].copy()  # (stopped early)
+                self._heavy_words[id(postings)] = _HeavyWords(kept, counts[kept].tolist(), rows)
+            made += done
+            if done < len(ids):
+                break
+        return made
+
     def prepare_prefix_masks(
         self, *, limit: int = PREPARED_MASKS, stop: Callable[[], bool] | None = None
     ) -> int:
@@ -1003,8 +1120,22 @@ class SearchIndex:
         session cost what the later ones do. Shortest prefixes first; at most ``limit``
         masks, each n/8 bytes (~12 MB for ~100 prefixes at 1M papers); the postings are
         scattered a slice at a time, so a search or the screen waits at most a few
-        milliseconds for the GIL. ``stop()`` true: stop early. Returns the masks made.
+        milliseconds for the GIL. ``stop()`` true: stop early. Then (all masks made) the
+        papers of the abstracts' commonest words as bits (`_HeavyWords`: words in more
+        than 1/16 of the papers, at most `HEAVY_WORDS` per vocabulary, ~33 MB at 1M
+        papers), so that a word typed that covers them ("model", "robust") ORs their bits
+        instead of scattering up to a million postings. Returns the masks and words made.
         Searches give the same results with or without them."""
+        made, done = self._prepare_prefix_masks(limit, stop)
+        if not done:
+            return made
+        return made + self._prepare_heavy_words(stop)
+
+    def _prepare_prefix_masks(
+        self, limit: int, stop: Callable[[], bool] | None
+    ) -> tuple[int, bool]:
+        """The prefix masks of `prepare_prefix_masks`: (masks made, whether all were
+        made — not stopped, nor at ``limit``)."""
         made = 0
         fields = (self.text.folded, self.text.cased, self.titles.folded, self.titles.cased)
         level: list[tuple[_Postings, str, int, int]] = [(p, "", 0, len(p.words)) for p in fields]
@@ -1019,12 +1150,12 @@ class SearchIndex:
                     if key in self._packed_masks:
                         continue
                     if made >= limit or (stop is not None and stop()):
-                        return made
+                        return made, False
                     mask = self._scattered(postings, c_lo, c_hi, step=_SCATTER_STEP)
                     self._packed_masks[key] = np.packbits(mask)
                     made += 1
             level = deeper
-        return made
+        return made, True
 
     def _title_start(self, word: Word) -> npt.NDArray[np.bool_]:
         """Papers whose title's first word matches: one numpy range test per query, then
@@ -1115,6 +1246,13 @@ class SearchIndex:
                 self.titles.cased,
             )
         )
+
+
+def _indices(docs: U32) -> npt.NDArray[np.intp]:
+    """Paper positions as numpy's index type: assigning through ``uint32`` indices casts them
+    on the way, a block at a time (~5 ms for a million at 1M papers); cast at once
+    beforehand, ~3.4 ms."""
+    return docs.astype(np.intp)
 
 
 def _same(

@@ -183,10 +183,23 @@ class _Postings:
     def docs_of_range(self, lo: int, hi: int) -> U32:
         return self.docs[self.offsets[lo] : self.offsets[hi]]
 
-    def docs_of_words(self, ids: IntArray) -> U32:
-        """The postings of vocabulary words ``ids``, one after the other (one gather)."""
-        starts = self.offsets[ids]
-        return self.docs[_ranges(starts, self.offsets[ids + 1] - starts)]
+    @staticmethod
+    def word_runs(ids: IntArray) -> list[tuple[int, int]]:
+        """``ids`` as runs of consecutive vocabulary words: [start, stop) pairs, in order
+        (the postings of a run are one contiguous slice: `docs_of_range`)."""
+        if not ids.size:
+            return []
+        breaks = np.flatnonzero(np.diff(ids) != 1) + 1
+        starts = ids[np.concatenate(([0], breaks))]
+        stops = ids[np.concatenate((breaks - 1, [ids.size - 1]))] + 1
+        return list(zip(starts.tolist(), stops.tolist(), strict=True))
+
+    def docs_of_ranges(self, runs: Sequence[tuple[int, int]]) -> U32:
+        """The postings of vocabulary ranges ``runs``, one after the other (slices joined,
+        nothing gathered)."""
+        if not runs:
+            return self.docs[:0]
+        return np.concatenate([self.docs_of_range(lo, hi) for lo, hi in runs])
 
     def typo_candidates(self, word: str, budget: int, as_prefix: bool) -> list[tuple[int, int]]:
         """(vocabulary index, edits) of words within ``budget`` edits (of their prefix)."""

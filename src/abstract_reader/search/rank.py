@@ -30,16 +30,21 @@ def top_positions(scores: npt.NDArray[np.float32], k: int) -> IntArray:
     neg = -scores
     near = _likely_head(neg, k)
     if near is None:
-        cut = np.partition(neg, k - 1)[k - 1]
-        better = np.flatnonzero(neg < cut)
-        ties = np.flatnonzero(neg == cut)[: k - better.size]
-    else:  # the k smallest of neg are among these (ascending positions)
-        values = neg[near]
-        if values.min() == values.max():  # all tied (every score 0, say): the first k
-            return near[:k]
-        cut = np.partition(values, k - 1)[k - 1]
-        better = near[values < cut]
-        ties = near[values == cut][: k - better.size]
+        return _smallest(neg, k)
+    # the k smallest of neg are among these (ascending positions)
+    return near[_smallest(neg[near], k)]
+
+
+def _smallest(neg: npt.NDArray[np.float32], k: int) -> IntArray:
+    """Indices of the ``k`` smallest of ``neg`` (at least ``k`` values), smallest first,
+    ties in index order: a partition finds the cut, only the values up to it are sorted.
+    (Partitioned as the negated scores: numpy's partition is slow near the end of an array
+    with many equal values — 200 ms for 900,000 scores of four values.)"""
+    if neg.min() == neg.max():  # all tied (every score 0, say): the first k
+        return np.arange(k, dtype=np.int64)
+    cut = np.partition(neg, k - 1)[k - 1]
+    better = np.flatnonzero(neg < cut)
+    ties = np.flatnonzero(neg == cut)[: k - better.size]
     chosen = np.concatenate([better, ties])
     chosen.sort()
     return chosen[np.argsort(neg[chosen], kind="stable")].astype(np.int64, copy=False)
@@ -84,15 +89,7 @@ def top_of_mask(
     near = np.flatnonzero(near_mask)
     if near.size < k:
         return None
-    neg = -total[near]
-    if neg.min() == neg.max():  # all tied (a one-letter word, say): the first k
-        return near[:k]
-    cut = np.partition(neg, k - 1)[k - 1]
-    better = near[neg < cut]
-    ties = near[neg == cut][: k - better.size]
-    chosen = np.concatenate([better, ties])
-    chosen.sort()
-    return chosen[np.argsort(-total[chosen], kind="stable")].astype(np.int64, copy=False)
+    return near[_smallest(-total[near], k)]
 
 
 class RankedOrder:
