@@ -67,6 +67,7 @@ POLL_S = 1.0  # how often the library is asked whether another process wrote
 KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
 #: a warm start waits at most this long for the UI to take its first chunk's rows
 FIRST_ROWS_WAIT_S = 0.5
+CANCEL_CHECK_S = 0.02  #: how often a thread waiting for the UI checks that the reader goes on
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
 #: The filter's placeholder, longest first: the longest that fits is shown (70 columns: the third).
 FILTER_PLACEHOLDERS = (
@@ -314,6 +315,9 @@ class MainScreen(Screen[None]):
         self._progress_args: tuple[int | None, int] | None = None
         self._index_progress_args: tuple[int, int] | None = None
         self._progress_posted = False
+        #: set once the UI has taken the progress last posted (`_await_progress_shown`)
+        self._progress_taken = threading.Event()
+        self._progress_taken.set()
         #: the background work after the index (the similarity model) is done: the corpus
         #: cache's second check waits for it (`corpus_cache.save_and_vouch`)
         self._background_done = threading.Event()
@@ -356,6 +360,7 @@ class MainScreen(Screen[None]):
         # the reader is closing: nothing more to wait for (a quit before the similarity
         # model was built still checks and records the corpus cache, while the process lives)
         self._background_done.set()
+        self._progress_taken.set()  # (a loading thread waiting for the UI: no UI now)
 
     def on_mount(self) -> None:
         paper_list = self.query_one(PaperList)
@@ -511,9 +516,11 @@ class MainScreen(Screen[None]):
         fraction of a second, and the first rows are drawn sooner from the first chunk,
         with the rest published (and the index cache checked) while they are drawn."""
         deadline = time.monotonic() + limit
-        while self._progress_posted and time.monotonic() < deadline:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or self._progress_taken.wait(min(left, CANCEL_CHECK_S)):
+                return
             _stop_if_cancelled()
-            time.sleep(0.002)
 
     def _post_progress(self, files_done: int | None, files_total: int) -> None:
         """Rows came (from the loading thread): the status and list catch up on the UI
@@ -523,11 +530,13 @@ class MainScreen(Screen[None]):
         self._progress_args = (files_done, files_total)
         if not self._progress_posted:
             self._progress_posted = True
+            self._progress_taken.clear()  # (before the message: the UI sets it)
             self.post_message(_LoadProgress())
 
     @on(_LoadProgress)
     def _load_progress(self, _message: _LoadProgress) -> None:
         self._progress_posted = False  # first: a later update posts again (see above)
+        self._progress_taken.set()
         rows, self._progress_args = self._progress_args, None
         indexed, self._index_progress_args = self._index_progress_args, None
         if rows is not None and self.loading_dumps:  # never after `_all_loaded`
@@ -594,6 +603,7 @@ class MainScreen(Screen[None]):
         self._index_progress_args = (done, total)
         if not self._progress_posted:
             self._progress_posted = True
+            self._progress_taken.clear()  # (before the message: the UI sets it)
             self.post_message(_LoadProgress())
 
     def _indexing(self, done: int, total: int) -> None:
