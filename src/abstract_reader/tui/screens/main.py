@@ -593,6 +593,14 @@ class MainScreen(Screen[None]):
             self.app.call_from_thread(self._index_ready, index)
             return
         self.app.call_from_thread(self._index_ready, index, like=False)
+        # The first keys after "fully indexed" are often typed now: the save (seconds at
+        # 1M, the CRCs and the mapping holding the GIL for parts of it) waits while a query
+        # is typed, as the like model does, so that it does not take the CPU from their
+        # searches and frames. It goes on once the filter is left or no key came for
+        # `KEYS_QUIET_S` (and on quitting: the filter no longer has the focus).
+        from ...search.similar import wait_while
+
+        wait_while(self.keys_arriving)
         index.save_and_map()  # (a like: search meanwhile waits for it: `index.settling`)
         self.app.call_from_thread(self._prepare_like, index)
 
@@ -714,8 +722,8 @@ class MainScreen(Screen[None]):
         and the frame of a key. Once the filter is left (Enter, Esc), it goes on at once: an
         `m` pressed then finds the like model nearer done. Any thread."""
         app = self.app  # a ReaderApp (which records `last_key_at`), or another host
-        if not isinstance(self.focused, FilterInput):
-            return False
+        if getattr(app, "_exit", False) or not isinstance(self.focused, FilterInput):
+            return False  # (quitting: nothing waits for keys any more)
         return bool(getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S > time.monotonic())
 
     @on(Worker.StateChanged)
