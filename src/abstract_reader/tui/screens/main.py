@@ -27,6 +27,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.types import NoActiveAppError
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
@@ -721,7 +722,10 @@ class MainScreen(Screen[None]):
         then between its steps, so that it does not take the CPU and the GIL from the search
         and the frame of a key. Once the filter is left (Enter, Esc), it goes on at once: an
         `m` pressed then finds the like model nearer done. Any thread."""
-        app = self.app  # a ReaderApp (which records `last_key_at`), or another host
+        try:
+            app = self.app  # a ReaderApp (which records `last_key_at`), or another host
+        except NoActiveAppError:  # the reader has closed (asked from a background thread)
+            return False
         if getattr(app, "_exit", False) or not isinstance(self.focused, FilterInput):
             return False  # (quitting: nothing waits for keys any more)
         return bool(getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S > time.monotonic())
