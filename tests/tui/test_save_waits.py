@@ -21,7 +21,7 @@ class Saves:
     """Holds the index build until ``go()``; records each cache save: whether a query was
     being typed when it began, and when it is done."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, quiet: float = 3600.0) -> None:
         self.began: list[bool] = []
         self.done = threading.Event()
         self._gate = threading.Event()
@@ -34,7 +34,7 @@ class Saves:
 
         def recorded_save(index: SearchIndex) -> None:
             assert self.screen is not None
-            self.began.append(self.screen.keys_arriving())
+            self.began.append(self.screen.keys_arriving(main.SAVE_QUIET_S))
             try:
                 save(index)
             finally:
@@ -43,7 +43,7 @@ class Saves:
         monkeypatch.setattr(SearchIndex, "__init__", held_build)
         monkeypatch.setattr(SearchIndex, "save_and_map", recorded_save)
         monkeypatch.setattr(main, "HAND_OVER_FIRST", 0)  # the bundled dumps count as large
-        monkeypatch.setattr(main, "KEYS_QUIET_S", 3600.0)  # a key typed counts as just typed
+        monkeypatch.setattr(main, "SAVE_QUIET_S", quiet)  # 3600: a key counts as just typed
 
     def go(self) -> None:
         self._gate.set()
@@ -99,3 +99,19 @@ async def test_a_reader_quit_while_the_save_waits_leaves_a_correct_cache(
         await pilot.press("slash", *"robust")
         await settle(app, pilot)
         assert listed(app) == expected
+
+
+async def test_the_save_goes_on_once_the_keys_stop_the_filter_still_focused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saves = Saves(monkeypatch, quiet=0.5)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        saves.screen = app.main
+        await pilot.press("slash", "r")
+        saves.go()
+        await until(pilot, lambda: app.session.index is not None)
+        await pilot.press("o")
+        await until(pilot, saves.done.is_set)  # no more keys: the save went on
+        assert saves.began == [False]
+        assert app.main.focused is app.query_one("#filter")

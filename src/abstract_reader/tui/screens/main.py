@@ -66,6 +66,10 @@ HAND_OVER_FIRST = 400_000
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
+#: … and a large index's cache save this long: it takes seconds (a pause of the typist's
+#: between two words is not the end of the query), and nothing the user can ask for while
+#: the filter has the focus waits for it (`m` is pressed in the list: no wait then)
+SAVE_QUIET_S = 1.0
 #: a warm start waits at most this long for the UI to take its first chunk's rows
 FIRST_ROWS_WAIT_S = 0.5
 CANCEL_CHECK_S = 0.02  #: how often a thread waiting for the UI checks that the reader goes on
@@ -598,10 +602,10 @@ class MainScreen(Screen[None]):
         # 1M, the CRCs and the mapping holding the GIL for parts of it) waits while a query
         # is typed, as the like model does, so that it does not take the CPU from their
         # searches and frames. It goes on once the filter is left or no key came for
-        # `KEYS_QUIET_S` (and on quitting: the filter no longer has the focus).
+        # `SAVE_QUIET_S` (and on quitting).
         from ...search.similar import wait_while
 
-        wait_while(self.keys_arriving)
+        wait_while(functools.partial(self.keys_arriving, SAVE_QUIET_S))
         index.save_and_map()  # (a like: search meanwhile waits for it: `index.settling`)
         self.app.call_from_thread(self._prepare_like, index)
 
@@ -716,9 +720,9 @@ class MainScreen(Screen[None]):
         finally:
             self._background_done.set()
 
-    def keys_arriving(self) -> bool:
+    def keys_arriving(self, quiet: float | None = None) -> bool:
         """Whether a query is being typed: the filter has the focus and a key arrived in the
-        last `KEYS_QUIET_S`. Work that can wait (the like model, the prefix masks) waits
+        last `KEYS_QUIET_S` (or ``quiet``) seconds. Work that can wait (the like model, the prefix masks) waits
         then between its steps, so that it does not take the CPU and the GIL from the search
         and the frame of a key. Once the filter is left (Enter, Esc), it goes on at once: an
         `m` pressed then finds the like model nearer done. Any thread."""
@@ -728,7 +732,8 @@ class MainScreen(Screen[None]):
             return False
         if getattr(app, "_exit", False) or not isinstance(self.focused, FilterInput):
             return False  # (quitting: nothing waits for keys any more)
-        return bool(getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S > time.monotonic())
+        quiet = KEYS_QUIET_S if quiet is None else quiet
+        return bool(getattr(app, "last_key_at", 0.0) + quiet > time.monotonic())
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
