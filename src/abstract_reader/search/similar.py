@@ -438,7 +438,7 @@ def prepare(index: SearchIndex, busy: Callable[[], bool] | None = None) -> None:
     says so — the reader's says so while the user is typing, so that this work, which holds
     the GIL much of the time, does not share the CPU with the searches and frames of their
     keys — but not while a search waits for the model (`for_index`)."""
-    pause = None if busy is None else functools.partial(_wait_while, busy)
+    pause = None if busy is None else functools.partial(wait_while, busy)
     if pause is not None:
         pause()
     index.prepare_prefix_masks()
@@ -461,8 +461,10 @@ def for_index(index: SearchIndex, pause: Callable[[], None] | None = None) -> Si
         return _build(index)
 
 
-def _wait_while(busy: Callable[[], bool]) -> None:
-    """Wait while ``busy()`` — unless a search is waiting for the model."""
+def wait_while(busy: Callable[[], bool]) -> None:
+    """Wait while ``busy()`` — unless a search is waiting for the model. Background work
+    that can wait (this model's build, a large index's cache save: `MainScreen`) waits so
+    while the user types a query."""
     while not _WANTED.count and busy():
         time.sleep(0.02)
 

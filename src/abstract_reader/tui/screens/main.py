@@ -27,6 +27,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.types import NoActiveAppError
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
@@ -65,8 +66,13 @@ HAND_OVER_FIRST = 400_000
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
 KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
+#: … and a large index's cache save this long: it takes seconds (a pause of the typist's
+#: between two words is not the end of the query), and nothing the user can ask for while
+#: the filter has the focus waits for it (`m` is pressed in the list: no wait then)
+SAVE_QUIET_S = 1.0
 #: a warm start waits at most this long for the UI to take its first chunk's rows
 FIRST_ROWS_WAIT_S = 0.5
+CANCEL_CHECK_S = 0.02  #: how often a thread waiting for the UI checks that the reader goes on
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
 #: The filter's placeholder, longest first: the longest that fits is shown (70 columns: the third).
 FILTER_PLACEHOLDERS = (
@@ -314,6 +320,9 @@ class MainScreen(Screen[None]):
         self._progress_args: tuple[int | None, int] | None = None
         self._index_progress_args: tuple[int, int] | None = None
         self._progress_posted = False
+        #: set once the UI has taken the progress last posted (`_await_progress_shown`)
+        self._progress_taken = threading.Event()
+        self._progress_taken.set()
         #: the background work after the index (the similarity model) is done: the corpus
         #: cache's second check waits for it (`corpus_cache.save_and_vouch`)
         self._background_done = threading.Event()
@@ -356,6 +365,7 @@ class MainScreen(Screen[None]):
         # the reader is closing: nothing more to wait for (a quit before the similarity
         # model was built still checks and records the corpus cache, while the process lives)
         self._background_done.set()
+        self._progress_taken.set()  # (a loading thread waiting for the UI: no UI now)
 
     def on_mount(self) -> None:
         paper_list = self.query_one(PaperList)
@@ -511,9 +521,11 @@ class MainScreen(Screen[None]):
         fraction of a second, and the first rows are drawn sooner from the first chunk,
         with the rest published (and the index cache checked) while they are drawn."""
         deadline = time.monotonic() + limit
-        while self._progress_posted and time.monotonic() < deadline:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or self._progress_taken.wait(min(left, CANCEL_CHECK_S)):
+                return
             _stop_if_cancelled()
-            time.sleep(0.002)
 
     def _post_progress(self, files_done: int | None, files_total: int) -> None:
         """Rows came (from the loading thread): the status and list catch up on the UI
@@ -523,11 +535,13 @@ class MainScreen(Screen[None]):
         self._progress_args = (files_done, files_total)
         if not self._progress_posted:
             self._progress_posted = True
+            self._progress_taken.clear()  # (before the message: the UI sets it)
             self.post_message(_LoadProgress())
 
     @on(_LoadProgress)
     def _load_progress(self, _message: _LoadProgress) -> None:
         self._progress_posted = False  # first: a later update posts again (see above)
+        self._progress_taken.set()
         rows, self._progress_args = self._progress_args, None
         indexed, self._index_progress_args = self._index_progress_args, None
         if rows is not None and self.loading_dumps:  # never after `_all_loaded`
@@ -584,6 +598,14 @@ class MainScreen(Screen[None]):
             self.app.call_from_thread(self._index_ready, index)
             return
         self.app.call_from_thread(self._index_ready, index, like=False)
+        # The first keys after "fully indexed" are often typed now: the save (seconds at
+        # 1M, the CRCs and the mapping holding the GIL for parts of it) waits while a query
+        # is typed, as the like model does, so that it does not take the CPU from their
+        # searches and frames. It goes on once the filter is left or no key came for
+        # `SAVE_QUIET_S` (and on quitting).
+        from ...search.similar import wait_while
+
+        wait_while(functools.partial(self.keys_arriving, SAVE_QUIET_S))
         index.save_and_map()  # (a like: search meanwhile waits for it: `index.settling`)
         self.app.call_from_thread(self._prepare_like, index)
 
@@ -594,6 +616,7 @@ class MainScreen(Screen[None]):
         self._index_progress_args = (done, total)
         if not self._progress_posted:
             self._progress_posted = True
+            self._progress_taken.clear()  # (before the message: the UI sets it)
             self.post_message(_LoadProgress())
 
     def _indexing(self, done: int, total: int) -> None:
@@ -697,16 +720,20 @@ class MainScreen(Screen[None]):
         finally:
             self._background_done.set()
 
-    def keys_arriving(self) -> bool:
+    def keys_arriving(self, quiet: float | None = None) -> bool:
         """Whether a query is being typed: the filter has the focus and a key arrived in the
-        last `KEYS_QUIET_S`. Work that can wait (the like model, the prefix masks) waits
+        last `KEYS_QUIET_S` (or ``quiet``) seconds. Work that can wait (the like model, the prefix masks) waits
         then between its steps, so that it does not take the CPU and the GIL from the search
         and the frame of a key. Once the filter is left (Enter, Esc), it goes on at once: an
         `m` pressed then finds the like model nearer done. Any thread."""
-        app = self.app  # a ReaderApp (which records `last_key_at`), or another host
-        if not isinstance(self.focused, FilterInput):
+        try:
+            app = self.app  # a ReaderApp (which records `last_key_at`), or another host
+        except NoActiveAppError:  # the reader has closed (asked from a background thread)
             return False
-        return bool(getattr(app, "last_key_at", 0.0) + KEYS_QUIET_S > time.monotonic())
+        if getattr(app, "_exit", False) or not isinstance(self.focused, FilterInput):
+            return False  # (quitting: nothing waits for keys any more)
+        quiet = KEYS_QUIET_S if quiet is None else quiet
+        return bool(getattr(app, "last_key_at", 0.0) + quiet > time.monotonic())
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
