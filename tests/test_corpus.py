@@ -212,31 +212,6 @@ def test_several_megabyte_abstract_loads(tmp_path: Path) -> None:
     assert len(corpus.papers[0].title) <= 80
 
 
-@pytest.mark.parametrize("where", [0, 1 << 20, (1 << 20) - 1, (1 << 20) + 1, 3_000_000])
-def test_a_doubled_space_anywhere_in_a_large_dump_gives_the_same_id(
-    tmp_path: Path, where: int
-) -> None:
-    """An ASCII dump is searched for a doubled space once (numpy, a megabyte at a time):
-    wherever one is (either side of a cut), its abstract's id is still that of its text
-    with whitespace normalised, as in a dump read paragraph by paragraph."""
-    import numpy  # noqa: F401  (imported: the one-pass check is used)
-
-    filler = [f"abstract number {n} about robust estimation of things." for n in range(80_000)]
-    body = "\n\n".join(["TestConf 2025 Papers", *filler]) + "\n"
-    at = body.index(" ", where + 30)  # a space in an abstract, around ``where``
-    if where:
-        body = body[:at] + " " + body[at:]
-    path = tmp_path / "big.txt"
-    path.write_text(body, encoding="ascii")
-    corpus = load_corpus([path])
-    papers = list(corpus.papers)
-    assert len(papers) == len(filler)
-    doubled = [p for p in papers if "  " in p.abstract]
-    assert len(doubled) == (1 if where else 0)
-    for paper in doubled + papers[:3]:
-        assert paper.id == paper_id(paper.abstract) == paper_id(" ".join(paper.abstract.split()))
-
-
 # -- bad paths: each one reported on one line; the good file still loads ------------------
 
 
