@@ -310,8 +310,11 @@ def _read_dump(path: Path) -> _Parsed:
         raise _Skip("empty file")
     if _looks_binary(data):
         raise _Skip("looks like a binary file, not a text dump; skipped")
-    text, warnings = _decode(data)
-    venue, year, abstracts, normal = _parse_text(text)
+    try:
+        text, warnings = _decode(data)
+        venue, year, abstracts, normal = _parse_text(text)
+    except Exception as exc:  # a fault of ours on this text: this dump is skipped, named
+        raise _Skip(f"could not be parsed ({type(exc).__name__}: {exc}); skipped") from exc
     if not abstracts:
         raise _Skip("no abstracts in this file (only whitespace or a header)")
     return _Parsed(venue, year, abstracts, warnings, normal)

@@ -478,13 +478,25 @@ class MainScreen(Screen[None]):
         early: EarlyIndex | None = None
         try:
             for n, path in enumerate(builder.files, start=1):
-                for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
-                    self._post_progress(n - 1, total)
-                    if early is not None:
-                        early.offer()
-                    elif early_wanted and len(corpus.papers) >= EARLY_INDEX_ROWS:
-                        early_wanted = False
-                        early = _early_index(corpus)
+                try:
+                    for _batch in builder.add_file_in_batches(path):  # rows show batch by batch
+                        self._post_progress(n - 1, total)
+                        if early is not None:
+                            early.offer()
+                        elif early_wanted and len(corpus.papers) >= EARLY_INDEX_ROWS:
+                            early_wanted = False
+                            early = _early_index(corpus)
+                except _Cancelled:
+                    raise
+                except Exception as exc:
+                    # A fault of ours mid-dump (a dump's own problems are load errors that
+                    # skip it): the load stops here, says so where it stays on screen (the
+                    # status's load errors), and the papers loaded so far are indexed and
+                    # usable. A partial parse is never saved as these dumps' cache.
+                    stopped = f"loading stopped here ({type(exc).__name__}: {exc})"
+                    corpus.errors.append(LoadError(str(path), stopped))
+                    key = None
+                    break
                 self._post_progress(n, total)
             builder.finish()
         except BaseException:
@@ -744,10 +756,13 @@ class MainScreen(Screen[None]):
         what = _WORKER_WHAT.get(worker.group, worker.name or "A background task")
         error = worker.error
         detail = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
-        self.notify(f"{what} failed ({detail}).", title="Error", severity="error", markup=False)
-        if worker.group == "load":
+        if worker.group == "load":  # (kept in the status's load errors, not only a toast)
+            self.session.corpus.errors.append(LoadError("loading", f"stopped ({detail})"))
             self.loading_dumps = False
             self._update_status()
+        self.notify(
+            f"{what} failed ({detail}).", title="Error", severity="error", timeout=20, markup=False
+        )
 
     # -- the library ----------------------------------------------------------------------
     def refresh_library(self) -> None:

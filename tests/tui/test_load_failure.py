@@ -1,0 +1,77 @@
+"""A fault of the reader's own while it loads dumps (not a bad dump: those are skipped with a
+load error) never leaves it stuck with a half-loaded list and a filter that waits forever: the
+dump is named in the status's load errors, the papers loaded so far are indexed and
+filterable, and the partial parse is not saved as the dumps' cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from abstract_reader import corpus as corpus_module
+from abstract_reader.corpus import PaperTable, load_corpus
+
+from ..conftest import write_dump
+from .conftest import listed, make_app, settle, type_filter, until
+
+WIDE = (140, 40)
+
+
+def _status(app: Any) -> str:
+    return str(app.query_one("#status").render())
+
+
+async def test_a_fault_mid_dump_stops_the_load_with_what_was_loaded_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = write_dump(tmp_path / "a.txt", *(f"Alpha paper {n} on kernels." for n in range(40)))
+    second = write_dump(tmp_path / "b.txt", *(f"Beta paper {n} on graphs." for n in range(40)))
+    monkeypatch.setattr("abstract_reader.tui.screens.main.SYNC_LOAD_BYTES", 0)  # a thread
+    real_extend = PaperTable.extend
+    added: list[int] = []
+
+    def extend_then_fail(self: PaperTable, rows: Any) -> int:
+        if added:  # the second dump's first batch: a fault of ours
+            raise RuntimeError("simulated fault")
+        added.append(len(rows))
+        return real_extend(self, rows)
+
+    monkeypatch.setattr(PaperTable, "extend", extend_then_fail)
+    app = make_app(tmp_path, [first, second])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await until(pilot, lambda: app.session.index is not None)
+        status = _status(app)
+        assert "1 load error" in status and "indexing" not in status
+        errors = [str(e) for e in app.session.corpus.fatal_errors]
+        assert len(errors) == 1
+        assert "b.txt" in errors[0] and "RuntimeError: simulated fault" in errors[0]
+        assert len(listed(app)) == 40  # the first dump's papers stay
+        await type_filter(app, pilot, "alpha kernels")
+        assert len(listed(app)) == 40
+        await type_filter(app, pilot, "graphs")
+        assert listed(app) == []
+    assert not list((tmp_path / "corpus").glob("*.corpus"))  # nothing partial is cached
+
+
+def test_a_fault_parsing_one_dump_skips_it_and_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = write_dump(tmp_path / "good.txt", "A fine abstract on kernels.")
+    bad = write_dump(tmp_path / "bad.txt", "An abstract the parser trips on.")
+    real_parse = corpus_module._parse_text
+
+    def parse(text: str) -> Any:
+        if "trips" in text:
+            raise AttributeError("partially initialized module 'numpy'")
+        return real_parse(text)
+
+    monkeypatch.setattr(corpus_module, "_parse_text", parse)
+    loaded = load_corpus([bad, good])
+    assert [p.abstract for p in loaded.papers] == ["A fine abstract on kernels."]
+    assert [str(e) for e in loaded.errors] == [
+        f"{bad}: could not be parsed (AttributeError: partially initialized module 'numpy');"
+        " skipped"
+    ]
