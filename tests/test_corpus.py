@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from abstract_reader import corpus as corpus_module
 from abstract_reader.corpus import Corpus, load_corpus, paper_id, parse_text
 
 from .conftest import DATA, SEEDS, cli, paper_with, write_dump
@@ -210,6 +211,78 @@ def test_several_megabyte_abstract_loads(tmp_path: Path) -> None:
     corpus = load_corpus([path])
     assert len(corpus.papers) == 1 and len(corpus.papers[0].abstract) > 3_900_000
     assert len(corpus.papers[0].title) <= 80
+
+
+@pytest.mark.parametrize("where", [0, 1 << 20, (1 << 20) - 1, (1 << 20) + 1, 3_000_000])
+def test_a_doubled_space_anywhere_in_a_large_dump_gives_the_same_id(
+    tmp_path: Path, where: int
+) -> None:
+    """An ASCII dump is searched for a doubled space once (numpy, a megabyte at a time):
+    wherever one is (either side of a cut), its abstract's id is still that of its text
+    with whitespace normalised, as in a dump read paragraph by paragraph."""
+    import numpy  # noqa: F401  (imported: the one-pass check is used)
+
+    filler = [f"abstract number {n} about robust estimation of things." for n in range(80_000)]
+    body = "\n\n".join(["TestConf 2025 Papers", *filler]) + "\n"
+    at = body.index(" ", where + 30)  # a space in an abstract, around ``where``
+    if where:
+        body = body[:at] + " " + body[at:]
+    path = tmp_path / "big.txt"
+    path.write_text(body, encoding="ascii")
+    corpus = load_corpus([path])
+    papers = list(corpus.papers)
+    assert len(papers) == len(filler)
+    doubled = [p for p in papers if "  " in p.abstract]
+    assert len(doubled) == (1 if where else 0)
+    for paper in doubled + papers[:3]:
+        assert paper.id == paper_id(paper.abstract) == paper_id(" ".join(paper.abstract.split()))
+
+
+def test_the_doubled_space_check_waits_for_numpy_being_imported_by_another_thread() -> None:
+    """sys.modules holds numpy from the start of its import: a thread importing it while
+    another parses a dump (the reader's index thread beside its loading thread) left a
+    partial module, with no `frombuffer`, and a 1M load stopped. The check waits for the
+    import instead, as an import statement does, and answers right."""
+    import importlib._bootstrap as bootstrap
+    import threading
+    import time
+    import types
+
+    import numpy
+
+    partial = types.ModuleType("numpy")  # as numpy is while its import runs
+    partial.__spec__ = numpy.__spec__
+    locked = threading.Event()
+    parsing = threading.get_ident()
+    waited: list[bool] = []
+
+    def importing() -> None:  # what the import system does while it imports numpy
+        with bootstrap._ModuleLockManager("numpy"):  # type: ignore[attr-defined]
+            numpy.__spec__._initializing = True  # type: ignore[attr-defined]
+            sys.modules["numpy"] = partial
+            locked.set()
+            # the import ends once the parsing thread waits for it (Python's record of
+            # threads waiting for a module's lock), or after 10 s
+            deadline = time.monotonic() + 10
+            while parsing not in bootstrap._blocking_on and time.monotonic() < deadline:  # type: ignore[attr-defined]
+                time.sleep(0.001)
+            waited.append(parsing in bootstrap._blocking_on)  # type: ignore[attr-defined]
+            vars(partial).update(vars(numpy))  # (the module's code has run: all is there)
+            numpy.__spec__._initializing = False  # type: ignore[attr-defined]
+
+    thread = threading.Thread(target=importing)
+    thread.start()
+    try:
+        assert locked.wait(10)
+        text = "TestConf 2025 Papers\n\nOne plain abstract.\n\nAnother  with two spaces.\n"
+        venue, _year, abstracts, normal = corpus_module._parse_text(text)
+    finally:
+        thread.join()
+        sys.modules["numpy"] = numpy
+    assert waited == [True]  # the parse waited for the import, and then:
+    assert venue == "TestConf"
+    assert abstracts == ["One plain abstract.", "Another  with two spaces."]
+    assert normal == [True, False]
 
 
 # -- bad paths: each one reported on one line; the good file still loads ------------------
