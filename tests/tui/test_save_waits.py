@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from abstract_reader.search import SearchIndex
 from abstract_reader.search.cache import SUFFIX
+from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens import main
 
 from .conftest import listed, make_app, settle, until
@@ -45,8 +47,13 @@ class Saves:
         monkeypatch.setattr(main, "HAND_OVER_FIRST", 0)  # the bundled dumps count as large
         monkeypatch.setattr(main, "SAVE_QUIET_S", quiet)  # 3600: a key counts as just typed
 
-    def go(self) -> None:
+    async def start_typing(self, app: ReaderApp, pilot: Pilot[Any]) -> None:
+        """`/ r` while the index is built, then the build goes on: the index is handed
+        over while the query is being typed."""
+        self.screen = app.main
+        await pilot.press("slash", "r")
         self._gate.set()
+        await until(pilot, lambda: app.session.index is not None)
 
 
 async def test_the_index_is_saved_once_the_query_is_typed_not_while(
@@ -55,10 +62,7 @@ async def test_the_index_is_saved_once_the_query_is_typed_not_while(
     saves = Saves(monkeypatch)
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        saves.screen = app.main
-        await pilot.press("slash", "r")  # typing while the index is built
-        saves.go()
-        await until(pilot, lambda: app.session.index is not None)
+        await saves.start_typing(app, pilot)
         await pilot.press("o", "b")
         await until(pilot, lambda: "of 55" in str(app.query_one("#status").render()))
         await pilot.pause(0.2)
@@ -79,10 +83,7 @@ async def test_a_reader_quit_while_the_save_waits_leaves_a_correct_cache(
     saves = Saves(monkeypatch)
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        saves.screen = app.main
-        await pilot.press("slash", "r")
-        saves.go()
-        await until(pilot, lambda: app.session.index is not None)
+        await saves.start_typing(app, pilot)
         await pilot.press("o", "b", "u", "s", "t")
         await until(pilot, lambda: app.main.keys_arriving() and not saves.began)
         expected = listed(app)
@@ -107,10 +108,7 @@ async def test_the_save_goes_on_once_the_keys_stop_the_filter_still_focused(
     saves = Saves(monkeypatch, quiet=0.5)
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        saves.screen = app.main
-        await pilot.press("slash", "r")
-        saves.go()
-        await until(pilot, lambda: app.session.index is not None)
+        await saves.start_typing(app, pilot)
         await pilot.press("o")
         await until(pilot, saves.done.is_set)  # no more keys: the save went on
         assert saves.began == [False]
