@@ -364,6 +364,19 @@ class Session:
             index = order[index]
         return self._base_paper(index)
 
+    def brief_at(self, index: int) -> Paper:
+        """`paper_at` with an empty abstract, for what a list row shows (id, title, venue,
+        marks): no abstract is decoded or paged in for a row. Each read of a mapped abstract
+        maps the page cache's whole folio around it — tens to hundreds of KB on a recent
+        kernel — so rows drawn from all over a 100k corpus made its every abstract resident
+        (~85 MB) within a few keys."""
+        order = self._order
+        if order is not None and index < len(order):
+            index = order[index]
+        if self.result is not None:
+            return self.result.brief_at(index)
+        return self.corpus.papers.without_abstract(index)
+
     def position_of(self, paper_id: str) -> int | None:
         base = self._base_position(paper_id)
         if base is None or self._order is None:

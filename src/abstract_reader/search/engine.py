@@ -297,6 +297,10 @@ class SearchResult(Sequence[Hit]):
     def paper_at(self, i: int) -> Paper:
         return self.source.corpus.papers[self._doc_at(i)]
 
+    def brief_at(self, i: int) -> Paper:
+        """`paper_at` with an empty abstract (`PaperTable.without_abstract`): a list row."""
+        return self.source.corpus.papers.without_abstract(self._doc_at(i))
+
 
 class SearchIndex:
     """The index over a corpus. ``search(query)`` returns ranked hits with match spans."""

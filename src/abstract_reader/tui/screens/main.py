@@ -212,11 +212,11 @@ class _Rows:
         return self.screen.session.paper_at(index)
 
     def paper_id(self, index: int) -> str:
-        return self.screen.session.paper_at(index).id
+        return self.screen.session.brief_at(index).id
 
     def row(self, index: int) -> Row:
         session = self.screen.session
-        paper = session.paper_at(index)
+        paper = session.brief_at(index)  # (a row shows no abstract: none is read)
         snap = session.library.snapshot
         title = session.title_of(paper)
         spans: tuple[tuple[int, int], ...] = ()
