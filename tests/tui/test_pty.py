@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from abstract_reader.corpus import Corpus
+from abstract_reader.library import Library
+from abstract_reader.search import SearchIndex
+
 from ..conftest import installed_script
 
 pytestmark = pytest.mark.slow
@@ -211,5 +215,34 @@ def test_an_editor_that_cannot_start_leaves_the_reader_running(tmp_path: Path) -
     term.output = b""
     term.send("\x1b")  # Esc: the unchanged note editor closes; the main footer is back
     term.read_until(b"Quit")
+    term.send("q")
+    assert term.wait() == 0
+
+
+def test_keys_typed_before_the_reader_is_up_go_where_they_would_after(
+    tmp_path: Path, seeds: Corpus
+) -> None:
+    """A query typed ahead — into the terminal before the reader has drawn anything — is
+    handled as if typed after: `/` continues the last session's query, and the filter shows
+    the query the list is filtered by (it showed the last session's query over the list of
+    what was typed)."""
+    db = tmp_path / "lib.sqlite3"
+    library = Library(db)
+    library.set_setting("filter", "robust")  # the last session's query
+    library.close()
+    expected = len(SearchIndex(seeds).search("robust estimation"))
+    assert 0 < expected < len(seeds.papers)
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(db),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+    }
+    term = Terminal(installed_script(), env)
+    term.send("/ estimation")  # before the program has even started
+    term.read_until(f"{expected} of 55".encode())
+    term.read_until(b"robust estimation")
+    term.send("\r")
+    time.sleep(0.3)
     term.send("q")
     assert term.wait() == 0

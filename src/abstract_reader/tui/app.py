@@ -51,11 +51,37 @@ class ReaderApp(App[int]):
     #: When the last key arrived (`time.monotonic`): background work that can wait, waits
     #: while keys are arriving (`MainScreen.keys_arriving`).
     last_key_at = 0.0
+    #: keys typed before the reader was ready (None once it is), and those of them posted
+    #: again and not handled yet, by id (`on_event`)
+    _held_keys: list[events.Key] | None = None
+    _replays: dict[int, events.Key] = {}  # noqa: RUF012 (replaced in __init__)
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key):
+        """Keys typed ahead — into the terminal before the main screen is ready — are held
+        until it is (`release_keys`), then handled in the order typed, as if typed then.
+        Before, Textual handed them to a screen not mounted yet, whose `on_mount` then put
+        the last session's query in the filter over what was typed: the filter showed
+        "graph" while the list was the typed query's."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
             self.last_key_at = time.monotonic()
+            if self._held_keys is not None:  # the main screen is not ready yet
+                self._held_keys.append(event)
+                return
+            if self._replays.pop(id(event), None) is None and self._replays:
+                self._queue_key(event)  # a newer key while held ones wait in the queue: after
+                return
         await super().on_event(event)
+
+    def release_keys(self) -> None:
+        """The main screen is ready: the keys held are handled now, in order (`on_event`)."""
+        held, self._held_keys = self._held_keys, None
+        for key in held or ():
+            self._queue_key(key)
+
+    def _queue_key(self, key: events.Key) -> None:
+        again = events.Key(key.key, key.character)
+        self._replays[id(again)] = again
+        self.post_message(again)
 
     def __init__(
         self,
@@ -84,6 +110,8 @@ class ReaderApp(App[int]):
             cache_dir if cache_dir is not None else default_cache_root() / "index",
         )
         self._main: MainScreen | None = None
+        self._held_keys = []
+        self._replays = {}
         self._shown: Shown = {}  #: what the frames wrote, to write only what changed
         self._shown_size: Size | None = None
         theme = config.theme or self.library.setting("theme")
@@ -144,6 +172,7 @@ class ReaderApp(App[int]):
 
     def on_ready(self) -> None:
         self.main.first_frame()
+        self.release_keys()  # (the first frame is up: keys typed ahead go on now)
 
     def on_app_focus(self) -> None:
         """Back in this terminal: the CLI may just have written; show it now, not at the next
