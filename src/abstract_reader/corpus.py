@@ -340,7 +340,7 @@ def _read_dump(path: Path) -> _Parsed:
         text, warnings = _decode(data)
         venue, year, abstracts, normal = _parse_text(text)
     except Exception as exc:  # a fault of ours on this text: this dump is skipped, named
-        raise _Skip(f"could not be parsed ({type(exc).__name__}: {exc}); skipped") from exc
+        raise _Skip(f"could not be parsed ({fault_text(exc)}); skipped") from exc
     if not abstracts:
         raise _Skip("no abstracts in this file (only whitespace or a header)")
     return _Parsed(venue, year, abstracts, warnings, normal)
@@ -348,6 +348,13 @@ def _read_dump(path: Path) -> _Parsed:
 
 class _Skip(Exception):
     pass
+
+
+def fault_text(exc: BaseException) -> str:
+    """An exception as one line of a load error: its type and message, sanitised (a message
+    may quote the text it failed on) and shortened."""
+    text = sanitise(f"{type(exc).__name__}: {exc}").replace("\n", " ")
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _os_reason(exc: OSError) -> str:

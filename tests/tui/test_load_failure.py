@@ -75,3 +75,21 @@ def test_a_fault_parsing_one_dump_skips_it_and_names_it(
         f"{bad}: could not be parsed (AttributeError: partially initialized module 'numpy');"
         " skipped"
     ]
+
+
+def test_a_faults_message_is_shown_as_one_line_of_plain_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The message of a fault may quote the dump's text: no control sequence of it reaches
+    the terminal, and the load error stays one line."""
+    dump = write_dump(tmp_path / "bad.txt", "An abstract.")
+
+    def parse(text: str) -> Any:
+        raise ValueError("bad text \x1b[2J\x1b]0;pwned\x07 here\nsecond line" + "x" * 500)
+
+    monkeypatch.setattr(corpus_module, "_parse_text", parse)
+    [error] = load_corpus([dump]).errors
+    shown = str(error)
+    assert "\x1b" not in shown and "\x07" not in shown and "\n" not in shown
+    assert shown.startswith(f"{dump}: could not be parsed (ValueError: bad text ")
+    assert len(shown) < len(str(dump)) + 250

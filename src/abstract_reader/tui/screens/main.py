@@ -31,7 +31,7 @@ from textual.types import NoActiveAppError
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, files_bytes
+from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, fault_text, files_bytes
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
 from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
@@ -493,7 +493,7 @@ class MainScreen(Screen[None]):
                     # skip it): the load stops here, says so where it stays on screen (the
                     # status's load errors), and the papers loaded so far are indexed and
                     # usable. A partial parse is never saved as these dumps' cache.
-                    stopped = f"loading stopped here ({type(exc).__name__}: {exc})"
+                    stopped = f"loading stopped here ({fault_text(exc)})"
                     corpus.errors.append(LoadError(str(path), stopped))
                     key = None
                     break
@@ -755,7 +755,7 @@ class MainScreen(Screen[None]):
         worker = event.worker
         what = _WORKER_WHAT.get(worker.group, worker.name or "A background task")
         error = worker.error
-        detail = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
+        detail = fault_text(error) if error is not None else "unknown error"
         if worker.group == "load":  # (kept in the status's load errors, not only a toast)
             self.session.corpus.errors.append(LoadError("loading", f"stopped ({detail})"))
             self.loading_dumps = False
