@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from abstract_reader import corpus as corpus_module
-from abstract_reader.corpus import PaperTable, load_corpus
+from abstract_reader.corpus import CorpusBuilder, PaperTable, load_corpus
 
 from ..conftest import write_dump
 from .conftest import listed, make_app, settle, type_filter, until
@@ -93,3 +93,25 @@ def test_a_faults_message_is_shown_as_one_line_of_plain_text(
     assert "\x1b" not in shown and "\x07" not in shown and "\n" not in shown
     assert shown.startswith(f"{dump}: could not be parsed (ValueError: bad text ")
     assert len(shown) < len(str(dump)) + 250
+
+
+async def test_a_failed_loading_worker_stays_in_the_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault after every dump is read (here in `CorpusBuilder.finish`) ends the loading
+    worker: the status says so for good (a load error), not only a passing toast, and no
+    longer says the load goes on."""
+    dump = write_dump(tmp_path / "a.txt", *(f"Alpha paper {n} on kernels." for n in range(40)))
+    monkeypatch.setattr("abstract_reader.tui.screens.main.SYNC_LOAD_BYTES", 0)  # a thread
+
+    def finish(self: CorpusBuilder) -> Any:
+        raise RuntimeError("simulated fault \x1b[2J")
+
+    monkeypatch.setattr(CorpusBuilder, "finish", finish)
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await until(pilot, lambda: "1 load error" in _status(app))
+        assert "loading" not in _status(app)
+        [error] = [str(e) for e in app.session.corpus.fatal_errors]
+        assert error.startswith("loading: stopped (RuntimeError: simulated fault")
+        assert "\x1b" not in error
