@@ -7,6 +7,7 @@ driver made to take output), and a terminal emulator (pyte) reads them."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -172,6 +173,44 @@ async def test_the_terminal_shows_the_screen_after_any_keys(
         # the last key rewrote the filter's line, the rows that changed and the status line:
         # not the borders, the blank rows, the paper pane (the whole screen is ~20 KB)
         assert 0 < key < 2000, (key, full)
+
+
+def writes(data: str) -> list[tuple[int, int, str]]:
+    """What ``data`` wrote where: (row, column, the text put there), both 1-based, the text
+    without its escape sequences, one entry per cursor move."""
+    out: list[tuple[int, int, str]] = []
+    for match in re.finditer(r"\x1b\[(\d+);(\d+)H((?:(?!\x1b\[\d+;\d+H).)*)", data, re.S):
+        text = re.sub(r"\x1b\[[0-9;]*m|\x1b\]8;[^\x1b]*\x1b\\\\", "", match.group(3))
+        out.append((int(match.group(1)), int(match.group(2)), text))
+    return out
+
+
+async def test_a_row_that_changes_in_one_cell_rewrites_that_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """Bookmarking the paper under the cursor changes one cell of its row (the ★): the
+    frame writes that cell, not the row's title, tags and venue again; the terminal then
+    shows what a full repaint shows."""
+    if in_own_process(request):
+        return
+    term = Terminal(monkeypatch, *WIDE)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        app.query_one("#filter").cursor_blink = False
+        # a row under the cursor that is not the first line's (the first key after start-up
+        # repaints the whole screen: the resumed screen's repaint waits for Textual's frame timer)
+        await pilot.press("j", "j", "k")
+        await same_as_repainted(app, pilot, term)
+        row = 4  # the second paper's row (the first is on line 3, under the filter)
+        assert "★" not in term.screen.display[row].split("▕", 1)[0]
+        await pilot.press("b")
+        data = "".join(term.written)
+        await same_as_repainted(app, pilot, term)
+        assert "★" in term.screen.display[row].split("▕", 1)[0]
+        in_list = [
+            (column, text) for y, column, text in writes(data) if y == row + 1 and column < 60
+        ]
+        assert in_list == [(2, "★")], in_list
 
 
 async def test_a_full_repaint_after_a_resize_is_written_whole(
