@@ -8,8 +8,10 @@ import pty
 import re
 import select
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pyte
 import pytest
 
 from abstract_reader.corpus import Corpus
@@ -24,6 +26,8 @@ _ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]
 
 
 class Terminal:
+    """The program in a pty; what it writes is rendered by a terminal emulator (pyte)."""
+
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
@@ -34,20 +38,36 @@ class Terminal:
 
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
         self.output = b""
+        self.screen = pyte.Screen(140, 40)
+        self.stream = pyte.ByteStream(self.screen)
+
+    def shows(self, needle: bytes) -> bool:
+        """``needle`` is on the screen now, or was in what was written (text shown for a
+        moment, then drawn over in the same read). A frame writes only the cells that
+        changed: new text can land in the middle of text already shown."""
+        return needle.decode() in self.text() or needle in _ANSI.sub(b"", self.output)
 
     def read_until(self, needle: bytes, timeout: float = 30.0) -> None:
+        self.until(lambda: self.shows(needle), f"{needle!r} did not appear", timeout)
+
+    def until(self, condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+        """Read what the program writes until ``condition`` holds (checked after each read)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             ready, _, _ = select.select([self.fd], [], [], 0.1)
             if ready:
                 try:
-                    self.output += os.read(self.fd, 1 << 16)
+                    data = os.read(self.fd, 1 << 16)
                 except OSError:
                     break
-            if needle in _ANSI.sub(b"", self.output):
+                self.output += data
+                self.stream.feed(data)
+            if condition():
                 return
-        tail = _ANSI.sub(b"", self.output)[-2000:]
-        raise AssertionError(f"{needle!r} did not appear; screen tail: {tail!r}")
+        raise AssertionError(f"{what}; screen:\n{self.text()}")
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
 
     def send(self, data: str) -> None:
         os.write(self.fd, data.encode())
@@ -212,9 +232,8 @@ def test_an_editor_that_cannot_start_leaves_the_reader_running(tmp_path: Path) -
     term.read_until(b"Note on")
     term.send("\x0f")  # ctrl+o
     term.read_until(b"Could not run")
-    term.output = b""
     term.send("\x1b")  # Esc: the unchanged note editor closes; the main footer is back
-    term.read_until(b"Quit")
+    term.until(lambda: "Note on" not in term.text() and "Quit" in term.text(), "no main screen")
     term.send("q")
     assert term.wait() == 0
 

@@ -320,3 +320,35 @@ async def test_the_scrollbar_of_a_long_list_is_right_after_the_count_changes(
         await pilot.press("G")
         await same_as_repainted(app, pilot, term)
         assert "paper 9999" in term.screen.display[-3]
+
+
+def test_the_cells_written_of_a_changed_chop_are_those_that_differ() -> None:
+    """Whatever runs two lines are cut into, what is written of the new one starts at the
+    first cell that looks different and ends after the last (none: nothing is written)."""
+    import random
+
+    from rich.style import Style
+
+    from abstract_reader.tui.output import changed_span
+
+    plain, marked = Style(color="color(253)"), Style(bold=True, underline=True)
+    rng = random.Random(7)
+
+    def runs(cells: list[tuple[str, Style]]) -> tuple[tuple[str, Style | None], ...]:
+        out: list[tuple[str, Style | None]] = []
+        for character, style in cells:
+            if out and out[-1][1] is style and rng.random() < 0.6:
+                out[-1] = (out[-1][0] + character, style)
+            else:
+                out.append((character, style))
+        return tuple(out)
+
+    for _ in range(5000):
+        size = rng.randint(1, 12)
+        old = [(rng.choice("ab"), rng.choice((plain, marked))) for _ in range(size)]
+        new = list(old)
+        for _ in range(rng.randint(0, 3)):
+            new[rng.randrange(size)] = (rng.choice("ab"), rng.choice((plain, marked)))
+        differ = [x for x in range(size) if old[x] != new[x]]
+        want = (differ[0], differ[-1] + 1) if differ else None
+        assert changed_span(runs(old), runs(new)) == want, (old, new)

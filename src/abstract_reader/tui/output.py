@@ -24,12 +24,13 @@ and a chop is compared with what is on the screen only where the record is sure 
 
 from __future__ import annotations
 
-from itertools import repeat
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
 from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from textual._compositor import ChopsUpdate
 from textual.strip import Strip
@@ -37,15 +38,14 @@ from textual.strip import Strip
 #: (style, colour system) → the SGR parameters that set it
 _ANSI: dict[tuple[Style, ColorSystem], str] = {}
 
-#: The cells of a chop whose characters each take one cell: its text, and each cell's style.
-Cells = tuple[str, tuple[Style | None, ...]]
+#: The runs of a chop whose characters each take one cell: (text, style) in order.
+Runs = tuple[tuple[str, Style | None], ...]
 
-#: What a chop drew: its `Cells`, or else the terminal sequences that drew it.
-Drawn = Cells | str
+#: What a chop drew: its `Runs`, or else the terminal sequences that drew it.
+Drawn = Runs | str
 
 #: row → {first column: (column after the last, what was drawn there)}
 Shown = dict[int, dict[int, tuple[int, Drawn]]]
-
 
 #: Characters known to take one cell (checked once each, then looked up as a set).
 _ONE_CELL: set[str] = set()
@@ -61,39 +61,66 @@ def _one_cell_each(text: str) -> bool:
     return True
 
 
-def cells_of(strip: Strip) -> Cells | None:
-    """``strip``'s text and the style of each cell, or None when a character takes other
-    than one cell (wide, combining: the cells could not be cut between characters), a
-    segment is a control or a link (its cells are one link: written whole)."""
-    texts: list[str] = []
-    styles: list[Style | None] = []
+def runs_of(strip: Strip) -> Runs | None:
+    """``strip``'s runs of text and their styles, or None when a character takes other than
+    one cell (wide, combining: the cells could not be cut between characters), a segment is
+    a control or a link (its cells are one link: written whole)."""
+    runs: list[tuple[str, Style | None]] = []
     for text, style, control in strip:
         if control or (style is not None and style._link) or not _one_cell_each(text):
             return None
-        texts.append(text)
-        styles.extend(repeat(style, len(text)))
-    return "".join(texts), tuple(styles)
+        runs.append((text, style))
+    return tuple(runs)
 
 
-def changed_span(old: Cells, new: Cells) -> tuple[int, int] | None:
+def _same_cells(old: Runs, new: Runs) -> int:
+    """How many cells from the start ``old`` and ``new`` show alike (the same character in
+    the same style), whatever the runs they are cut into."""
+    cells = i = j = at_old = at_new = 0
+    while i < len(old) and j < len(new):
+        (old_text, old_style), (text, style) = old[i], new[j]
+        if style is not old_style and style != old_style:
+            break
+        rest_old, rest = old_text[at_old:], text[at_new:]
+        size = min(len(rest_old), len(rest))
+        if rest_old[:size] != rest[:size]:
+            return cells + next(k for k in range(size) if rest_old[k] != rest[k])
+        cells += size
+        at_old += size
+        at_new += size
+        if at_old == len(old_text):
+            i, at_old = i + 1, 0
+        if at_new == len(text):
+            j, at_new = j + 1, 0
+    return cells
+
+
+def _cut(runs: Runs, start: int, end: int) -> Runs:
+    """The cells ``start:end`` of ``runs``."""
+    out: list[tuple[str, Style | None]] = []
+    at = 0
+    for text, style in runs:
+        stop = at + len(text)
+        if stop > start and at < end:
+            out.append((text[max(0, start - at) : end - at], style))
+        at = stop
+        if at >= end:
+            break
+    return tuple(out)
+
+
+def _backwards(runs: Runs) -> Runs:
+    return tuple((text[::-1], style) for text, style in reversed(runs))
+
+
+def changed_span(old: Runs, new: Runs) -> tuple[int, int] | None:
     """The cells ``start:end`` of ``new`` that differ from ``old`` (as wide): from the first
     that differs to the last that does; None when none differs."""
-    (old_text, old_styles), (text, styles) = old, new
-    size = len(text)
-    start = 0
-    while start < size and text[start] == old_text[start]:
-        style, was = styles[start], old_styles[start]
-        if style is not was and style != was:
-            break
-        start += 1
-    if start == size:
+    size = sum(len(text) for text, _ in new)
+    start = _same_cells(old, new)
+    if start >= size:
         return None
-    end = size
-    while end > start and text[end - 1] == old_text[end - 1]:
-        style, was = styles[end - 1], old_styles[end - 1]
-        if style is not was and style != was:
-            break
-        end -= 1
+    end = size - min(_same_cells(_backwards(old), _backwards(new)), size - start)
     return start, end
 
 
@@ -110,7 +137,7 @@ def _blank_look(style: Style | None) -> object:
     return style.bgcolor
 
 
-def strip_sequence(strip: Strip, color_system: ColorSystem) -> str:
+def strip_sequence(strip: Strip | Sequence[Segment], color_system: ColorSystem) -> str:
     """``strip`` as terminal sequences, self-contained (it starts by setting its style from
     the reset state, whatever the terminal's style was): one SGR per change of style, and
     none for a run of spaces that looks the same in the style already set (or in the next
@@ -119,7 +146,7 @@ def strip_sequence(strip: Strip, color_system: ColorSystem) -> str:
     current: str | None = None
     current_look: object = ()
     render_ansi = Strip.render_ansi
-    segments = list(strip)
+    segments = list(strip) if isinstance(strip, Strip) else strip
     for index, (text, style, _control) in enumerate(segments):
         blank = not text.strip(" ")
         if blank and current is not None and _blank_look(style) == current_look:
@@ -180,22 +207,32 @@ class ChangedChops(ChopsUpdate):
             for end, (x, strip) in zip(chop_ends[y], line.items(), strict=False):
                 if strip is None or x > x2 or end <= x1:
                     continue
-                if not (x2 > x >= x1 and end <= x2):  # as ChopsUpdate: cut at the span's end
-                    strip = strip.crop(0, min(end, x2) - x)
-                stop = x + strip.cell_length
-                cells = cells_of(strip)
+                runs = runs_of(strip)
+                cut = None if x2 > x >= x1 and end <= x2 else min(end, x2) - x
+                segments: Strip | Sequence[Segment]
+                if runs is None:  # as ChopsUpdate: cut at the span's end
+                    segments = strip if cut is None else strip.crop(0, cut)
+                    stop = x + segments.cell_length
+                else:
+                    if cut is not None:
+                        runs = _cut(runs, 0, cut)
+                    stop = x + sum(len(text) for text, _ in runs)
                 before = seen.get(x)
                 at = x
-                if cells is not None and before is not None and before[0] == stop:
-                    if before[1] == cells:
-                        continue  # the terminal shows exactly this there
-                    if isinstance(before[1], tuple) and len(before[1][0]) == len(cells[0]):
-                        start, finish = changed_span(before[1], cells) or (0, len(cells[0]))
-                        if start or finish < len(cells[0]):  # only the cells that changed
-                            strip = strip.crop(start, finish)
-                            at = x + start
-                text = strip_sequence(strip, color_system)
-                drawn: Drawn = text if cells is None else cells
+                if runs is not None:
+                    start, finish = 0, stop - x
+                    if before is not None and before[0] == stop and isinstance(before[1], tuple):
+                        if before[1] == runs:
+                            continue  # the terminal shows exactly this there
+                        span = changed_span(before[1], runs)
+                        if span is None:  # the same cells, cut into other runs
+                            seen[x] = (stop, runs)
+                            continue
+                        start, finish = span  # only the cells that changed
+                    segments = [Segment(text, style) for text, style in _cut(runs, start, finish)]
+                    at = x + start
+                text = strip_sequence(segments, color_system)
+                drawn: Drawn = text if runs is None else runs
                 if before == (stop, drawn):
                     continue
                 for other in [o for o, (o_stop, _) in seen.items() if o < stop and o_stop > x]:
