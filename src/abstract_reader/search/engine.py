@@ -163,8 +163,18 @@ class _Matcher:
 
     words: tuple[Word, ...]
     typo_words: frozenset[str]
+    #: token → whether it matches (titles on screen share many words: "the", "of", …)
+    _known: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
 
     def matches(self, token: str) -> bool:
+        known = self._known.get(token)
+        if known is None:
+            if len(self._known) > 65536:
+                self._known.clear()
+            known = self._known[token] = self._matches(token)
+        return known
+
+    def _matches(self, token: str) -> bool:
         lowered = fold(token)[:MAX_WORD]
         cased = fold_accents(token)[:MAX_WORD]
         for w in self.words:

@@ -33,7 +33,7 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, fault_text, files_bytes
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
-from ...metadata import EffectiveMetadata
+from ...metadata import EffectiveMetadata, venue_year
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise
@@ -218,7 +218,8 @@ class _Rows:
         session = self.screen.session
         paper = session.brief_at(index)  # (a row shows no abstract: none is read)
         snap = session.library.snapshot
-        title = session.title_of(paper)
+        meta = session.metadata(paper)  # (once: the title and the venue are both of it)
+        title = meta.title
         spans: tuple[tuple[int, int], ...] = ()
         result = session.result
         if result is not None and not result.query.empty:
@@ -234,7 +235,7 @@ class _Rows:
         return Row(
             paper_id=paper.id,
             title=title,
-            venue=session.venue_of(paper),
+            venue=venue_year(meta.venue, meta.year) or "unknown venue",
             tags=tuple(snap.tags.get(paper.id, ())),
             bookmarked=paper.id in snap.bookmarks,
             read=paper.id in snap.read,
