@@ -11,8 +11,8 @@ the new list is on screen.
 
 - a chop whose rendering is exactly what was last written at that place on the screen is
   left out (the terminal already shows it), and of a chop that changed only the cells from
-  the first that differs to the last that differs are written: a query refined by a letter
-  marks one more letter of a title that stays in its row (~35 bytes, not the row's ~150);
+  the first that differs to the last that differs are written: a bookmark's ★ is one cell
+  (~30 bytes), not its row's ~60 cells and their escapes (~150);
 - a chop sets its style once per change of style (``ESC[0;style m``: reset and set in one
   sequence) instead of setting and resetting around every run.
 
