@@ -267,6 +267,11 @@ def table(pty: dict[int, dict[str, Any]], api: dict[int, list[dict[str, Any]]]) 
         "≤ 20 ms",
     )
     row(
+        "last key → that frame's bytes on the pty (before pyte parses them), cold / warm",
+        lambda s: pair(pty.get(s), "last_key_bytes_ms", "ms"),
+        "",
+    )
+    row(
         "per-keystroke search p95 (public API)",
         api_cell("keystroke_ms", lambda r: p95(r["keystroke_ms"]), "ms"),
         "≤ 3 ms at 100k, ≤ 16 ms at 1M",
