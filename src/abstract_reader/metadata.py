@@ -168,6 +168,11 @@ class EffectiveMetadata:
     origin: str = "derived"  #: "hand" (library, by hand), "match", "record", "derived"
     provenance: Provenance | None = None  #: set when ``match`` wrote (or once wrote) it
 
+    @property
+    def venue_label(self) -> str:
+        """The venue as a row and the paper view show it: "NeurIPS 2026"."""
+        return venue_year(self.venue, self.year) or "unknown venue"
+
 
 def effective_metadata(
     paper: Paper, library_meta: Metadata | None, prov: Provenance | None = None

@@ -19,7 +19,7 @@ from . import status
 from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
-from .metadata import EffectiveMetadata, effective, title_overrides, venue_year
+from .metadata import EffectiveMetadata, effective, title_overrides
 from .sorting import SORTS, sort_rows
 
 if TYPE_CHECKING:
@@ -402,8 +402,7 @@ class Session:
         return self.metadata(paper).title
 
     def venue_of(self, paper: Paper) -> str:
-        meta = self.metadata(paper)
-        return venue_year(meta.venue, meta.year) or "unknown venue"
+        return self.metadata(paper).venue_label
 
     def link_of(self, paper: Paper) -> str | None:
         """Where the paper can be read: its URL, else its DOI as a doi.org link, else its

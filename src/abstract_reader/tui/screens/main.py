@@ -33,7 +33,7 @@ from textual.worker import Worker, WorkerState
 
 from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, fault_text, files_bytes
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
-from ...metadata import EffectiveMetadata, venue_year
+from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise
@@ -235,7 +235,7 @@ class _Rows:
         return Row(
             paper_id=paper.id,
             title=title,
-            venue=venue_year(meta.venue, meta.year) or "unknown venue",
+            venue=meta.venue_label,
             tags=tuple(snap.tags.get(paper.id, ())),
             bookmarked=paper.id in snap.bookmarks,
             read=paper.id in snap.read,
