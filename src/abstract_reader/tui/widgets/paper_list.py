@@ -173,13 +173,18 @@ class PaperList(ScrollView, can_focus=True):
         styles = self._styles_of_parts()
         width = max(self.virtual_size.width, self.size.width)
         changed: list[Region] = []
+        count = len(self.source)
         for y in range(height):
             index = frame.top + y
             row = None
-            if index < len(self.source):
+            if index < count:
                 row = self._prepared[index] = self.source.row(index)
             if self._drawn.get(y) != self._line_key(frame, styles, index, row):
-                changed.append(Region(0, y, width, 1))
+                last = changed[-1] if changed else None
+                if last is not None and last.bottom == y:  # one region per run of lines
+                    changed[-1] = Region(0, last.y, width, last.height + 1)
+                else:
+                    changed.append(Region(0, y, width, 1))
         if changed:
             self.refresh(*changed)
 
