@@ -331,11 +331,12 @@ class PaperList(ScrollView, can_focus=True):
             self._prepared.clear()
 
     def _plain_edges(self) -> _Edges | None:
-        """What Textual's styling pass (``StylesCache.render_line``, ~130 µs a line: 35 new
-        rows cost ~5 ms of a key's frame) adds to each row, when the list's styles add only
-        its background and a right border; None when they add anything else (padding, a
-        border on another side, an outline, a tint, opacity, a hatch, a hovered link), and
-        Textual's own pass draws the list. The rows are drawn the same either way (tested)."""
+        """What Textual's styling pass (``StylesCache.render_line`` and a crop: 35 lines
+        of rows drawn before cost 4.9 ms that way, 2.0 ms here) adds to each row, when the
+        list's styles add only its background and a right border; None when they add
+        anything else (padding, a border on another side, an outline, a tint, opacity, a
+        hatch, a hovered link), and Textual's own pass draws the list. The rows are drawn
+        the same either way (tested)."""
         styles = self.styles
         (top, _), (right, right_color), (bottom, _), (left, _) = styles.border
         if top or bottom or left or any(edge for edge, _ in styles.outline):
