@@ -654,13 +654,10 @@ def _find_all(text: str, needle: str) -> list[int]:
 
 
 def _plain_spaces(head: str) -> bool:
-    """No whitespace but plain spaces (``\\s`` then means " "). (A printable text has
-    none of the others: one C pass answers for most abstracts.)"""
-    if head.isprintable():
-        return True
+    """No whitespace but plain spaces (``\\s`` then means " ")."""
     if head.isascii():
         return not any(space in head for space in _ODD_ASCII_SPACES)
-    return False
+    return head.isprintable()
 
 
 def _ed_cues(head: str, lowered: str, we_call: int) -> tuple[int, int]:
@@ -720,21 +717,9 @@ _SUBJECT_CUE_RES = (
         r"(?:finding|result|insight|message) is that)(?P<finding>))"
     ),
 )
-#: Each regex of `_SUBJECT_CUE_RES` with the words one of which every match of it has (its
-#: pass over the text, ~2.5 µs at 1.3 KB, is skipped when a fast ``in`` finds none; empty:
-#: always run). "we" is in nearly every abstract.
-_SUBJECT_CUES = tuple(
-    zip(
-        _SUBJECT_CUE_RES,
-        ((), ("this paper", "this work"), ("our work", "our paper", " is that")),
-        strict=True,
-    )
-)
 #: " and " then an intro verb; the regex starts with "and " (a literal first character
 #: that is not a space is found much faster).
 _AND_INTRO_RE = re.compile(rf"and (?<= and )(?={_INTRO_VERB_ALT})")
-#: What every match of `_AND_INTRO_RE` has: "and " then one of the verbs.
-_AND_INTRO_NEEDS = tuple(f"and {verb}" for verb in _INTRO_VERBS)
 
 
 def _subject_cues(head: str, lowered: str) -> _SubjectCues:
@@ -754,9 +739,7 @@ def _subject_cues(head: str, lowered: str) -> _SubjectCues:
     intro: list[int] = []
     what: list[int] = []
     we_call = -1
-    for cue, needs in _SUBJECT_CUES:
-        if needs and not any(needed in lowered for needed in needs):
-            continue  # none of the words each of its matches has: no pass over the text
+    for cue in _SUBJECT_CUE_RES:
         for match in cue.finditer(lowered):
             i, k = match.start(), match.start("verb")
             if k < 0:  # not an intro verb: "we call", or one of _what_it_does's verbs
@@ -768,7 +751,7 @@ def _subject_cues(head: str, lowered: str) -> _SubjectCues:
                 i == max(0, k - 40) or not (lowered[i - 1].isalnum() or lowered[i - 1] == "_")
             ):  # in the 40 characters before the verb, a word of its own (not "owe ")
                 intro.append(i)
-    if "we " in lowered and any(needed in lowered for needed in _AND_INTRO_NEEDS):
+    if "we " in lowered:
         for match in _AND_INTRO_RE.finditer(lowered):
             if _we_before(lowered, match.end()):
                 intro.append(match.start())  # "we gain insight … and propose X"
