@@ -4,6 +4,7 @@ one-shot build gives — and the postings are exactly each paper's words."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -317,9 +318,10 @@ def test_a_saved_index_that_reads_back_different_is_not_used(
         corpus: Corpus,
         text: postings._FieldIndex,
         titles: postings._FieldIndex,
+        pause: Callable[[], object] | None = None,
     ) -> None:
         other = postings._FieldIndex(folded=titles.folded, cased=text.cased)
-        cache.save_cache(cache_dir, key, corpus, other, titles)
+        cache.save_cache(cache_dir, key, corpus, other, titles, pause=pause)
 
     monkeypatch.setattr("abstract_reader.search.engine._save_cache", save_other)
     index.save_cache()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from abstract_reader.search import SearchIndex
+from abstract_reader.search import SearchIndex, cache
 from abstract_reader.search.cache import SUFFIX
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens import main
@@ -26,6 +26,7 @@ class Saves:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, quiet: float = 3600.0) -> None:
         self.began: list[bool] = []
         self.done = threading.Event()
+        self.first_pause = threading.Event()
         self._gate = threading.Event()
         self.screen: main.MainScreen | None = None
         build, save = SearchIndex.__init__, SearchIndex.save_and_map
@@ -34,11 +35,14 @@ class Saves:
             assert self._gate.wait(30), "the build was never let go"
             build(index, *args, **kwargs)
 
-        def recorded_save(index: SearchIndex) -> None:
+        def recorded_save(index: SearchIndex, **kwargs: Any) -> None:
             assert self.screen is not None
             self.began.append(self.screen.keys_arriving(main.SAVE_QUIET_S))
+            pause = kwargs.get("pause")
+            if pause is not None:
+                kwargs["pause"] = self._paused(pause)
             try:
-                save(index)
+                save(index, **kwargs)
             finally:
                 self.done.set()
 
@@ -46,6 +50,20 @@ class Saves:
         monkeypatch.setattr(SearchIndex, "save_and_map", recorded_save)
         monkeypatch.setattr(main, "HAND_OVER_FIRST", 0)  # the bundled dumps count as large
         monkeypatch.setattr(main, "SAVE_QUIET_S", quiet)  # 3600: a key counts as just typed
+
+    #: set at the save's first pause; the save then waits for `typed` (see `_paused`)
+    first_pause: threading.Event
+    typed: threading.Event | None = None
+
+    def _paused(self, pause: Any) -> Any:
+        def recorded() -> None:
+            if not self.first_pause.is_set():
+                self.first_pause.set()
+                if self.typed is not None:
+                    assert self.typed.wait(30), "the test never typed"
+            pause()
+
+        return recorded
 
     async def start_typing(self, app: ReaderApp, pilot: Pilot[Any]) -> None:
         """`/ r` while the index is built, then the build goes on: the index is handed
@@ -113,3 +131,31 @@ async def test_the_save_goes_on_once_the_keys_stop_the_filter_still_focused(
         await until(pilot, saves.done.is_set)  # no more keys: the save went on
         assert saves.began == [False]
         assert app.main.focused is app.query_one("#filter")
+
+
+async def test_a_save_under_way_waits_while_a_query_is_begun_then_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save began with no query being typed (a million papers' takes seconds); the user
+    starts typing during it: it waits between its pieces until the filter is left."""
+    monkeypatch.setattr(cache, "WRITE_PIECE", 64)  # many pieces, even for 55 papers
+    saves = Saves(monkeypatch)
+    saves.typed = threading.Event()
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        saves.screen = app.main
+        saves._gate.set()  # the build goes on, the list focused: the save begins at once
+        await until(pilot, saves.first_pause.is_set)
+        assert saves.began == [False]
+        await pilot.press("slash", *"rob")  # typing begins while the save is under way
+        saves.typed.set()
+        await until(pilot, lambda: "of 55" in str(app.query_one("#status").render()))
+        await pilot.pause(0.3)
+        assert not saves.done.is_set()  # it waits between two pieces
+        robust = listed(app)
+        await pilot.press("enter")  # the query is typed: the list has the focus
+        await until(pilot, saves.done.is_set)
+        await settle(app, pilot)
+        index = app.session.index
+        assert index is not None and not index.map_pending and index._mapped is not None
+        assert listed(app) == robust  # (read from the file saved: the same result)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -88,9 +88,19 @@ def corpus_digest(corpus: Corpus) -> bytes:
     return digest.digest()
 
 
+#: Bytes written between two calls of a save's ``pause`` (a few ms of writing).
+WRITE_PIECE = 8 << 20
+
+
 def _write(
-    handle: BinaryIO, n: int, digest: bytes, arrays: dict[str, npt.NDArray[np.generic]]
+    handle: BinaryIO,
+    n: int,
+    digest: bytes,
+    arrays: dict[str, npt.NDArray[np.generic]],
+    pause: Callable[[], object] | None = None,
 ) -> None:
+    """The file's header, then each array aligned, written `WRITE_PIECE` bytes at a time
+    with ``pause()`` between the pieces (the reader waits there while a query is typed)."""
     header_size = _HEAD.size + _SECTION.size * len(arrays)
     at = -(-header_size // _ALIGN) * _ALIGN
     table = []
@@ -102,19 +112,33 @@ def _write(
     for array in arrays.values():
         handle.write(b"\0" * (-written % _ALIGN))
         written += -written % _ALIGN
-        handle.write(np.ascontiguousarray(array).data.cast("B"))
+        data = np.ascontiguousarray(array).data.cast("B")
+        for at in range(0, len(data), WRITE_PIECE):
+            if pause is not None:
+                pause()
+            handle.write(data[at : at + WRITE_PIECE])
         written += array.nbytes
 
 
 def save_cache(
-    cache_dir: Path, key: str, corpus: Corpus, text: _FieldIndex, titles: _FieldIndex
+    cache_dir: Path,
+    key: str,
+    corpus: Corpus,
+    text: _FieldIndex,
+    titles: _FieldIndex,
+    *,
+    pause: Callable[[], object] | None = None,
 ) -> None:
-    """Write the index (atomically); failing to write a cache is not an error."""
+    """Write the index (atomically); failing to write a cache is not an error. ``pause``
+    is called between pieces of the writing (see `_write`)."""
     arrays = {**text.arrays("text"), **titles.arrays("title")}
     digest = corpus_digest(corpus)
     n = len(corpus.papers)
     if write_atomically(
-        cache_dir, f"{key}{SUFFIX}", lambda handle: _write(handle, n, digest, arrays), keep=_KEEP
+        cache_dir,
+        f"{key}{SUFFIX}",
+        lambda handle: _write(handle, n, digest, arrays, pause),
+        keep=_KEEP,
     ):
         for old in cache_dir.glob("*.npz"):  # the format before this one: never read again
             if old.is_file() and not old.is_symlink():

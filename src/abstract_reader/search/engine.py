@@ -400,36 +400,40 @@ class SearchIndex:
 
             drop_pages(self._mapped)
 
-    def save_cache(self) -> None:
-        """Write a freshly built index to its cache (once; nothing if it came from there)."""
+    def save_cache(self, pause: Callable[[], object] | None = None) -> None:
+        """Write a freshly built index to its cache (once; nothing if it came from there).
+        ``pause`` is called between pieces of the work (the reader waits there while a
+        query is typed: at a million papers the save takes seconds)."""
         if self._unsaved is not None:
             cache_dir, cache_key = self._unsaved
             self._unsaved = None
-            _save_cache(cache_dir, cache_key, self.corpus, self.text, self.titles)
+            _save_cache(cache_dir, cache_key, self.corpus, self.text, self.titles, pause=pause)
             self._saved = (cache_dir, cache_key)
 
-    def save_and_map(self) -> None:
+    def save_and_map(self, pause: Callable[[], object] | None = None) -> None:
         """`save_cache`, then `map_saved`, holding `settling` (the reader calls it once
         the index is handed over: searches go on meanwhile, reading equal values)."""
         with self.settling:
-            self.save_cache()
-            self.map_saved()
+            self.save_cache(pause)
+            self.map_saved(pause)
 
     @property
     def map_pending(self) -> bool:
         """Saved by `save_cache`, and still read from the built arrays (`map_saved`)."""
         return self._saved is not None
 
-    def map_saved(self) -> None:
+    def map_saved(self, pause: Callable[[], object] | None = None) -> None:
         """After `save_cache`: read the postings from the file written (see `_map_saved`).
         Call it once the background passes over every posting (prefix masks, similarity
         model) are done, so that none reads the built arrays and the file's pages at once."""
         if self._saved is not None:
             cache_dir, cache_key = self._saved
             self._saved = None
-            self._map_saved(cache_dir, cache_key)
+            self._map_saved(cache_dir, cache_key, pause)
 
-    def _map_saved(self, cache_dir: Path, cache_key: str) -> None:
+    def _map_saved(
+        self, cache_dir: Path, cache_key: str, pause: Callable[[], object] | None = None
+    ) -> None:
         """The postings just saved, mapped from the cache file, take the built ones' place
         once compared equal to them (nothing else to check: the built arrays are ours): the
         index then lives in the page cache, as after a warm start, not in this process's
@@ -450,6 +454,8 @@ class SearchIndex:
 
         def dropped() -> None:
             drop_pages(mapped)
+            if pause is not None:
+                pause()
 
         swaps: list[tuple[_Postings, Any, Any]] = []
         for prefix, built in (("text", self.text), ("title", self.titles)):

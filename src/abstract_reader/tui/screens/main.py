@@ -614,12 +614,15 @@ class MainScreen(Screen[None]):
         # The first keys after "fully indexed" are often typed now: the save (seconds at
         # 1M, the CRCs and the mapping holding the GIL for parts of it) waits while a query
         # is typed, as the like model does, so that it does not take the CPU from their
-        # searches and frames. It goes on once the filter is left or no key came for
-        # `SAVE_QUIET_S` (and on quitting).
+        # searches and frames — before it begins, and between its pieces (8 MB written, 1M
+        # values compared), since typing often begins once it is under way. It goes on once
+        # the filter is left or no key came for `SAVE_QUIET_S` (and on quitting; a `like:`
+        # search, which waits for it through `index.settling`, lets it go on too).
         from ...search.similar import wait_while
 
-        wait_while(functools.partial(self.keys_arriving, SAVE_QUIET_S))
-        index.save_and_map()  # (a like: search meanwhile waits for it: `index.settling`)
+        typing = functools.partial(wait_while, functools.partial(self.keys_arriving, SAVE_QUIET_S))
+        typing()
+        index.save_and_map(pause=typing)
         self.app.call_from_thread(self._prepare_like, index)
 
     def _post_indexing(self, done: int, total: int) -> None:
