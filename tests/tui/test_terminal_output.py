@@ -6,10 +6,12 @@ driver made to take output), and a terminal emulator (pyte) reads them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -137,15 +139,25 @@ async def same_as_repainted(app: ReaderApp, pilot: Pilot[Any], term: Terminal) -
     return written
 
 
+@contextlib.asynccontextmanager
+async def on_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int] = WIDE
+) -> AsyncIterator[tuple[ReaderApp, Pilot[Any], Terminal]]:
+    """The reader on the bundled dumps, its frames written to a `Terminal` of ``size``
+    (the filter's cursor not blinking: the same screen whenever it is read)."""
+    term = Terminal(monkeypatch, *size)
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        app.query_one("#filter").cursor_blink = False
+        yield app, pilot, term
+
+
 async def test_the_terminal_shows_the_screen_after_any_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     if in_own_process(request):
         return
-    term = Terminal(monkeypatch, *WIDE)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        app.query_one("#filter").cursor_blink = False  # the same screen whenever it is read
+    async with on_terminal(tmp_path, monkeypatch) as (app, pilot, term):
         await same_as_repainted(app, pilot, term)
         steps: list[tuple[str, ...]] = [
             ("slash", *"robust"),
@@ -193,10 +205,7 @@ async def test_a_row_that_changes_in_one_cell_rewrites_that_cell(
     shows what a full repaint shows."""
     if in_own_process(request):
         return
-    term = Terminal(monkeypatch, *WIDE)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        app.query_one("#filter").cursor_blink = False
+    async with on_terminal(tmp_path, monkeypatch) as (app, pilot, term):
         # a row under the cursor that is not the first line's (the first key after start-up
         # repaints the whole screen: the resumed screen's repaint waits for Textual's frame timer)
         await pilot.press("j", "j", "k")
@@ -219,10 +228,7 @@ async def test_a_full_repaint_after_a_resize_is_written_whole(
     """After a resize nothing on the terminal is taken as known: every cell is written."""
     if in_own_process(request):
         return
-    term = Terminal(monkeypatch, 100, 30)
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        app.query_one("#filter").cursor_blink = False
+    async with on_terminal(tmp_path, monkeypatch, (100, 30)) as (app, pilot, term):
         await pilot.press("slash", *"robust")
         await same_as_repainted(app, pilot, term)
         await pilot.resize_terminal(90, 30)
@@ -245,10 +251,7 @@ async def test_a_new_result_shows_rows_and_count_in_one_frame_then_its_paper(
     from abstract_reader.tui.widgets.paper_list import PaperList
     from abstract_reader.tui.widgets.paper_view import PaperView
 
-    term = Terminal(monkeypatch, *WIDE)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        app.query_one("#filter").cursor_blink = False
+    async with on_terminal(tmp_path, monkeypatch) as (app, pilot, term):
         await same_as_repainted(app, pilot, term)
         assert "StarCraft" not in term.screen.display[3]  # another paper is first
         await pilot.press("slash", *"starcraf")
@@ -302,10 +305,7 @@ async def test_the_scrollbar_of_a_long_list_is_right_after_the_count_changes(
 
     from abstract_reader.tui.widgets.paper_list import PaperList
 
-    term = Terminal(monkeypatch, *WIDE)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        app.query_one("#filter").cursor_blink = False
+    async with on_terminal(tmp_path, monkeypatch) as (app, pilot, term):
         await settle(app, pilot)
         paper_list = app.query_one(PaperList)
         for count in (10_000, 9_000, 1_000, 40, 10_000):  # 1,000: a longer thumb
