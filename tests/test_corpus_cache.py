@@ -90,3 +90,40 @@ def test_cli_lists_the_same_papers_from_the_cache(tmp_path: Path) -> None:
     second = cli("list", "-d", str(big), env=env)
     assert first.returncode == second.returncode == 0
     assert first.stdout == second.stdout and len(second.stdout.splitlines()) == 70_000
+
+
+def test_titles_made_distinct_after_parsing_come_back_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two abstracts open alike, so their derived titles clash and one is given its id after
+    # parsing (a title set on the table, not the parsed one): the cache keeps what was shown,
+    # non-ASCII included, in every row around it.
+    opening = "Café-scale résumé learning with Ünïcode ✓ embeddings for naïve agents"
+    dump = tmp_path / "d.txt"
+    dump.write_text(
+        "Conf 2025 Papers\n\n"
+        + "\n\n".join(
+            [
+                "A first abstract about ordinary things.",
+                f"{opening}. It then studies one setting.",
+                "Ε ένα άλλο κείμενο για τη μάθηση.",
+                f"{opening}. It then studies another setting.",
+                "The last abstract, about 東京 and Zürich.",
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    parsed = load_corpus([dump])
+    titles = [p.title for p in parsed.papers]
+    assert len(set(titles)) == len(titles) == 5
+    assert any("[" in t for t in titles)  # (the clash was made distinct by an id)
+    load_corpus_cached([dump], tmp_path / "cache", min_bytes=0)  # parses and saves
+
+    def no_parsing(*args: object) -> None:
+        raise AssertionError("parsed again instead of reading the cache")
+
+    monkeypatch.setattr(CorpusBuilder, "add_file", no_parsing)
+    cached = load_corpus_cached([dump], tmp_path / "cache", min_bytes=0)
+    assert [p.title for p in cached.papers] == titles
+    assert _facts(cached) == _facts(parsed)
