@@ -226,3 +226,33 @@ def test_a_query_without_words_lists_papers_in_corpus_order(forms_corpus: Corpus
     pinned = index.search(f"!modal | {pasted[:10]}")
     assert pinned[0].paper.id == pasted
     assert [h.paper.id for h in pinned][1:] == [i for i in want if i != pasted]
+
+
+_HUGE_PAGES = """
+import abstract_reader, numpy
+try:
+    from numpy._core.multiarray import _set_madvise_hugepage
+except ImportError:  # numpy 1.x
+    from numpy.core.multiarray import _set_madvise_hugepage
+print(_set_madvise_hugepage(False))  # (it answers the setting it replaces)
+"""
+
+
+@pytest.mark.parametrize(("asked", "expected"), [(None, "False"), ("1", "True"), ("0", "False")])
+def test_the_searches_arrays_are_not_given_huge_pages_unless_the_user_asks(
+    asked: str | None, expected: str
+) -> None:
+    # A key's fresh 4 MB arrays at a million papers stalled the kernel 8-28 ms compacting
+    # memory for huge pages: the package turns numpy's request for them off before numpy is
+    # imported, and leaves an explicit NUMPY_MADVISE_HUGEPAGE alone.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    if asked is not None:
+        env["NUMPY_MADVISE_HUGEPAGE"] = asked
+    out = subprocess.run(
+        [sys.executable, "-c", _HUGE_PAGES], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == expected
