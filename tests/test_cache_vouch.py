@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from abstract_reader import corpus_cache as cc
@@ -21,6 +22,7 @@ from abstract_reader.corpus import Corpus, load_corpus
 from abstract_reader.corpus_cache import CacheRefused, key_for, load_corpus_cached, open_cache
 from abstract_reader.papertable import PaperTable
 
+from .cache_edit import edit_cache
 from .conftest import write_dump
 
 
@@ -314,3 +316,40 @@ def test_an_index_cache_written_into_after_its_record_is_checked_and_refused(
     assert checks.count == 1  # checked in full (the text field's check refused it)
     assert not index.loaded_from_cache  # rebuilt
     assert [h.paper.id for h in index.search("topic 07")] == expected
+
+
+def test_a_later_chunk_moved_is_refused_in_its_place(tmp_path: Path) -> None:
+    """A first start from a file not recorded checks each chunk's MAC as it publishes it: a
+    chunk moved to another place is refused there — the rows before it were published (the
+    reader shows them until it clears them and parses), none of it or after it."""
+    paths = _dumps(tmp_path, n=22_000)  # 27,500 papers: six chunks
+    cache = tmp_path / "cache"
+    load_corpus_cached(paths, cache, min_bytes=0)
+    (path,) = cache.glob("*.corpus")
+
+    def swap(arrays: dict[str, Any]) -> None:
+        """The third and fourth chunks exchanged with all they have (their papers are all of
+        one length): every MAC is one we made, but for another place."""
+        size = cc.CHUNK
+
+        def exchange(blob: Any, a: int, b: int, c: int) -> None:  # [a, b) ↔ [b, c)
+            assert c - b == b - a
+            blob[a:c] = np.concatenate([blob[b:c], blob[a:b]])
+
+        for text, offsets in (("abstracts", "abstract_offsets"), ("titles", "title_offsets")):
+            a, b, c = (int(arrays[offsets][i]) for i in (2 * size, 3 * size, 4 * size))
+            exchange(arrays[text], a, b, c)
+        for name in cc._CHUNK_NUMBERS:
+            exchange(arrays[name], 2 * size, 3 * size, 4 * size)
+        exchange(arrays["macs"], 2 * cc._MAC_SIZE, 3 * cc._MAC_SIZE, 4 * cc._MAC_SIZE)
+
+    edit_cache(path, swap, numbers_crc=False)
+    opened = open_cache(cache, str(key_for(paths)), paths)
+    assert opened is not None and not opened.vouched
+    table = PaperTable()
+    published = []
+    with pytest.raises(CacheRefused):
+        for rows in opened.publish(table):
+            published.append(rows)
+    assert published == [range(k * cc.CHUNK, (k + 1) * cc.CHUNK) for k in range(2)]
+    assert len(table) == 2 * cc.CHUNK
