@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from abstract_reader.corpus import Corpus
 from abstract_reader.search import SearchIndex, parse_query
+
+from .conftest import write_dump
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +92,35 @@ def test_list_with_a_malformed_id_term_is_a_usage_error() -> None:
     result = cli("list", "-q", "id:zz")
     assert result.returncode == 2 and result.stdout == ""
     assert "4 or more hex digits" in result.stderr
+
+
+def test_ids_of_a_large_corpus_by_prefix(tmp_path: Path) -> None:
+    """At thousands of papers (the table's id index is a numpy array): every id prefix
+    names its paper, an ambiguous prefix lists its papers in id order, and a paper loaded
+    after the index was built is not one of its answers."""
+    from abstract_reader.corpus import CorpusBuilder
+
+    first = write_dump(
+        tmp_path / "a.txt", *(f"Paper {k} studies matter {k * 7919 % 10007}." for k in range(6000))
+    )
+    later = write_dump(tmp_path / "b.txt", "A paper loaded after the index was built.")
+    builder = CorpusBuilder([first, later])
+    builder.add_file(first)
+    corpus = builder.corpus
+    index = SearchIndex(corpus)
+    ids = corpus.papers.ids()
+    for row in range(0, 6000, 397):
+        assert [h.paper.id for h in index.search(f"id:{ids[row][:8]}")] == [ids[row]]
+    by_four: dict[str, list[str]] = {}
+    for paper_id in ids:
+        by_four.setdefault(paper_id[:4], []).append(paper_id)
+    prefix, shared = next((k, v) for k, v in by_four.items() if len(v) > 1)
+    (note,) = index.search(f"id:{prefix}").ignored
+    expected = ", ".join(i[:12] for i in sorted(shared)[:3])
+    assert note.startswith(f"id:{prefix} is ambiguous ({len(shared):,} papers: {expected}")
+    builder.add_file(later)
+    new_id = corpus.papers.ids()[-1]
+    assert len(corpus.papers) == 6001 and index.n == 6000
+    assert index.search(f"id:{new_id[:8]}").ignored == (
+        f"id:{new_id[:8]} matches no paper in the loaded dumps",
+    )
