@@ -22,7 +22,8 @@ WIDE = (140, 40)
 def burst(app: ReaderApp, *keys: str) -> None:
     """Queue keys as the terminal driver does: all at once, none handled yet."""
     for key in keys:
-        app.post_message(events.Key(key, {"enter": "\r", "escape": "\x1b"}.get(key, key)))
+        character = key if len(key) == 1 else None  # (named keys: none printable)
+        app.post_message(events.Key(key, {"enter": "\r", "escape": "\x1b"}.get(key, character)))
 
 
 async def test_enter_then_j_j_in_one_burst_moves_in_the_filtered_list(tmp_path: Path) -> None:
@@ -51,3 +52,32 @@ async def test_escape_then_j_in_one_burst_moves_in_the_list(tmp_path: Path) -> N
         await settle(app, pilot)
         assert app.query_one("#filter", Input).value == "net"
         assert app.query_one(PaperList).cursor == 1
+
+
+async def test_editing_keys_in_a_burst_edit_where_they_were_typed(tmp_path: Path) -> None:
+    """⌫, ←, ctrl+u … are the input's bindings, which Textual ran only once the key had gone
+    up to the app — after the letters queued behind it: "abc⌫d" showed "abc"."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        field = app.query_one("#filter", Input)
+        for keys, expected in [
+            (("a", "b", "c", "backspace", "d"), "abd"),
+            (("a", "b", "c", "left", "X"), "abXc"),
+            (("g", "r", "a", "p", "h", "ctrl+u", "n", "e", "t"), "net"),
+            (("n", "e", "t", "home", "delete", "g", "ctrl+e", "s"), "gets"),
+            (("o", "n", "e", " ", "t", "w", "o", "ctrl+w", "x"), "one x"),
+            (("a", "b", "c", "left", "left", "ctrl+k", "z"), "az"),
+        ]:
+            field.value = ""
+            await settle(app, pilot)
+            burst(app, *keys)
+            await settle(app, pilot)
+            assert field.value == expected, keys
+        # and the filter searched what it shows
+        burst(app, "ctrl+u", *"robust", "backspace", "t")
+        await settle(app, pilot)
+        assert field.value == "robust"
+        assert listed(app) and field.has_focus
