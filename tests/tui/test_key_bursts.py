@@ -12,6 +12,7 @@ from textual import events
 from textual.widgets import Input
 
 from abstract_reader.tui.app import ReaderApp
+from abstract_reader.tui.screens.editors import NoteEditor, TagEditor
 from abstract_reader.tui.widgets.paper_list import PaperList
 
 from .conftest import listed, make_app, settle
@@ -81,3 +82,27 @@ async def test_editing_keys_in_a_burst_edit_where_they_were_typed(tmp_path: Path
         await settle(app, pilot)
         assert field.value == "robust"
         assert listed(app) and field.has_focus
+
+
+async def test_editing_keys_in_a_burst_in_the_tag_and_note_editors(tmp_path: Path) -> None:
+    """Every text field of the reader takes its editing keys in the order typed: the tag
+    editor's input and the note editor's text area, saved as typed."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id
+        await pilot.press("t")
+        assert isinstance(app.screen, TagEditor)
+        burst(app, *"theorx", "backspace", "y", "left", "left", "r", "enter")
+        await settle(app, pilot)
+        assert app.screen.tags == ["theorry"]
+        await pilot.press("enter")  # empty input: save
+        await settle(app, pilot)
+        assert app.library.snapshot.tags[paper_id] == ["theorry"]
+        await pilot.press("o")
+        assert isinstance(app.screen, NoteEditor)
+        burst(app, *"lemmq", "backspace", "a", "home", *"see ", "end", "ctrl+w", *"proof")
+        await settle(app, pilot)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.library.snapshot.notes[paper_id] == "see proof"

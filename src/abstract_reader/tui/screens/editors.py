@@ -21,6 +21,7 @@ from ...library import LibraryError, Metadata, clean_tag
 from ...status import word_cuts
 from ...text.links import refusal
 from ..widgets.fitted_input import FittedInput
+from ..widgets.keys_in_order import OrderedTextArea
 from ..widgets.paper_list import tag_label
 
 if TYPE_CHECKING:
@@ -456,7 +457,7 @@ class NoteEditor(_Editor[NoteResult]):
             yield Static(Content(f"Note on {self.what}"), classes="modal-title", markup=False)
             if self.hint:
                 yield Static(Content(self.hint).stylize("$text-warning"), markup=False)
-            yield TextArea(self.note, id="note-text", soft_wrap=True)
+            yield OrderedTextArea(self.note, id="note-text", soft_wrap=True)
             yield Static(id="note-message", markup=False)
             yield Label(
                 "ctrl+s: save · Esc: cancel · ctrl+o: edit in $VISUAL / $EDITOR",

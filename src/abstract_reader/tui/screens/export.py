@@ -20,6 +20,7 @@ from textual.worker import Worker, WorkerState
 from ...cite import EXPORT_FORMATS, FORMAT_NAMES
 from ...outfile import OutputError, TargetError, TargetExists
 from ...text import escape_for_terminal
+from ..widgets.fitted_input import FittedInput
 from .editors import _Editor
 
 #: A file name's extension for each export format (the default name follows the format).
@@ -114,7 +115,7 @@ class ExportDialog(_Editor[str]):
                 )
             with Horizontal(classes="field"):
                 yield Label("File", classes="field-label")
-                yield Input(
+                yield FittedInput(
                     value=DEFAULT_STEM + EXTENSIONS[self.default_format],
                     placeholder="a file name (~ is your home folder)",
                     id="export-path",

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Self
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -268,21 +268,6 @@ class FilterInput(FittedInput):
     async def action_submit(self) -> None:
         self.screen.set_focus(self.screen.query_one(PaperList))  # at once: see the class
         await super().action_submit()
-
-    async def _on_key(self, event: events.Key) -> None:
-        """The editing keys (⌫, Del, ←/→, Home/End, ctrl+u/k/w …) in the order typed.
-
-        They are the input's own bindings, which Textual runs once the key has gone up to
-        the app — after the letters queued behind it, which the input inserts as they come:
-        "abc⌫d" typed in one burst (a fast typist while the reader is busy) showed "abc",
-        "abc←X" "abcX". Here they run as the key reaches the input, between the letters."""
-        if not event.is_printable:
-            for binding in self._bindings.key_to_bindings.get(event.key, ()):
-                if not binding.priority and await self.app.run_action(binding.action, self):
-                    event.stop()
-                    event.prevent_default()
-                    return
-        await super()._on_key(event)
 
     _value_changing = False
 

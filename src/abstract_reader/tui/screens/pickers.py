@@ -16,6 +16,8 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...cite import FORMAT_NAMES, FORMATS
+from ..widgets.fitted_input import FittedInput
+from ..widgets.keys_in_order import OrderedTextArea
 from ..widgets.paper_list import tag_label
 
 
@@ -128,7 +130,7 @@ class TagList(ModalScreen[TagAction | None]):
                 )
             else:
                 yield Static("No tags yet: press t on a paper to tag it.", id="taglist-empty")
-            yield Input(placeholder="new name — Enter renames, Esc cancels", id="tag-rename")
+            yield FittedInput(placeholder="new name — Enter renames, Esc cancels", id="tag-rename")
             yield Static(id="taglist-message", markup=False)
             yield Label(
                 "Enter: show papers with the tag · m: rank like them · r: rename · d: delete · "
@@ -214,7 +216,7 @@ class CopyFallback(ModalScreen[None]):
             yield Static(
                 Content(self.reason).stylize("$text-warning"), id="copy-reason", markup=False
             )
-            yield TextArea(self.text, read_only=True, id="copy-text")
+            yield OrderedTextArea(self.text, read_only=True, id="copy-text")
             yield Label(
                 "Select the text with the mouse (or ctrl+a) and copy it · Esc: close",
                 classes="modal-hint",

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...saved import SavedSearchError, check_name, matching
+from ..widgets.fitted_input import FittedInput
 from .editors import _Editor
 
 #: How often an open list looks for searches saved or deleted elsewhere (the CLI, another
@@ -52,7 +53,7 @@ class SaveSearchDialog(_Editor[str]):
                 id="save-search-query",
                 markup=False,
             )
-            yield Input(placeholder="name — letters, digits, - and _", id="save-search-name")
+            yield FittedInput(placeholder="name — letters, digits, - and _", id="save-search-name")
             yield Static(id="save-search-message", markup=False)
             yield Static(  # wraps on a small terminal (a Label would be cut)
                 "Enter: save · Esc: cancel · then @name in the filter (or -q @name in the "
@@ -121,7 +122,7 @@ class SearchAction:
     query: str
 
 
-class _FilterField(Input):
+class _FilterField(FittedInput):
     """The list's filter field: ↑ / ↓ / PgUp / PgDn move through the list below it (they
     mean nothing in a one-line field), everything else is text."""
 
