@@ -2,7 +2,7 @@
 searches (filter as you type, Enter runs one, ctrl+d deletes one after asking).
 
 The searches themselves live in the library's settings (``abstract_reader.saved``), so the
-CLI (``-q @name``, ``abstract-reader saved``) and every reader share them; these screens only
+CLI (``-q @name``, ``abstract-reader searches``) and every reader share them; these screens only
 ask and show. Esc follows the one rule: it cancels, and asks first when something typed
 would be lost (a name) or a question is pending (it then only takes the question back).
 """
