@@ -15,6 +15,7 @@ from textual.widget import Widget
 
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.widgets.paper_list import PaperList
+from abstract_reader.tui.widgets.paper_view import PaperView
 
 from .conftest import make_app, settle
 
@@ -118,3 +119,33 @@ async def test_the_list_draws_its_lines_as_textuals_styling_does(tmp_path: Path)
                     ours, theirs = _list_lines_both_ways(paper_list, crop)
                     assert ours == theirs, (size, keys, crop)
                     assert len(ours) == crop.height
+
+
+async def test_the_abstract_wraps_at_one_width_whether_or_not_the_paper_scrolls(
+    tmp_path: Path,
+) -> None:
+    """The paper pane keeps its scrollbar's column when the paper fits: moving from a paper
+    that fits to one longer than the pane, the abstract is not wrapped again a frame later
+    one column narrower when the scrollbar comes (its lines jumped, ~50 ms after the
+    first draw), nor wider when it goes."""
+    dump = tmp_path / "two.txt"
+    short = "A short abstract on robust mean estimation."
+    long = " ".join(
+        f"Sentence {i} of a long abstract on robust mean estimation." for i in range(90)
+    )
+    dump.write_text(f"Test 2026 Papers\n\n{short}\n\n{long}\n\n{short} Again.\n", "utf-8")
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        view = app.query_one(PaperView)
+        body = app.query_one("#paper-body")
+        seen: dict[bool, set[int]] = {True: set(), False: set()}
+        for key in ("j", "j", "k", "k"):
+            assert view.details is not None
+            scrolls = view.max_scroll_y > 0
+            assert scrolls == view.details.body.text.startswith("Sentence 0")
+            seen[scrolls].add(body.size.width)
+            await pilot.press(key)
+            await settle(app, pilot)
+        assert seen[True] and seen[False]  # both kinds of paper were shown
+        assert seen[True] == seen[False], seen  # at one width
