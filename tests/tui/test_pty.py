@@ -265,3 +265,37 @@ def test_keys_typed_before_the_reader_is_up_go_where_they_would_after(
     time.sleep(0.3)
     term.send("q")
     assert term.wait() == 0
+
+
+def test_the_whole_screen_is_drawn_again_after_ctrl_z_and_fg(tmp_path: Path) -> None:
+    """ctrl+z stops the reader; the shell's text covers the terminal; `fg` brings the reader
+    back, and every part of its screen is there again — the filter bar, the list, the paper,
+    the status line and the footer — not only what changes with the next key."""
+    import signal
+
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+    }
+    term = Terminal(installed_script(), env)
+    term.read_until(b"55 papers")
+    term.send("\x1a")  # ctrl+z
+    deadline = time.monotonic() + 20
+    while True:  # until the reader has stopped (reading what it writes meanwhile)
+        pid, status = os.waitpid(term.pid, os.WUNTRACED | os.WNOHANG)
+        if pid and os.WIFSTOPPED(status):
+            break
+        assert time.monotonic() < deadline, "ctrl+z did not stop the reader"
+        term.until(lambda: True, "", 0.05)
+    term.screen.reset()  # what the shell showed meanwhile: nothing of the reader's screen
+    term.screen.draw("$ fg")
+    os.kill(term.pid, signal.SIGCONT)
+    parts = ("/ to filter", "RSE: Robust Satisficing Ensemble", "55 papers", "? Help")
+    term.until(
+        lambda: all(part in term.text() for part in parts) and "$ fg" not in term.text(),
+        "the screen was not drawn whole again",
+    )
+    term.send("q")
+    assert term.wait() == 0

@@ -135,10 +135,15 @@ class ReaderApp(App[int]):
             self.set_keymap(keymap)
 
     def on_mount(self) -> None:
-        # back from suspension (an editor, ctrl+z): the screen is repainted whole
-        self.app_resume_signal.subscribe(self, lambda _app: self._shown.clear())
+        self.app_resume_signal.subscribe(self, self._resumed)
         for warning in self.config_warnings:
             self.notify(warning, title="Config", severity="warning", timeout=15, markup=False)
+
+    def _resumed(self, _app: App[object]) -> None:
+        """Back from suspension (ctrl+z then fg, an editor): the terminal holds whatever the
+        shell or the editor left, so every cell is written again, not only what changed."""
+        self._shown.clear()
+        self.screen.refresh(repaint=True)
 
     @property
     def session(self) -> Session:
