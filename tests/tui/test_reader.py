@@ -393,6 +393,27 @@ async def test_metadata_editor_changes_title_everywhere(tmp_path: Path) -> None:
         assert listed(app) == ["Zanzibar Estimators"]
 
 
+async def test_metadata_editor_stores_a_doi_as_the_cli_does(tmp_path: Path) -> None:
+    """A DOI typed in the editor is checked and stored as `meta --doi` stores it: what is
+    not a DOI is refused with the reason (the dialog stays, nothing is saved), a DOI link is
+    stored as the bare DOI that citations and the CLI use."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id
+        assert paper_id is not None
+        await pilot.press("e", "tab", "tab", "tab", *"banana", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MetadataEditor)  # not saved: the reason is shown
+        error = str(app.screen.query_one("#meta-error", Static).render())
+        assert "'banana' is not a DOI" in error
+        assert paper_id not in app.library.snapshot.metadata
+        await pilot.press("ctrl+u", *"https://doi.org/10.1234/ABC.def", "enter")
+        await until(pilot, lambda: not isinstance(app.screen, MetadataEditor))
+        assert app.library.snapshot.metadata[paper_id].doi == "10.1234/ABC.def"
+        assert "10.1234/ABC.def" in view_text(app)
+
+
 async def test_note_editor_saves_on_ctrl_s(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:

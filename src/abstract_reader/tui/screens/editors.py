@@ -18,6 +18,7 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...library import LibraryError, Metadata, clean_tag
+from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
 from ..widgets.fitted_input import FittedInput
@@ -308,10 +309,12 @@ class MetadataEditor(_Editor[Metadata]):
                 )
             yield full_title
             for label, field_id, value, placeholder in (
-                ("Authors", "meta-authors", "; ".join(m.authors), "Ada Lovelace; Alan Turing"),
-                ("URL", "meta-url", m.url or "", "https://…"),
-                ("DOI", "meta-doi", m.doi or "", "10.…"),
-                ("Year", "meta-year", str(m.year or ""), "2026"),
+                # examples, said to be: a new user took "Ada Lovelace; Alan Turing" in grey
+                # for authors already set
+                ("Authors", "meta-authors", "; ".join(m.authors), "e.g. Ada Lovelace; Alan Turing"),
+                ("URL", "meta-url", m.url or "", "e.g. https://openreview.net/forum?id=…"),
+                ("DOI", "meta-doi", m.doi or "", "e.g. 10.1234/abc or https://doi.org/10.1234/abc"),
+                ("Year", "meta-year", str(m.year or ""), "e.g. 2026"),
             ):
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
@@ -396,12 +399,19 @@ class MetadataEditor(_Editor[Metadata]):
         year_text = value("meta-year")
         if year_text and not (year_text.isdigit() and len(year_text) == 4):
             return "Year must have four digits"
+        doi = value("meta-doi")
+        if doi:
+            # as `abstract-reader meta --doi` stores it: doi:…, https://doi.org/… → 10.…
+            try:
+                doi = normalise_doi(doi)
+            except ValueError as exc:
+                return f"DOI: {exc}"
         authors = tuple(a.strip() for a in value("meta-authors").split(";") if a.strip())
         return Metadata(
             title=value("meta-title") or None,
             authors=authors,
             url=value("meta-url") or None,
-            doi=value("meta-doi") or None,
+            doi=doi or None,
             year=int(year_text) if year_text else None,
         )
 
