@@ -564,6 +564,38 @@ async def test_tag_list_renames_and_deletes_on_every_paper(tmp_path: Path) -> No
         assert not any(app.library.snapshot.tags.values())
 
 
+async def test_tag_list_renaming_onto_an_existing_tag_asks_then_merges(tmp_path: Path) -> None:
+    """Renaming a tag to the name of another (any ASCII case) asks first, in the dialog;
+    Enter again merges it: every paper of the first gets the second, and nothing else
+    changes. Another name typed, or Esc, and nothing is merged."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        papers = app.session.corpus.papers
+        app.library.add_tags([papers[1].id, papers[2].id], ["cli-tag"])
+        app.library.add_tags([papers[2].id, papers[5].id], ["to read"])
+        await pilot.press("T")  # the tags by count, then by name: cli-tag first
+        assert isinstance(app.screen, TagList)
+        await pilot.press("r", "ctrl+u", *"To Read", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TagList)  # asked, not done
+        message = str(app.screen.query_one("#taglist-message", Static).render())
+        assert "Enter again merges #cli-tag" in message
+        assert app.library.tag_counts() == [("cli-tag", 2), ("to read", 2)]
+        await pilot.press("escape", "escape")  # Esc: nothing merged
+        assert app.library.tag_counts() == [("cli-tag", 2), ("to read", 2)]
+        await pilot.press("T", "r", "ctrl+u", *"to read", "enter", "enter")
+        await until(pilot, lambda: not isinstance(app.screen, TagList))
+        await settle(app, pilot)
+        assert app.library.tag_counts() == [("to read", 3)]
+        tags = app.library.snapshot.tags
+        assert {i for i, names in tags.items() if "to read" in names} == {
+            papers[1].id,
+            papers[2].id,
+            papers[5].id,
+        }
+
+
 async def test_copy_reaches_the_real_clipboard_and_says_how(
     tmp_path: Path,
     display: str,

@@ -44,7 +44,9 @@ class TagExists(LibraryError):
     """A rename onto a tag that exists already (pass ``merge=True`` to merge the two)."""
 
     def __init__(self, old: str, new: str) -> None:
-        super().__init__(f"a tag named {new!r} already exists; merge {old!r} into it instead?")
+        super().__init__(
+            f"a tag named {new!r} already exists (renaming {old!r} onto it merges the two)"
+        )
         self.old = old
         self.new = new
 

@@ -1438,8 +1438,12 @@ class MainScreen(Screen[None]):
                 self.query_one(PaperList).focus()
             elif action.kind == "rename":
                 self._write(
-                    lambda: self.library.rename_tag(action.tag, action.new_name),
-                    done=f"Renamed #{action.tag} to #{action.new_name}",
+                    lambda: self.library.rename_tag(
+                        action.tag, action.new_name, merge=action.merge
+                    ),
+                    done=f"Merged #{action.tag} into #{action.new_name}"
+                    if action.merge
+                    else f"Renamed #{action.tag} to #{action.new_name}",
                 )
             elif action.kind == "delete":
                 self._write(

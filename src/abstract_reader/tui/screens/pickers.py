@@ -16,6 +16,8 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...cite import FORMAT_NAMES, FORMATS
+from ...library import LibraryError, clean_tag
+from ...library.model import papers_phrase
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedTextArea
 from ..widgets.paper_list import tag_label
@@ -93,6 +95,7 @@ class TagAction:
     kind: str  # "filter" | "like" (rank by likeness to its papers) | "rename" | "delete"
     tag: str
     new_name: str = ""
+    merge: bool = False  #: a rename onto another tag: its papers get that tag
 
 
 class TagList(ModalScreen[TagAction | None]):
@@ -110,6 +113,7 @@ class TagList(ModalScreen[TagAction | None]):
         super().__init__()
         self.counts = counts
         self._confirm_delete: str | None = None
+        self._confirm_merge: tuple[str, str] | None = None  #: (tag, onto) asked about
 
     def compose(self) -> ComposeResult:
         with Vertical(id="taglist-box", classes="modal-box"):
@@ -172,9 +176,49 @@ class TagList(ModalScreen[TagAction | None]):
     @on(Input.Submitted, "#tag-rename")
     def _renamed(self, event: Input.Submitted) -> None:
         tag = self._selected_tag()
-        new_name = event.value.strip()
-        if tag is not None and new_name and new_name != tag:
+        if tag is None:
+            return
+        try:
+            new_name = clean_tag(event.value)
+        except LibraryError as exc:
+            self._say(Content(f"Not renamed: {exc}").stylize("$text-error"))
+            return
+        if new_name == tag:
+            return
+        # the library's tag names are unique up to ASCII case (SQLite's NOCASE)
+        onto = next(
+            (
+                (name, n)
+                for name, n in self.counts
+                if name != tag and _nocase(name) == _nocase(new_name)
+            ),
+            None,
+        )
+        if onto is None:
             self.dismiss(TagAction("rename", tag, new_name))
+        elif self._confirm_merge == (tag, onto[0]):
+            self.dismiss(TagAction("rename", tag, onto[0], merge=True))
+        else:  # asked first: the two tags become one, on every paper
+            self._confirm_merge = (tag, onto[0])
+            self._say(
+                Content.assemble(
+                    tag_label(onto[0]),
+                    f" exists ({papers_phrase(onto[1])}). Enter again merges ",
+                    tag_label(tag),
+                    " into it: its papers get ",
+                    tag_label(onto[0]),
+                    ". Esc cancels.",
+                ).stylize("$text-warning")
+            )
+
+    @on(Input.Changed, "#tag-rename")
+    def _rename_changed(self) -> None:
+        if self._confirm_merge is not None:  # the question was about another name
+            self._confirm_merge = None
+            self._say(Content(""))
+
+    def _say(self, message: Content) -> None:
+        self.query_one("#taglist-message", Static).update(message)
 
     def action_delete(self) -> None:
         tag = self._selected_tag()
@@ -195,6 +239,8 @@ class TagList(ModalScreen[TagAction | None]):
         field = self.query_one("#tag-rename", Input)
         if field.display:
             field.display = False
+            self._confirm_merge = None
+            self._say(Content(""))
             self.query_one("#taglist", OptionList).focus()
             return
         self.dismiss(None)
@@ -227,3 +273,12 @@ class CopyFallback(ModalScreen[None]):
         area = self.query_one("#copy-text", TextArea)
         area.focus()
         area.select_all()
+
+
+def _nocase(name: str) -> str:
+    """``name`` as SQLite's NOCASE compares it: ASCII letters in lower case, others as
+    they are."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
