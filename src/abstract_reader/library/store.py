@@ -725,7 +725,9 @@ class Library:
 
         Returns what was undone ("bookmark on 3 papers", "note", …), or None when there is
         nothing to undo. Changes other processes made are never undone: a delta whose target
-        was changed elsewhere since is skipped, and the description says so."""
+        was changed elsewhere since is skipped, and the description says so; when every
+        delta was skipped, LibraryError says that nothing was undone (the change is gone
+        from the undo stack: the next undo is of the change before it)."""
         with self._lock:
             if not self._undo:
                 return None
@@ -743,6 +745,11 @@ class Library:
                 raise
             if not change.dirty:  # nothing left to undo here: show what is there instead
                 self.reload()
+                if change.skipped:  # not "in part": none of it
+                    raise LibraryError(
+                        f"{entry.what} was changed elsewhere since (another reader or the "
+                        "CLI): nothing was undone"
+                    )
             if change.skipped:
                 return f"{entry.what} (in part: the rest was changed elsewhere since)"
             return entry.what
