@@ -42,6 +42,31 @@ def test_help_lists_every_key_and_the_library_fields() -> None:
         assert field in text
 
 
+def test_help_names_every_form_of_the_query_language() -> None:
+    """Each operator of docs/query-language.md's table (``is:new``, ``like:``, ``id:``,
+    ``@name``, ``'word`` …) is in the `?` help: a new user found ``id:``, ``@``, ``like:``
+    and ``is:new`` only in the docs."""
+    import re
+
+    from ..conftest import ROOT
+
+    doc = (ROOT / "docs" / "query-language.md").read_text(encoding="utf-8")
+    table = doc.split("| query | meaning |", 1)[1].split("\n\n", 1)[0]
+    operators: set[str] = set()
+    for row in table.splitlines()[2:]:
+        for example in re.findall(r"`([^`]+)`", row.split(" | ", 1)[0]):
+            field = re.match(r"[a-z]+:", example)
+            if field:
+                operators.add(field.group())
+            elif example[0] in "'^!#@\"":
+                operators.add(example[0])
+    assert {"is:", "like:", "id:", "@", "'", "#"} <= operators  # the table was read
+    text = help_content().plain
+    shown = {op for op in operators if op in text}
+    assert shown == operators, f"the help misses {sorted(operators - shown)}"
+    assert "is:new" in text
+
+
 def test_every_binding_has_a_unique_id_per_place() -> None:
     for where in ("app", "main", "list", "view", "paper"):
         ids = [b.id for b in bindings(where)]  # type: ignore[arg-type]

@@ -179,3 +179,28 @@ async def test_triage_shows_a_change_another_process_made_to_the_paper(tmp_path:
             cli.add_tags([paper_id], ["fromcli"])
         header = app.screen.query_one("#paper-header")
         await until(pilot, lambda: "#fromcli" in str(header.render()))
+
+
+async def test_help_asked_in_triage_shows_triage_keys_first(tmp_path: Path) -> None:
+    """`?` in triage: the help opens on triage's own keys (it showed only the main screen's,
+    where b, r and l mean other things); Esc comes back to the same paper."""
+    from abstract_reader.tui.screens.help import HelpScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        current = _triage(app).current_id
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        text = "\n".join(_screen_text(app))
+        assert "Triage (this screen)" in text
+        first = text.index("Triage (this screen)")
+        for words in ("keep: bookmark", "skip: mark it read", "later: leave it unread", "undo"):
+            assert words in text[first:], words
+        assert first < text.index("Moving")  # before the main screen's keys
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        assert _triage(app).current_id == current

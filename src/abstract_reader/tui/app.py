@@ -198,7 +198,9 @@ class ReaderApp(App[int]):
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            # a screen with keys of its own (triage) puts them first
+            keys_of = getattr(self.screen, "help_section", None)
+            self.push_screen(HelpScreen(keys_of() if callable(keys_of) else None))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -29,6 +29,10 @@ QUERY: list[tuple[str, str]] = [
     ("is:marked", "the papers marked for a bulk action (space)"),
     ("venue:neurips year:2026", "venue prefix, year or range (2024-2026)"),
     ("title:word", "the word in the title"),
+    ("is:new", "papers first seen since the previous session"),
+    ("like:ID  like:#tag", "every paper ranked by likeness to that paper / the tag's papers"),
+    ("id:d059a4d9", "that paper alone (an id prefix of 4+ hex digits)"),
+    ("@name", "a saved search (S saves the filter, @ lists them)"),
 ]
 
 
@@ -52,10 +56,15 @@ def _row(key: str, what: str, column: int, width: int | None) -> Content:
     return head + Content("\n".join([parts[0], *rest]))
 
 
-def help_content(width: int | None = None) -> Content:
-    """The help text; wrapped for ``width`` columns when given."""
+#: a section of the help: its title and (key, what it does) rows
+Section = tuple[str, list[tuple[str, str]]]
+
+
+def help_content(width: int | None = None, first: Section | None = None) -> Content:
+    """The help text; wrapped for ``width`` columns when given. ``first``: the keys of the
+    screen the help was asked from (triage), before everything else."""
     lines: list[Content] = []
-    for section, rows in help_rows():
+    for section, rows in [first, *help_rows()] if first else help_rows():
         lines.append(Content(section).stylize("bold $text-accent"))
         for key, what in rows:
             lines.append(_row(key, what, KEY_COLUMN, width))
@@ -71,8 +80,12 @@ def help_content(width: int | None = None) -> Content:
 class HelpText(Static):
     """The help, re-wrapped to its width whenever that changes."""
 
+    def __init__(self, first: Section | None = None, *, id: str | None = None) -> None:
+        super().__init__(help_content(first=first), id=id, markup=False)
+        self.first = first
+
     def on_resize(self) -> None:
-        self.update(help_content(self.content_region.width or None))
+        self.update(help_content(self.content_region.width or None, self.first))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -80,8 +93,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,q", "dismiss", "Close"),
     ]
 
+    def __init__(self, first: Section | None = None) -> None:
+        """``first``: the keys of the screen the help was asked from, shown first."""
+        super().__init__()
+        self.first = first
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="modal-box"):
             yield Static(Content("abstract-reader — keys").stylize("bold"), classes="modal-title")
-            yield HelpText(help_content(), id="help-text", markup=False)
+            yield HelpText(self.first, id="help-text")
         yield Footer()  # the dialog's own keys

@@ -42,6 +42,21 @@ class TriageScreen(Screen[None]):
     TriageScreen #triage-view #paper-header { padding: 1 0 0 0; }
     """
 
+    def help_section(self) -> tuple[str, list[tuple[str, str]]]:
+        """Triage's keys, first in the `?` help asked from here."""
+        return (
+            "Triage (this screen)",
+            [
+                ("b", "keep: bookmark the paper, and on to the next"),
+                ("r", "skip: mark it read, and on to the next"),
+                ("t", "tag it (and stay)"),
+                ("l / →", "later: leave it unread, on to the next"),
+                ("p / ←", "back to the paper before"),
+                ("u", "undo the last change"),
+                ("Esc / q", "leave triage"),
+            ],
+        )
+
     def __init__(self, main: MainScreen, paper_ids: list[str], start: int = 0) -> None:
         super().__init__()
         self.main = main
