@@ -904,6 +904,37 @@ async def test_tab_cycles_through_every_completion_and_keeps_the_focus(tmp_path:
         assert field.value == "zzx"
 
 
+async def test_tag_editor_up_or_backspace_in_the_empty_field_selects_a_tag_to_remove(
+    tmp_path: Path,
+) -> None:
+    """Where the editor opens (the empty field), ↑ or ⌫ goes to the current tags, the last
+    one selected; Del or ⌫ there removes it, Tab goes back to the field. (↑ and Del did
+    nothing there: only shift+Tab reached the list, which a new user did not find.)"""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id
+        assert paper_id is not None
+        app.library.add_tags([paper_id], ["alpha", "beta", "gamma"])
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, TagEditor) and editor.tags == ["alpha", "beta", "gamma"]
+        options = editor.query_one("#tag-current", OptionList)
+        await pilot.press("up")
+        assert options.has_focus and options.highlighted == 2  # gamma, next to the field
+        await pilot.press("delete")
+        assert editor.tags == ["alpha", "beta"]
+        await pilot.press("tab", "backspace")  # back in the empty field: ⌫ selects beta
+        assert options.has_focus and options.highlighted == 1 and len(editor.tags) == 2
+        await pilot.press("backspace")
+        assert editor.tags == ["alpha"]
+        await pilot.press("tab", *"delta", "backspace", "enter")  # typed text: ⌫ edits it
+        assert editor.tags == ["alpha", "delt"]
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, TagEditor))
+        assert app.library.snapshot.tags[paper_id] == ["alpha", "delt"]
+
+
 async def test_bulk_tag_editor_shows_counts_and_removes_from_all(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:

@@ -6,7 +6,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -59,6 +59,22 @@ class _Editor(ModalScreen[_T | None]):
         self.dismiss(None)
 
 
+class _TagField(FittedInput):
+    """The tag editor's field: with nothing typed in it, ↑, ⌫ and Del go to the list of
+    current tags above it (its last tag selected, for Del to remove), rather than doing
+    nothing in an empty field."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not self.value and event.key in ("up", "backspace", "delete"):
+            event.stop()
+            event.prevent_default()
+            editor = self.screen
+            if isinstance(editor, TagEditor):
+                editor.select_last_tag()
+            return
+        await super()._on_key(event)
+
+
 class TagEditor(_Editor[list[str]]):
     """Current tags in a list, an input with completion. Enter adds; Enter on empty saves."""
 
@@ -93,7 +109,7 @@ class TagEditor(_Editor[list[str]]):
             yield Label("Current tags", classes="field-caption")
             yield OptionList(id="tag-current")
             yield Label("Add a tag", classes="field-caption")
-            yield FittedInput(
+            yield _TagField(
                 placeholders=(
                     "new tag — Tab completes, Enter adds, Enter on empty saves",
                     "new tag — Tab completes, Enter adds (empty: saves)",
@@ -105,7 +121,7 @@ class TagEditor(_Editor[list[str]]):
             )
             yield Static(id="tag-error", markup=False)
             yield Label(
-                "Enter: add/save · Del: remove selected · ↑↓ move · Esc: cancel",
+                "Enter: add/save · ↑: the tags, Del removes one · Tab: back · Esc: cancel",
                 classes="modal-hint",
             )
         yield Footer()  # the dialog's own keys
@@ -150,7 +166,6 @@ class TagEditor(_Editor[list[str]]):
         """Tab in the field cycles through the known tags that start with what was typed
         (`ro` → Robust, robustness, …, then round again). With text in the field, Tab never
         moves the focus away (what is typed next would go to the list instead)."""
-        from textual import events
 
         if not isinstance(event, events.Key) or event.key != "tab":
             return
@@ -198,6 +213,14 @@ class TagEditor(_Editor[list[str]]):
         self._error("")
         event.input.value = ""
         self._refresh_list()
+
+    def select_last_tag(self) -> None:
+        """The list of current tags focused, its last tag selected (next to the field)."""
+        if not self.tags:
+            return
+        options = self.query_one("#tag-current", OptionList)
+        options.focus()
+        options.highlighted = len(self.tags) - 1
 
     def action_remove(self) -> None:
         options = self.query_one("#tag-current", OptionList)
