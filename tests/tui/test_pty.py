@@ -278,6 +278,8 @@ def test_the_whole_screen_is_drawn_again_after_ctrl_z_and_fg(tmp_path: Path) -> 
         "TERM": "xterm-256color",
         "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+        "COLUMNS": "140",  # the size, should the reader ask before the pty is sized
+        "LINES": "40",
     }
     term = Terminal(installed_script(), env)
     term.read_until(b"55 papers")
