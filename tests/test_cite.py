@@ -19,6 +19,7 @@ from abstract_reader.cite import (
 )
 from abstract_reader.corpus import Corpus, load_corpus
 from abstract_reader.library import Library, Metadata
+from abstract_reader.text import sanitise
 
 from .conftest import paper_with, write_dump
 
@@ -370,3 +371,111 @@ def test_csv_cells_never_start_a_spreadsheet_formula(tmp_path: Path) -> None:
         for value in row.values():
             assert not value.startswith(("=", "+", "-", "@")), value
     assert "'=HYPERLINK" in out
+
+
+# ---------------------------------------------------------------------------------------
+# Links in citations: only what the reader's O would open
+# ---------------------------------------------------------------------------------------
+
+UNSAFE_URLS = [
+    "javascript:alert(1)",
+    "JavaScript:alert(document.cookie)",
+    "data:text/html,<script>alert(1)</script>",
+    "file:///etc/passwd",
+    "https://",  # no host
+    "https://example.org/a b",  # a space
+    "https://example.org/\u202egnp.exe",  # a bidi control
+]
+
+
+def _md_links(text: str) -> list[tuple[str, str]]:
+    """(href, visible text) of every link in ``text`` once read as CommonMark (with GitHub's
+    ~~strikethrough~~)."""
+    from markdown_it import MarkdownIt
+
+    links: list[tuple[str, str]] = []
+    for block in MarkdownIt("commonmark").enable("strikethrough").parse(text):
+        children = block.children or []
+        for i, tok in enumerate(children):
+            if tok.type == "link_open":
+                end = next(j for j in range(i, len(children)) if children[j].type == "link_close")
+                shown = "".join(c.content for c in children[i + 1 : end])
+                links.append((str(tok.attrs["href"]), shown))
+    return links
+
+
+@pytest.mark.parametrize("url", UNSAFE_URLS)
+def test_citations_leave_out_a_url_the_reader_would_not_open(
+    seeds: Corpus, library: Library, url: str
+) -> None:
+    paper = seeds.papers[0]
+    library.set_metadata(paper.id, Metadata(title="A Title", authors=("Ada Lovelace",), url=url))
+    rec = record(paper, library.snapshot)
+    entry = bibtexparser.parse_string(format_records([rec], "bibtex")).entries[0]
+    assert "url" not in entry.fields_dict
+    assert "URL" not in json.loads(format_records([rec], "csl-json"))[0]
+    text = format_records([rec], "text")
+    assert text.startswith("A. Lovelace (2026). A Title. In Advances in Neural")
+    assert "://" not in text and ":alert" not in text and "file:" not in text
+    md = format_records([rec], "markdown")
+    assert md.startswith("- **A Title** — A. Lovelace")
+    assert _md_links(md) == []
+    # the data exports keep the URL as stored (it is the library's record, not a link)
+    assert next(csv.DictReader(io.StringIO(format_records([rec], "csv"))))["url"] == sanitise(url)
+    assert json.loads(format_records([rec], "jsonl"))["url"] == rec.url
+
+
+def test_an_unsafe_url_gives_way_to_the_doi_and_the_arxiv_page(
+    seeds: Corpus, library: Library
+) -> None:
+    from dataclasses import replace
+
+    paper = seeds.papers[0]
+    library.set_metadata(
+        paper.id, Metadata(title="A Title", url="javascript:alert(1)", doi="10.1000/xyz")
+    )
+    rec = record(paper, library.snapshot)
+    assert "[A Title](https://doi.org/10.1000/xyz)" in format_records([rec], "markdown")
+    assert "https://doi.org/10.1000/xyz [abstract-reader:" in format_records([rec], "text")
+    arxiv = replace(rec, eprint="2601.01234", doi=None)
+    entry = bibtexparser.parse_string(format_records([arxiv], "bibtex")).entries[0]
+    assert entry.fields_dict["url"].value == "https://arxiv.org/abs/2601.01234"
+
+
+def test_cite_markdown_of_a_javascript_url_is_no_link(seeds: Corpus, tmp_path: Path) -> None:
+    """What the QA pass saw: `meta --url 'javascript:alert(1)'`, then `cite -f markdown`."""
+    from .conftest import cli
+
+    db = tmp_path / "lib.db"
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert cli("meta", rse.id[:4], "--url", "javascript:alert(1)", db=db).returncode == 0
+    for fmt in ("bibtex", "text", "markdown", "csl-json"):
+        out = cli("cite", rse.id[:4], "-f", fmt, db=db)
+        assert out.returncode == 0, out.stderr
+        assert "javascript" not in out.stdout and "alert" not in out.stdout, fmt
+    md = cli("cite", rse.id[:4], "-f", "markdown", db=db).stdout
+    assert md.startswith("- **RSE: Robust Satisficing Ensemble** — NeurIPS 2026")
+    exported = cli("export", "-f", "markdown", db=db).stdout
+    assert "javascript" not in exported and "**RSE: Robust Satisficing Ensemble**" in exported
+
+
+@pytest.mark.parametrize(
+    ("url", "href"),
+    [
+        (  # balanced parentheses, as in Wikipedia's links
+            "https://en.wikipedia.org/wiki/Set_(mathematics)",
+            "https://en.wikipedia.org/wiki/Set_%28mathematics%29",
+        ),
+        ("https://example.org/a)b", "https://example.org/a%29b"),  # a lone ")"
+        ("https://example.org/f(x", "https://example.org/f%28x"),  # a lone "("
+        ("https://example.org/Köhler?q=a&b=[1]", "https://example.org/K%C3%B6hler?q=a&b=%5B1%5D"),
+    ],
+)
+def test_markdown_links_survive_brackets_in_the_title_and_url(
+    seeds: Corpus, library: Library, url: str, href: str
+) -> None:
+    paper = seeds.papers[0]
+    title = "A [bracketed] title) with ] and (parens) ~~struck~~ `code` <b>"
+    library.set_metadata(paper.id, Metadata(title=title, url=url))
+    md = format_records([record(paper, library.snapshot)], "markdown")
+    assert _md_links(md) == [(href, title)]

@@ -168,7 +168,8 @@ def test_meta_url_the_reader_would_refuse_is_saved_with_a_warning(
     result = cli("meta", rse.id[:8], "--url", url, db=db)
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
-        f"abstract-reader: warning: --url is saved, but the reader will not open it: {why}"
+        "abstract-reader: warning: --url is saved, but the reader will not open it"
+        f" and citations leave it out: {why}"
     ]
     assert cli("meta", rse.id[:8], db=db).stdout.startswith(f"url:      {url}")
     good = cli("meta", rse.id[:8], "--url", "https://example.org/paper", db=db)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
@@ -110,6 +111,32 @@ def test_text_and_html_digests(tmp_path: Path) -> None:
     page = digest(records, "html")
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "<b>tag</b>" not in page
+
+
+@pytest.mark.parametrize(
+    ("url", "href"),
+    [
+        ("https://example.org/p?a=1&b=2", "https://example.org/p?a=1&b=2"),
+        ("https://example.org/Köhler", "https://example.org/K%C3%B6hler"),
+        ("https://", None),  # no host
+        ("https://example.org/\u202egnp.exe", None),  # a bidi control: a spoofed name
+        ("javascript:alert(1)", None),
+    ],
+)
+def test_digest_links_only_what_the_reader_would_open(
+    tmp_path: Path, url: str, href: str | None
+) -> None:
+    import dataclasses
+
+    corpus = load_corpus([write_dump(tmp_path / "d.txt", "Graph networks pass messages.")])
+    rec = dataclasses.replace(record(corpus.papers[0]), title="A Title", url=url)
+    md = MarkdownIt("commonmark").parse(digest([rec], "markdown"))
+    links = [c.attrs["href"] for t in md for c in t.children or [] if c.type == "link_open"]
+    assert links == ([href] if href else [])
+    page = digest([rec], "html")
+    assert page.count("<a href=") == (1 if href else 0)
+    if href:
+        assert f'<a href="{html.escape(href)}">A Title</a>' in page
 
 
 def test_first_sentences_render_math_and_cap() -> None:

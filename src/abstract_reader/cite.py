@@ -2,6 +2,9 @@
 
 Real metadata from the library (title, authors, URL, DOI, year) wins over what the dumps
 give; authors are never invented. Every output is sanitised: it will be pasted into shells.
+A citation (BibTeX, text, Markdown, CSL-JSON) links only to a URL the reader's `O` would open
+(``text.links.web_link``: http(s) with a host, in its printable-ASCII form); CSV and JSON
+Lines are the records' data and carry the URL as stored.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from .corpus import Paper
 from .library import Library, Snapshot
 from .metadata import Provenance, effective, normalise_doi, venue_year
 from .text import render, sanitise
+from .text.links import LinkRefused, doi_link, web_link
 
 FORMATS = ("bibtex", "text", "markdown", "csl-json")
 EXPORT_FORMATS = ("bibtex", "markdown", "csl-json", "csv", "jsonl", "text")
@@ -381,7 +385,9 @@ def bibtex_entry(rec: Record, key: str, *, with_abstract: bool = False) -> str:
         fields.append(("archivePrefix", "arXiv"))
         if rec.primary_class:
             fields.append(("primaryClass", rec.primary_class))
-    url = rec.url or (f"https://arxiv.org/abs/{rec.eprint}" if rec.eprint else None)
+    url = web_url(rec.url) or (
+        web_url(f"https://arxiv.org/abs/{rec.eprint}") if rec.eprint else None
+    )
     if url:
         fields.append(("url", url))
     doi = _valid_doi(rec.doi)
@@ -409,6 +415,24 @@ def _valid_doi(doi: str | None) -> str | None:
         return None
 
 
+def web_url(url: str | None) -> str | None:
+    """``url`` as a citation links to it: the form the reader's `O` opens (http or https
+    with a host, non-ASCII percent-encoded), or None when `O` would refuse it
+    (``javascript:``, ``file:``, no host, control characters …)."""
+    if not url:
+        return None
+    try:
+        return web_link(url)
+    except LinkRefused:
+        return None
+
+
+def doi_url(doi: str | None) -> str | None:
+    """The doi.org link of a valid DOI (as ``web_url`` gives it), else None."""
+    valid = _valid_doi(doi)
+    return web_url(doi_link(valid)) if valid else None
+
+
 def _bib_value(name: str, value: str) -> str:
     if name in ("url", "doi", "eprint"):
         return value.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")
@@ -432,8 +456,7 @@ def _plain_title(rec: Record) -> str:
 
 
 def _link(rec: Record) -> str | None:
-    doi = _valid_doi(rec.doi)
-    return f"https://doi.org/{doi}" if doi else rec.url
+    return doi_url(rec.doi) or web_url(rec.url)
 
 
 def plain_text(rec: Record) -> str:
@@ -457,13 +480,20 @@ def plain_text(rec: Record) -> str:
     return clean(" ".join(parts))
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+
+
+def markdown_link_target(url: str) -> str:
+    """A ``web_url`` as a Markdown link's target: its parentheses percent-encoded, as a
+    lone ``(`` or ``)`` would end the link early or keep it from being one (``web_link``
+    leaves no space, ``<``, ``>`` or backslash)."""
+    return url.replace("(", "%28").replace(")", "%29")
 
 
 def markdown(rec: Record) -> str:
     title = _MD_SPECIAL.sub(r"\\\1", _plain_title(rec))
     link = _link(rec)
-    head = f"[{title}]({link.replace(')', '%29').replace(' ', '%20')})" if link else f"**{title}**"
+    head = f"[{title}]({markdown_link_target(link)})" if link else f"**{title}**"
     bits = [head]
     if rec.authors:
         bits.append(_MD_SPECIAL.sub(r"\\\1", author_list(rec.authors)))
@@ -506,8 +536,9 @@ def csl_item(rec: Record) -> dict[str, Any]:
         item["event-title"] = _venue_year(rec)
     if rec.year:
         item["issued"] = {"date-parts": [[rec.year]]}
-    if rec.url:
-        item["URL"] = clean(rec.url)
+    url = web_url(rec.url)
+    if url:
+        item["URL"] = url
     if _valid_doi(rec.doi):
         item["DOI"] = clean(_valid_doi(rec.doi) or "")
     if rec.title_derived:

@@ -738,7 +738,10 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
                 why = refusal(args.url)
                 if why:
-                    _error(f"warning: --url is saved, but the reader will not open it: {why}")
+                    _error(
+                        "warning: --url is saved, but the reader will not open it"
+                        f" and citations leave it out: {why}"
+                    )
         meta = library.snapshot.metadata.get(pid, Metadata())
         return (
             "\n".join(

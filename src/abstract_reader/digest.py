@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cite import Record, bibtex_key
+from .cite import Record, bibtex_key, doi_url, web_url
 from .metadata import venue_year
 from .text import render
 
@@ -78,6 +78,12 @@ def _venue(rec: Record) -> str:
     return venue_year(rec.venue, rec.year)
 
 
+def _link(rec: Record) -> str | None:
+    """The title's link: the URL, else the DOI's doi.org link — only one the reader's `O`
+    would open (``cite.web_url``), as in citations."""
+    return web_url(rec.url) or doi_url(rec.doi)
+
+
 def _md(text: str) -> str:
     """Markdown-escaped inline text on one line (also safe at the start of a line)."""
     escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
@@ -93,10 +99,10 @@ def _markdown(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) 
         lines += [f"## {heading} ({len(entries)})", ""]
         for e in entries:
             rec = e.record
-            link = rec.url or (f"https://doi.org/{rec.doi}" if rec.doi else None)
+            link = _link(rec)
             title = _md(rec.title)
-            if link and link.startswith(("https://", "http://")):
-                title = f"[{title}](<{link.replace('>', '%3E').replace(' ', '%20')}>)"
+            if link:  # (web_url leaves no space, "<" or ">" in it)
+                title = f"[{title}](<{link}>)"
             lines += [f"### {title}", ""]
             facts = [_md(_venue(rec)) or "venue unknown"]
             if rec.authors:
@@ -157,9 +163,9 @@ def _html(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
         parts.append(f"<section><h2>{esc(name)} ({len(entries)})</h2>")
         for e in entries:
             rec = e.record
-            link = rec.url or (f"https://doi.org/{rec.doi}" if rec.doi else None)
+            link = _link(rec)
             title = esc(rec.title)
-            if link and link.startswith(("https://", "http://")):
+            if link:
                 title = f'<a href="{esc(link)}">{title}</a>'
             facts = [esc(_venue(rec) or "venue unknown")]
             if rec.tags:

@@ -987,7 +987,8 @@ async def test_metadata_editor_warns_about_a_url_o_would_refuse(tmp_path: Path) 
         assert isinstance(app.screen, MetadataEditor)
         message = str(app.screen.query_one("#meta-error", Static).render())
         assert message == (
-            "O will not open this URL: only http and https links are opened, not javascript:. "
+            "O will not open this URL and citations leave it out: only http and https links are "
+            "opened, not javascript:. "
             "Save again to keep it anyway."
         )
         assert paper_id not in app.library.snapshot.metadata

@@ -1,5 +1,5 @@
 """Web links a terminal may be handed: in OSC 8 hyperlinks (the paper view) and to
-``webbrowser`` (`O`). Plain Python.
+``webbrowser`` (`O`); citations link by the same rule (``cite.web_url``). Plain Python.
 
 A link reaches the terminal inside ``ESC ] 8 ; ; URL ESC \\``, written verbatim by Rich, so a
 URL with ESC, BEL or C1 controls (``\\x9c`` is ST) in it could end the sequence early and

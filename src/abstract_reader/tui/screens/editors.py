@@ -461,7 +461,10 @@ class MetadataEditor(_Editor[Metadata]):
             # a link `O` and the paper view would refuse: said before it is saved; saving
             # again (the URL unchanged) keeps it as typed
             self._url_warned = url
-            self.warn(f"O will not open this URL: {why}. Save again to keep it anyway.")
+            self.warn(
+                f"O will not open this URL and citations leave it out: {why}."
+                " Save again to keep it anyway."
+            )
             return
         self.dismiss(edited)
 
