@@ -479,3 +479,106 @@ def test_markdown_links_survive_brackets_in_the_title_and_url(
     library.set_metadata(paper.id, Metadata(title=title, url=url))
     md = format_records([record(paper, library.snapshot)], "markdown")
     assert _md_links(md) == [(href, title)]
+
+
+# ---------------------------------------------------------------------------------------
+# BibTeX's case-protection braces stay in BibTeX
+# ---------------------------------------------------------------------------------------
+
+BRACED = "Sparkle: A Dataset for {GAN} Background with {Gaussian} noise"
+UNBRACED = "Sparkle: A Dataset for GAN Background with Gaussian noise"
+NOCASE_TITLE = (
+    'Sparkle: A Dataset for <span class="nocase">GAN</span> Background with '
+    '<span class="nocase">Gaussian</span> noise'
+)
+
+
+def test_braces_of_a_title_are_bibtex_only(seeds: Corpus, library: Library) -> None:
+    paper = seeds.papers[0]
+    library.set_metadata(paper.id, Metadata(title=BRACED, authors=("Ada Lovelace",), year=2026))
+    rec = record(paper, library.snapshot)
+    bib = bibtexparser.parse_string(format_records([rec], "bibtex")).entries[0]
+    assert bib.fields_dict["title"].value == BRACED  # the protection BibTeX styles need
+    assert f"(2026). {UNBRACED}. In " in format_records([rec], "text")
+    assert format_records([rec], "markdown").startswith(f"- **{UNBRACED}** — ")
+    assert json.loads(format_records([rec], "csl-json"))[0]["title"] == NOCASE_TITLE
+    assert next(csv.DictReader(io.StringIO(format_records([rec], "csv"))))["title"] == UNBRACED
+    assert json.loads(format_records([rec], "jsonl"))["title"] == UNBRACED
+    assert library.snapshot.metadata[paper.id].title == BRACED  # stored as typed
+
+
+def test_braces_inside_math_are_the_maths(seeds: Corpus, library: Library) -> None:
+    paper = seeds.papers[0]
+    library.set_metadata(paper.id, Metadata(title="Bounds of $x^{10}$ for {GAN}s"))
+    rec = record(paper, library.snapshot)
+    assert format_records([rec], "text").startswith("Bounds of x¹⁰ for GANs. (2026). In ")
+    assert "**Bounds of x¹⁰ for GANs**" in format_records([rec], "markdown")
+    title = json.loads(format_records([rec], "csl-json"))[0]["title"]
+    assert title == 'Bounds of $x^{10}$ for <span class="nocase">GAN</span>s'
+
+
+SENTENCE_CASE_CSL = """<?xml version="1.0" encoding="utf-8"?>
+<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" version="1.0"
+       default-locale="en-US">
+  <info><title>Titles in sentence case</title><id>sentence-case-titles</id>
+    <updated>2026-01-01T00:00:00+00:00</updated></info>
+  <citation><layout><text variable="title"/></layout></citation>
+  <bibliography><layout><text variable="title" text-case="sentence" prefix="TITLE: "/>
+  </layout></bibliography>
+</style>
+"""
+
+
+@pytest.mark.parametrize("style", ["default", "sentence case"])
+def test_pandoc_citeproc_renders_the_csl_json_title(
+    seeds: Corpus, library: Library, tmp_path: Path, style: str
+) -> None:
+    """Through `pandoc --citeproc`: no brace or span printed, and a style that lowers
+    capitals keeps the user's protected words as BibTeX would."""
+    import shutil
+    import subprocess
+
+    from .conftest import skip_or_fail
+
+    if shutil.which("pandoc") is None:
+        skip_or_fail("pandoc is not installed (apt-get install pandoc)")
+    paper = seeds.papers[0]
+    library.set_metadata(paper.id, Metadata(title=BRACED, authors=("Ada Lovelace",), year=2026))
+    refs = tmp_path / "refs.json"
+    refs.write_text(format_records([record(paper, library.snapshot)], "csl-json"), "utf-8")
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"[@{paper.id}]\n", encoding="utf-8")
+    command = ["pandoc", "--citeproc", "--bibliography", str(refs), "-t", "plain", str(doc)]
+    if style != "default":
+        csl = tmp_path / "sentence.csl"
+        csl.write_text(SENTENCE_CASE_CSL, encoding="utf-8")
+        command[2:2] = ["--csl", str(csl)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    out = " ".join(run.stdout.split())
+    expected = (  # Chicago (the default) sets titles in title case
+        "“Sparkle: A Dataset for GAN Background with Gaussian Noise.”"
+        if style == "default"
+        else "TITLE: Sparkle: A dataset for GAN"
+    )
+    assert expected in out, out
+    if style != "default":
+        assert "background with Gaussian noise" in out, out  # kept: the user braced it
+    assert "{" not in out and "span" not in out and "[WARNING]" not in run.stderr
+
+
+def test_cli_shows_a_braced_title_without_braces(seeds: Corpus, tmp_path: Path) -> None:
+    """What the QA pass saw: `meta --title` with {GAN}, then list, show and cite."""
+    from .conftest import cli
+
+    db = tmp_path / "lib.db"
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert cli("meta", rse.id[:8], "--title", BRACED, db=db).returncode == 0
+    listed = [line for line in cli("list", db=db).stdout.splitlines() if rse.id[:12] in line]
+    assert len(listed) == 1 and listed[0].endswith(UNBRACED)
+    assert cli("show", rse.id[:8], db=db).stdout.startswith(UNBRACED + "\n")
+    csl = json.loads(cli("cite", rse.id[:8], "-f", "csl-json", db=db).stdout)
+    assert csl[0]["title"] == NOCASE_TITLE
+    bib = cli("cite", rse.id[:8], "-f", "bibtex", db=db).stdout
+    assert "{Sparkle: A Dataset for {GAN} Background with {Gaussian} noise}" in bib
+    assert cli("meta", rse.id[:8], db=db).stdout.startswith(f"title:    {BRACED}\n")

@@ -139,6 +139,18 @@ def test_digest_links_only_what_the_reader_would_open(
         assert f'<a href="{html.escape(href)}">A Title</a>' in page
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "text", "html"])
+def test_digest_titles_drop_bibtex_braces(tmp_path: Path, fmt: str) -> None:
+    import dataclasses
+
+    corpus = load_corpus([write_dump(tmp_path / "d.txt", "Graph networks pass messages.")])
+    rec = record(corpus.papers[0])
+    braced = dataclasses.replace(rec, title="A Dataset for {GAN} Background", title_derived=False)
+    text = digest([braced], fmt)
+    shown = _rendered_text(text) if fmt == "markdown" else text
+    assert "A Dataset for GAN Background" in shown and "{" not in text
+
+
 def test_first_sentences_render_math_and_cap() -> None:
     assert first_sentences(r"We bound $\hat \mu$ well. Then more. Not this.") == (
         "We bound μ̂ well. Then more."

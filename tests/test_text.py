@@ -303,3 +303,25 @@ def test_titles_read_through_any_whitespace(space: str) -> None:
 )
 def test_colons_in_titles(abstract: str, title: str) -> None:
     assert derive_title(abstract) == title
+
+
+@pytest.mark.parametrize(
+    ("stored", "shown"),
+    [
+        ("Sparkle: A Dataset for {GAN} Background", "Sparkle: A Dataset for GAN Background"),
+        ("{RSE}: {GAN}s and {Gaussian {Nested}} Words", "RSE: GANs and Gaussian Nested Words"),
+        ("Bounds of $x^{10}$ for {GAN}s", "Bounds of $x^{10}$ for GANs"),  # math keeps its own
+        ("$\\frac{a}{b}$ only", "$\\frac{a}{b}$ only"),
+        ("Back\\slash and } Unbalanced { Braces", "Back\\slash and } Unbalanced { Braces"),
+        ("One { open", "One { open"),
+        ("Escaped \\{ and {X}", "Escaped \\{ and X"),
+        ("No braces at all", "No braces at all"),
+    ],
+)
+def test_shown_title_drops_bibtex_protection_braces(stored: str, shown: str) -> None:
+    assert titles.shown_title(stored) == shown
+
+
+def test_unbrace_marks_the_groups() -> None:
+    marked = titles.unbrace("A {GAN} for {Gaussian {Nested}} $x^{2}$", "<", ">")
+    assert marked == "A <GAN> for <Gaussian Nested> $x^{2}$"

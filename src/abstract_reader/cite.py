@@ -21,7 +21,7 @@ from typing import Any
 from .corpus import Paper
 from .library import Library, Snapshot
 from .metadata import Provenance, effective, normalise_doi, venue_year
-from .text import render, sanitise
+from .text import render, sanitise, shown_title, unbrace
 from .text.links import LinkRefused, doi_link, web_link
 
 FORMATS = ("bibtex", "text", "markdown", "csl-json")
@@ -449,10 +449,21 @@ def _venue_year(rec: Record) -> str:
 
 
 def _plain_title(rec: Record) -> str:
-    title = citation_title(rec)
-    if "{" in title and _balanced(title):  # a user's BibTeX protection braces
-        title = title.replace("{", "").replace("}", "")
+    """The title as text and Markdown cite it: BibTeX's protection braces dropped (``{GAN}``
+    → ``GAN``; the braces of ``$…$`` math kept for it), math and emphasis rendered."""
+    title = shown_title(citation_title(rec))
     return render(title).text if ("$" in title or "*" in title) else title
+
+
+#: CSL's mark for text a style must not change the case of (citeproc-js, pandoc, Zotero)
+NOCASE = ('<span class="nocase">', "</span>")
+
+
+def csl_title(rec: Record) -> str:
+    """The title in CSL-JSON: each of the user's ``{…}`` groups becomes CSL's
+    ``<span class="nocase">…</span>``, so a sentence-case style keeps ``GAN`` or ``Gaussian``
+    as BibTeX's braces would, and none prints a brace."""
+    return unbrace(clean(citation_title(rec)), *NOCASE)
 
 
 def _link(rec: Record) -> str | None:
@@ -526,7 +537,7 @@ def csl_item(rec: Record) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": rec.id,
         "type": "paper-conference",
-        "title": clean(citation_title(rec)),
+        "title": csl_title(rec),
     }
     if rec.authors:
         item["author"] = [_csl_name(clean(a)) for a in rec.authors]
@@ -550,7 +561,7 @@ def csl_item(rec: Record) -> dict[str, Any]:
 def json_record(rec: Record) -> dict[str, Any]:
     return {
         "id": rec.id,
-        "title": rec.title,
+        "title": shown_title(rec.title),
         "title_derived": rec.title_derived,
         "venue": rec.venue,
         "year": rec.year,

@@ -545,6 +545,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     records = _iter_records(corpus, library, args, abstracts=args.json)
     out = sys.stdout
     from .metadata import venue_year
+    from .text import shown_title
 
     if args.json:
         from .cite import json_record
@@ -556,14 +557,15 @@ def cmd_list(args: argparse.Namespace) -> int:
             venue = venue_year(rec.venue, rec.year)
             flags = ("★" if rec.bookmarked else " ") + (" " if rec.read else "•")
             tags = f"  [{', '.join(rec.tags)}]" if rec.tags else ""
-            _say(out, f"{rec.id[:12]}  {flags}  {venue or '?':<13}  {rec.title}{tags}")
+            title = shown_title(rec.title)
+            _say(out, f"{rec.id[:12]}  {flags}  {venue or '?':<13}  {title}{tags}")
     return 1 if corpus.fatal_errors else 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from .cite import record
     from .metadata import venue_year
-    from .text import cap, render
+    from .text import cap, render, shown_title
 
     corpus = _load(args)
     library = _open_library(args)
@@ -573,7 +575,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     rec = record(paper, library.snapshot)
     width = min(100, shutil.get_terminal_size((100, 24)).columns)
-    lines = [rec.title + ("   (derived title)" if rec.title_derived else "")]
+    lines = [shown_title(rec.title) + ("   (derived title)" if rec.title_derived else "")]
     lines.append("=" * min(width, len(lines[0])))
     venue = venue_year(rec.venue, rec.year)
     lines.append(f"id:        {rec.id}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .cite import Record, bibtex_key, doi_url, web_url
 from .metadata import venue_year
-from .text import render
+from .text import render, shown_title
 
 FORMATS = ("markdown", "text", "html")
 UNTAGGED = "Untagged"
@@ -100,7 +100,7 @@ def _markdown(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) 
         for e in entries:
             rec = e.record
             link = _link(rec)
-            title = _md(rec.title)
+            title = _md(shown_title(rec.title))
             if link:  # (web_url leaves no space, "<" or ">" in it)
                 title = f"[{title}](<{link}>)"
             lines += [f"### {title}", ""]
@@ -133,7 +133,7 @@ def _text(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
         lines += ["", f"{name} ({len(entries)})", "-" * (len(name) + 3 + len(str(len(entries))))]
         for e in entries:
             rec = e.record
-            lines += ["", f"* {rec.title}"]
+            lines += ["", f"* {shown_title(rec.title)}"]
             facts = [_venue(rec) or "venue unknown"]
             if rec.tags:
                 facts.append("tags: " + ", ".join(rec.tags))
@@ -164,7 +164,7 @@ def _html(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
         for e in entries:
             rec = e.record
             link = _link(rec)
-            title = esc(rec.title)
+            title = esc(shown_title(rec.title))
             if link:
                 title = f'<a href="{esc(link)}">{title}</a>'
             facts = [esc(_venue(rec) or "venue unknown")]

@@ -21,6 +21,7 @@ from .facts import Fact
 from .library import Library, Metadata
 from .metadata import EffectiveMetadata, effective, title_overrides
 from .sorting import SORTS, sort_rows
+from .text import shown_title
 
 if TYPE_CHECKING:
     from .cite import Record
@@ -399,7 +400,8 @@ class Session:
         return record(paper, self.library.snapshot)
 
     def title_of(self, paper: Paper) -> str:
-        return self.metadata(paper).title
+        """The title as the reader shows it (BibTeX's protection braces dropped)."""
+        return shown_title(self.metadata(paper).title)
 
     def venue_of(self, paper: Paper) -> str:
         return self.metadata(paper).venue_label

@@ -61,8 +61,10 @@ def sort_order(sort: str, papers: Sequence[Paper], snapshot: Snapshot, corpus: C
         rows = corpus.papers.rows_for([p.id for p in papers]).tolist()
         # a paper not in the corpus (never in practice) goes last, as given
         keys = [(r < 0, r) for r in rows]
-    elif sort == "title":
-        keys = [(effective(p, snapshot).title.casefold(),) for p in papers]
+    elif sort == "title":  # as shown: "{RSE}: …" among the R's, not after the Z's
+        from .text import shown_title
+
+        keys = [(shown_title(effective(p, snapshot).title).casefold(),) for p in papers]
     elif sort == "year":
         keys = [(-(effective(p, snapshot).year or 0),) for p in papers]
     elif sort == "recent":  # newest tag or bookmark first; the untouched after, as given
@@ -115,7 +117,9 @@ def sort_rows(
             pos, which = positions([pid for pid, _ in real])
             for at, k in zip(pos.tolist(), which.tolist(), strict=True):
                 titles[at] = real[k][1]
-        folded = [t.casefold() for t in titles]
+        from .text import shown_title
+
+        folded = [(shown_title(t) if "{" in t else t).casefold() for t in titles]
         return np.asarray(sorted(range(n), key=folded.__getitem__), np.int64)
     if sort == "year":
         years = papers.years()[rows] if n else np.zeros(0, np.int64)

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 
 from ..corpus import MIN_PREFIX, Corpus, Paper
-from ..text import fold, fold_accents, render
+from ..text import fold, fold_accents, render, shown_title
 from . import postings as _postings
 from .cache import load_cache as _load_cache
 from .cache import save_cache as _save_cache
@@ -686,7 +686,7 @@ class SearchIndex:
                     ignored.append(f"like:{value}")
                     continue
                 ranking = model.like_paper_cached(doc)
-                names.append(_short(self.title_of(doc)))
+                names.append(_short(shown_title(self.title_of(doc))))
             rankings.append(ranking)
             mask[ranking.seeds] = False
             words.extend(w for w in ranking.words if w not in words)

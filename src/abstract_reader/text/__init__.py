@@ -7,7 +7,8 @@ paid per abstract that is actually shown, never for a whole corpus up front.
 - ``latex``: one math span → Unicode.
 - ``render``: a whole abstract → plain text with bold/italic/math spans.
 - ``fold``: search forms of words (accents, Greek, case).
-- ``titles``: derived stand-in titles and making them distinct.
+- ``titles``: derived stand-in titles and making them distinct; titles as shown (no BibTeX
+  braces).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .fold import GREEK_NAMES, TEXT_COMMANDS, fold, fold_accents
 from .latex import latex_to_unicode
 from .render import Rendered, Style, StyleSpan, cap, render, strip_markup_fast
 from .sanitise import escape_for_terminal, sanitise
-from .titles import TITLE_MAX, derive_title, disambiguate, shorten
+from .titles import TITLE_MAX, derive_title, disambiguate, shorten, shown_title, unbrace
 
 __all__ = [
     "GREEK_NAMES",
@@ -35,5 +36,7 @@ __all__ = [
     "render",
     "sanitise",
     "shorten",
+    "shown_title",
     "strip_markup_fast",
+    "unbrace",
 ]

@@ -1,4 +1,5 @@
-"""Stand-in titles for abstracts that have none, and making them distinct."""
+"""Stand-in titles for abstracts that have none, and making them distinct; titles as read
+(``shown_title``: BibTeX case-protection braces dropped)."""
 
 from __future__ import annotations
 
@@ -786,3 +787,48 @@ def disambiguate(titles: list[str], keys: list[str]) -> list[str]:
             result[i] = candidate
             taken.add(candidate.casefold())
     return result
+
+
+#: ``$…$`` in a title: math, whose braces are LaTeX's (the same spans ``cite`` keeps in BibTeX)
+_TITLE_MATH = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
+_TITLE_BRACE = re.compile(r"\\.|[{}]", re.S)
+
+
+def unbrace(title: str, before: str = "", after: str = "") -> str:
+    """``title`` without its BibTeX grouping braces: each outermost ``{…}`` outside ``$…$``
+    math becomes ``before`` + its text + ``after`` (inner braces dropped). Only when those
+    braces balance, as BibTeX output treats them as the user's grouping then (``{GAN}``,
+    ``{Gaussian}``); otherwise they are characters of the title and it is returned as it
+    is. Math and backslash escapes (``\\{``) are kept."""
+    if "{" not in title:
+        return title
+    out: list[str] = []
+    depth = 0
+    pos = 0
+    spans = [(m.start(), m.end()) for m in _TITLE_MATH.finditer(title)]
+    spans.append((len(title), len(title)))
+    for start, end in spans:
+        for match in _TITLE_BRACE.finditer(title, pos, start):
+            out.append(title[pos : match.start()])
+            brace = match.group()
+            if brace == "{":
+                depth += 1
+                out.append(before if depth == 1 else "")
+            elif brace == "}":
+                depth -= 1
+                if depth < 0:
+                    return title
+                out.append(after if depth == 0 else "")
+            else:  # an escape: kept as written
+                out.append(brace)
+            pos = match.end()
+        out.append(title[pos:end])
+        pos = end
+    return title if depth else "".join(out)
+
+
+def shown_title(title: str) -> str:
+    """The title as the reader, ``list``, ``show`` and every citation but BibTeX show it:
+    ``Sparkle: A Dataset for {GAN} Background`` → ``… for GAN Background``. What is stored
+    (and BibTeX, where the braces keep the capitals) is unchanged."""
+    return unbrace(title)

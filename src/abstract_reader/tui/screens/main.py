@@ -36,7 +36,7 @@ from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflic
 from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS, canonical_sort
-from ...text import render, sanitise
+from ...text import render, sanitise, shown_title
 from ..commands import COMMANDS, bindings
 from ..widgets.fitted_input import FittedInput
 from ..widgets.paper_list import PaperList, Row
@@ -219,7 +219,7 @@ class _Rows:
         paper = session.brief_at(index)  # (a row shows no abstract: none is read)
         snap = session.library.snapshot
         meta = session.metadata(paper)  # (once: the title and the venue are both of it)
-        title = meta.title
+        title = shown_title(meta.title)  # (what is matched and drawn: no {GAN} braces)
         spans: tuple[tuple[int, int], ...] = ()
         result = session.result
         if result is not None and not result.query.empty:
@@ -1032,15 +1032,16 @@ class MainScreen(Screen[None]):
         session = self.session
         rec = session.record(paper)
         rendered = render(paper.abstract, DISPLAY_LIMIT)  # cut before rendering, not after
+        title = shown_title(rec.title)
         title_spans: tuple[tuple[int, int], ...] = ()
         body_spans: tuple[tuple[int, int], ...] = ()
         if session.result is not None and not session.result.query.empty:
-            title_spans = tuple(session.result.matcher.spans(rec.title))
+            title_spans = tuple(session.result.matcher.spans(title))
             # only what the view shows: an abstract of megabytes is cut at DISPLAY_LIMIT
             body_spans = tuple(session.result.matcher.spans(rendered.text[:DISPLAY_LIMIT]))
         return PaperDetails(
             paper_id=paper.id,
-            title=rec.title,
+            title=title,
             title_derived=rec.title_derived,
             venue=session.venue_of(paper),
             sources=tuple(str(s) for s in paper.sources),
