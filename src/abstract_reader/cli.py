@@ -378,6 +378,7 @@ def _json_line(value: object) -> str:
         from .text import escape_for_terminal
 
         candidates = [*range(0x7F, 0xA0), *range(0x600, 0x700), *range(0x2000, 0x2070)]
+        candidates += range(0xD800, 0xE000)  # lone surrogates: bytes of a name not UTF-8
         _JSON_ESCAPES.update(
             (c, f"\\u{c:04x}") for c in candidates if escape_for_terminal(chr(c)) != chr(c)
         )
@@ -565,7 +566,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from .cite import record
     from .metadata import venue_year
-    from .text import cap, render, shown_title
+    from .text import cap, escape_for_terminal, render, shown_title
 
     corpus = _load(args)
     library = _open_library(args)
@@ -580,7 +581,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     venue = venue_year(rec.venue, rec.year)
     lines.append(f"id:        {rec.id}")
     lines.append(f"venue:     {venue or 'unknown'}")
-    lines.append("sources:   " + ", ".join(f"{s['file']} #{s['index']}" for s in rec.sources))
+    lines.append(  # a name escaped: it may hold a newline (a fake line after it)
+        "sources:   "
+        + ", ".join(f"{escape_for_terminal(s['file'])} #{s['index']}" for s in rec.sources)
+    )
     if rec.authors:
         lines.append("authors:   " + ", ".join(rec.authors))
     if rec.url:

@@ -13,7 +13,11 @@ class Source:
     index: int
 
     def __str__(self) -> str:
-        return f"{self.file} #{self.index}"
+        """``name.txt #3``, the file's name escaped for one line (a name may hold a
+        newline, controls, or bytes that are not UTF-8: ``\\n``, ``\\x9b``)."""
+        from .text.sanitise import escape_for_terminal
+
+        return f"{escape_for_terminal(self.file)} #{self.index}"
 
 
 @dataclass(slots=True)

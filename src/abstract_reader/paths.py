@@ -61,5 +61,7 @@ def files_key(salt: str, files: Iterable[str | os.PathLike[str]]) -> str | None:
             st = os.stat(name)
         except OSError:
             return None
-        digest.update(f"{os.path.abspath(name)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        # (a name that is not UTF-8 keeps its bytes: surrogateescape)
+        line = f"{os.path.abspath(name)}\0{st.st_size}\0{st.st_mtime_ns}\n"
+        digest.update(line.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()

@@ -40,7 +40,10 @@ def file_key(path: str | os.PathLike[str]) -> str | None:
         size = os.stat(path).st_size
     except OSError:
         return None
-    digest = hashlib.blake2b(f"{Path(path).name}\0{size}".encode(), digest_size=12)
+    # a name that is not UTF-8 keeps its bytes (surrogateescape): the same key as before
+    # for every UTF-8 name
+    name = f"{Path(path).name}\0{size}".encode("utf-8", "surrogateescape")
+    digest = hashlib.blake2b(name, digest_size=12)
     return digest.hexdigest()
 
 

@@ -314,6 +314,15 @@ def validate_document(data: Any) -> tuple[dict[str, _Entry], dict[str, str]]:
     """Check a whole export; its papers and settings, or LibraryError naming the problem."""
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise LibraryError("not an abstract-reader library export")
+    try:  # "\ud800" is valid JSON but no text: it cannot be stored (nor written out again)
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise LibraryError(
+            f"holds text that is not valid Unicode (a lone surrogate, \\u{ord(bad[0]):04x})"
+        ) from None
+    except (TypeError, ValueError, RecursionError):
+        pass  # (what is wrong with it is said below, field by field)
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise LibraryError(f"unknown field {_shown(sorted(unknown)[0])}")

@@ -135,7 +135,7 @@ def clean_tag(raw: str) -> str:
     if len(tag) > TAG_MAX:
         raise LibraryError(f"a tag is at most {TAG_MAX} characters ({len(tag)} given)")
     if sanitise(tag) != tag or any(ord(ch) < 32 for ch in tag):
-        raise LibraryError("a tag cannot contain control characters")
+        raise LibraryError("a tag cannot contain control characters or bytes that are not UTF-8")
     return tag
 
 

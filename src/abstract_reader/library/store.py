@@ -28,6 +28,7 @@ from typing import Any
 
 from ..facts import Fact
 from ..text import sanitise
+from ..text.sanitise import valid_text
 from .model import (
     UNCHECKED,
     LibraryError,
@@ -269,6 +270,8 @@ class _Change:
             return False
         if body is not None and not body.strip():
             body = None
+        if body is not None:  # bytes that were not UTF-8 (an argument): stored as U+FFFD
+            body = valid_text(body)
         if body != current:
             self._set_paper_row("notes", pid, None if body is None else [body])
             self._done("notes", [pid], {"op": "note", "id": pid, "body": current, "expect": body})
@@ -710,6 +713,7 @@ class Library:
 
     def set_setting(self, key: str, value: str) -> None:
         """Settings (theme, last filter, …) are not library facts: not logged, not undone."""
+        key, value = valid_text(key), valid_text(value)  # (a name or query not UTF-8)
         with self._lock:
             with self._write() as conn:
                 conn.execute(

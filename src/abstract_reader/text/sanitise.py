@@ -20,7 +20,14 @@ def _build_table() -> dict[int, str]:
     # Line/paragraph separators make terminals and Rich break lines: show them as spaces.
     table[0x2028] = " "
     table[0x2029] = " "
+    # Lone surrogates: a file name's or an argument's bytes that are not UTF-8, as Python
+    # decodes them (``surrogateescape``: 0x9b becomes U+DC9B). Written out they become
+    # those bytes again — 0x9b is CSI — or fail to encode at all.
+    table.update(_SURROGATES)
     return table
+
+
+_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
 
 
 _SANITISE_TABLE = _build_table()
@@ -37,8 +44,18 @@ def sanitise(text: str) -> str:
 
 _ESCAPE_TABLE = {code: f"\\x{code:02x}" for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
 _ESCAPE_TABLE.update({code: f"\\u{code:04x}" for code in [*_BIDI, 0x2028, 0x2029]})
+# a byte of a name that is not UTF-8 (``surrogateescape``) as the byte; other lone surrogates
+# by their code
+_ESCAPE_TABLE.update({code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)})
+_ESCAPE_TABLE.update({0xDC00 + byte: f"\\x{byte:02x}" for byte in range(0x80, 0x100)})
 
 
 def escape_for_terminal(text: str) -> str:
     """Escape a string (a file name, say) for a one-line message: controls become ``\\xNN``."""
     return text.translate(_ESCAPE_TABLE)
+
+
+def valid_text(text: str) -> str:
+    """``text`` with lone surrogates (bytes that were not UTF-8, kept by
+    ``surrogateescape``) replaced by U+FFFD: text that can be stored and written as UTF-8."""
+    return text.translate(_SURROGATES)
