@@ -644,6 +644,8 @@ class CorpusBuilder:
                     rows = RowBatch()
         except SourceError as exc:
             corpus.errors.append(LoadError(shown, str(exc)))
+        except Exception as exc:  # a fault of ours or a parser's: this file stops, named
+            corpus.errors.append(LoadError(shown, f"could not be read ({fault_text(exc)})"))
         if problems > MAX_RECORD_PROBLEMS:
             more = problems - MAX_RECORD_PROBLEMS
             corpus.errors.append(

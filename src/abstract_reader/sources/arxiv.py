@@ -89,12 +89,13 @@ def _records(handle: Any, name: str) -> Iterator[Item]:
                 continue
             try:
                 raw = json.loads(line)
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                deep = isinstance(exc, RecursionError)  # nested a thousand deep
                 if not checked:
-                    raise SourceError(
-                        f"not JSON Lines (line {number}: {str(exc).split(':')[0]})"
-                    ) from None
-                yield RecordProblem(name, f"line {number}", "not valid JSON")
+                    why = "nested too deeply" if deep else str(exc).split(":")[0]
+                    raise SourceError(f"not JSON Lines (line {number}: {why})") from None
+                why = "not valid JSON (nested too deeply)" if deep else "not valid JSON"
+                yield RecordProblem(name, f"line {number}", why)
                 continue
             if not checked:
                 if not isinstance(raw, dict) or not ({"id", "abstract", "title"} & raw.keys()):

@@ -42,6 +42,59 @@ def _literal_percent() -> Any:
     return LiteralPercent()
 
 
+#: Braces nested deeper than this are refused before LaTeX decoding (pylatexenc recurses per
+#: group: ~250 levels exhausted Python's stack; real BibTeX nests a handful)
+MAX_BRACE_DEPTH = 100
+_TOO_DEEP = f"braces nested more than {MAX_BRACE_DEPTH} deep"
+
+
+def _brace_depth(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}" and depth:
+            depth -= 1
+    return deepest
+
+
+def _too_deep(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and value.count("{") > MAX_BRACE_DEPTH
+        and _brace_depth(value) > MAX_BRACE_DEPTH
+    )
+
+
+def _nesting_guard() -> Any:
+    """A middleware (run first) that turns an entry or @string whose braces nest too deeply
+    into a failed block, before the LaTeX decoder recurses into them."""
+    from bibtexparser.middlewares.middleware import BlockMiddleware
+    from bibtexparser.model import MiddlewareErrorBlock
+
+    class NestingGuard(BlockMiddleware):
+        def transform_entry(self, entry: Any, library: Any) -> Any:
+            if any(_too_deep(found.value) for found in entry.fields):
+                return MiddlewareErrorBlock(entry, ValueError(_TOO_DEEP))
+            return entry
+
+        def transform_string(self, string: Any, library: Any) -> Any:
+            if _too_deep(string.value):
+                return MiddlewareErrorBlock(string, ValueError(_TOO_DEEP))
+            return string
+
+    return NestingGuard()
+
+
+def _failure(bad: Any) -> str:
+    """Why a block failed, in one line."""
+    error = str(getattr(bad, "error", "") or "").strip()
+    if "maximum recursion depth" in error:  # (what the guard did not foresee)
+        return "LaTeX nested too deeply to decode"
+    return error.splitlines()[0] if error else "cannot be parsed (unbalanced braces?)"
+
+
 def read(path: Path) -> Iterator[Item]:
     from bibtexparser import middlewares as mw
     from bibtexparser.entrypoint import parse_string
@@ -51,6 +104,7 @@ def read(path: Path) -> Iterator[Item]:
     library = parse_string(
         text,
         append_middleware=[
+            _nesting_guard(),
             _literal_percent(),
             mw.LatexDecodingMiddleware(),
             mw.SeparateCoAuthors(),
@@ -68,9 +122,9 @@ def read(path: Path) -> Iterator[Item]:
     for index, (start, entry, bad) in enumerate(sorted(blocks, key=lambda t: t[0]), 1):
         line = start + 1
         if entry is None:
-            error = str(getattr(bad, "error", "") or "").strip()
-            why = error.splitlines()[0] if error else "cannot be parsed (unbalanced braces?)"
-            items.append(RecordProblem(name, f"entry {index} (line {line})", why))
+            bad_key = clean_text(getattr(getattr(bad, "ignore_error_block", None), "key", None))
+            where = f"entry {index} ({bad_key + ', ' if bad_key else ''}line {line})"
+            items.append(RecordProblem(name, where, _failure(bad)))
             continue
         fields = entry.fields_dict
         key = clean_text(entry.key) or f"entry{index}"

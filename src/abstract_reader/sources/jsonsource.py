@@ -117,6 +117,8 @@ def read(path: Path) -> Iterator[Item]:
         data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise SourceError(f"not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:  # arrays or objects nested a thousand deep
+        raise SourceError("not valid JSON (nested too deeply)") from None
     if isinstance(data, dict) and isinstance(data.get("notes"), list):
         items, kind = data["notes"], "openreview"
     elif isinstance(data, list):
