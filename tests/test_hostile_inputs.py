@@ -6,6 +6,10 @@ limit. Run as a user would, through the CLI, where the finding was seen there.""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,3 +120,69 @@ def test_a_fault_in_a_metadata_reader_skips_that_file_only(
     (error,) = corpus.errors
     assert error.fatal and str(notes) in str(error)
     assert "could not be read (RecursionError: maximum recursion depth exceeded)" in str(error)
+
+
+# -- paths that are not regular files (F4) --------------------------------------------------------
+
+
+def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter, given a minute: a read that blocks (a FIFO with no
+    writer) fails the test instead of hanging the suite."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_a_folder_named_like_a_dump_beside_a_large_one_is_one_line(tmp_path: Path) -> None:
+    """Dumps of 4 MB or more are hashed for the parsed-corpus cache first: a folder named
+    ``sub.txt`` among them failed the whole load there (IsADirectoryError)."""
+    folder = tmp_path / "m2"
+    folder.mkdir()
+    (folder / "big.txt").write_text(
+        "NeurIPS 2026 Papers\n\nWe introduce " + "word " * 1_000_000, encoding="utf-8"
+    )
+    (folder / "sub.txt").mkdir()
+    for dump in SEEDS.glob("*.txt"):
+        shutil.copy(dump, folder)
+    result = cli("list", "-d", str(folder), db=tmp_path / "l.db")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"abstract-reader: {folder / 'sub.txt'}: is a directory, expected a dump file"
+    ]
+    assert len(result.stdout.splitlines()) == 56
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_the_content_digest_of_what_is_not_a_file_is_none(tmp_path: Path) -> None:
+    (tmp_path / "sub.txt").mkdir()
+    os.mkfifo(tmp_path / "pipe.txt")
+    code = (
+        "import sys\n"
+        "from abstract_reader.corpus_cache import content_digest\n"
+        "print([content_digest(p) for p in sys.argv[1:]])\n"
+    )
+    result = _python(code, str(tmp_path / "sub.txt"), str(tmp_path / "pipe.txt"), "/dev/null")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[None, None, None]"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_dump_replaced_by_a_fifo_after_its_look_is_not_waited_for(tmp_path: Path) -> None:
+    """A path looked at (a regular file, as ``os.stat`` is made to say) and then opened:
+    what is opened is judged again, so a FIFO put there meanwhile does not block the load."""
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    code = (
+        "import os, sys\n"
+        "from abstract_reader.corpus import load_corpus\n"
+        "real, fifo, regular = os.stat, sys.argv[1], os.stat(sys.argv[2])\n"
+        "os.stat = lambda p, *a, **k: regular if os.fspath(p) == fifo else real(p, *a, **k)\n"
+        "print(*load_corpus([fifo]).errors)\n"
+    )
+    result = _python(code, str(fifo), str(SEEDS / "000_3c75c79d335d4311.txt"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"{fifo}: is a FIFO, not a regular file; skipped"

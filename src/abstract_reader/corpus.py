@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .infile import NotRegular, open_regular
 from .paper import Paper, Source
 from .papertable import PaperTable, RowBatch, as_table, id_of
 from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
@@ -316,20 +317,12 @@ def _read_dump(path: Path) -> _Parsed:
         raise _Skip(_os_reason(exc)) from None
     if stat.S_ISDIR(st.st_mode):
         raise _Skip("is a directory, expected a dump file")
-    if not stat.S_ISREG(st.st_mode):
-        kind = (
-            "a FIFO"
-            if stat.S_ISFIFO(st.st_mode)
-            else "a device"
-            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-            else "a socket"
-            if stat.S_ISSOCK(st.st_mode)
-            else "not a regular file"
-        )
-        raise _Skip(f"is {kind}, not a regular file; skipped")
     try:
-        with open(path, "rb") as handle:
+        # (the file opened is checked again: one swapped for a FIFO since would block)
+        with open_regular(path) as handle:
             data = handle.read()
+    except NotRegular as exc:
+        raise _Skip(f"{exc}; skipped") from None
     except OSError as exc:
         raise _Skip(_os_reason(exc)) from None
     if not data:

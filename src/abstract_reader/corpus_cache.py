@@ -142,10 +142,15 @@ def content_digest(path: Path) -> str | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:  # (before os.fdopen, which raises IsADirectoryError for a folder)
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb", buffering=0) as handle:
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
             # 4 MB reads, not `hashlib.file_digest`'s 256 KB: each read and update releases
             # the GIL, and taking it back 16 times as often slowed whatever the other
             # threads were doing (a warm start publishes rows while this hashes)
