@@ -125,16 +125,20 @@ def test_a_fault_in_a_metadata_reader_skips_that_file_only(
 # -- paths that are not regular files (F4) --------------------------------------------------------
 
 
-def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``code`` in a fresh interpreter, given a minute: a read that blocks (a FIFO with no
-    writer) fails the test instead of hanging the suite."""
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` (``-c CODE …``, ``-m abstract_reader …``), given a minute: a read that
+    blocks (a FIFO with no writer) fails the test instead of hanging the suite."""
     return subprocess.run(
-        [sys.executable, "-c", code, *args],
+        [sys.executable, *args],
         capture_output=True,
         text=True,
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
+
+
+def _cli(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
+    return _python("-m", "abstract_reader", *args, "--db", str(db))
 
 
 def test_a_folder_named_like_a_dump_beside_a_large_one_is_one_line(tmp_path: Path) -> None:
@@ -165,7 +169,7 @@ def test_the_content_digest_of_what_is_not_a_file_is_none(tmp_path: Path) -> Non
         "from abstract_reader.corpus_cache import content_digest\n"
         "print([content_digest(p) for p in sys.argv[1:]])\n"
     )
-    result = _python(code, str(tmp_path / "sub.txt"), str(tmp_path / "pipe.txt"), "/dev/null")
+    result = _python("-c", code, str(tmp_path / "sub.txt"), str(tmp_path / "pipe.txt"), "/dev/null")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[None, None, None]"
 
@@ -183,6 +187,114 @@ def test_a_dump_replaced_by_a_fifo_after_its_look_is_not_waited_for(tmp_path: Pa
         "os.stat = lambda p, *a, **k: regular if os.fspath(p) == fifo else real(p, *a, **k)\n"
         "print(*load_corpus([fifo]).errors)\n"
     )
-    result = _python(code, str(fifo), str(SEEDS / "000_3c75c79d335d4311.txt"))
+    result = _python("-c", code, str(fifo), str(SEEDS / "000_3c75c79d335d4311.txt"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{fifo}: is a FIFO, not a regular file; skipped"
+
+
+# -- FIFOs, devices and files too large to read whole (F5) -----------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_library_import_refuses_a_fifo_and_a_device(tmp_path: Path) -> None:
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)  # a plain open waits for a writer: for ever
+    db = tmp_path / "l.db"
+    result = _cli("library", "import", str(fifo), db=db)
+    assert result.returncode == 1
+    assert (
+        result.stderr == f"abstract-reader: {fifo}: cannot read (is a FIFO, not a regular file)\n"
+    )
+    # a device (/dev/zero was read until memory ran out; /dev/null stands for it here)
+    result = _cli("library", "import", "/dev/null", db=db)
+    assert result.returncode == 1
+    assert result.stderr == (
+        "abstract-reader: /dev/null: cannot read (is a device, not a regular file)\n"
+    )
+
+
+def test_library_import_refuses_a_file_too_large_before_reading_it(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with open(big, "wb") as handle:
+        handle.truncate(300 << 20)  # sparse: nothing written, 300 MB said
+    result = _cli("library", "import", str(big), db=tmp_path / "l.db")
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"abstract-reader: {big}: cannot read"
+        " (too large: over 256 MB, the limit for a file read whole)\n"
+    )
+
+
+def test_read_limited_reads_one_byte_past_the_limit_at_most() -> None:
+    import io
+
+    from abstract_reader.infile import TooLarge, read_limited
+
+    assert read_limited(io.BytesIO(b"x" * 10), 10) == b"x" * 10
+    stream = io.BytesIO(b"x" * 100)
+    with pytest.raises(TooLarge, match="over 0 MB"):
+        read_limited(stream, 10)
+    assert stream.tell() == 11
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("name", ["f.json", "f.jsonl", "f.bib", "f.ris"])
+def test_match_refuses_a_fifo(tmp_path: Path, name: str) -> None:
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    result = _cli("match", str(fifo), "-d", str(SEEDS), "--dry-run", db=tmp_path / "l.db")
+    assert result.returncode == 1
+    assert result.stderr == f"abstract-reader: {fifo}: is a FIFO, not a regular file\n"
+
+
+def test_match_refuses_a_link_to_a_device(tmp_path: Path) -> None:
+    link = tmp_path / "z.json"
+    link.symlink_to("/dev/null")  # /dev/zero in the report: read until memory ran out
+    result = _cli("match", str(link), "-d", str(SEEDS), "--dry-run", db=tmp_path / "l.db")
+    assert result.returncode == 1
+    assert result.stderr == f"abstract-reader: {link}: is a device, not a regular file\n"
+
+
+def test_a_metadata_file_too_large_to_read_whole_is_one_line(tmp_path: Path) -> None:
+    big = tmp_path / "notes.json"
+    with open(big, "wb") as handle:
+        handle.truncate(300 << 20)
+    result = _cli("list", "-d", str(SEEDS), "-d", str(big), db=tmp_path / "l.db")
+    assert result.returncode == 1 and len(result.stdout.splitlines()) == 55
+    assert result.stderr == (
+        f"abstract-reader: {big}: too large: over 256 MB, the limit for a file read whole\n"
+    )
+
+
+def test_a_json_line_too_long_to_read_is_skipped_and_the_rest_loads(tmp_path: Path) -> None:
+    lines = tmp_path / "snap.jsonl"
+    with open(lines, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(GOOD_RECORD) + "\n")
+        handle.write('{"id": "' + "x" * (17 << 20) + '"}\n')
+        handle.write(json.dumps({**GOOD_RECORD, "id": "2", "abstract": "Another one."}) + "\n")
+    result = _cli("list", "--json", "-d", str(lines), db=tmp_path / "l.db")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        f"abstract-reader: warning: {lines}: line 2: longer than 16 MB; not read\n"
+    )
+    assert len(result.stdout.splitlines()) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_metadata_file_replaced_by_a_fifo_after_its_look_is_not_waited_for(
+    tmp_path: Path,
+) -> None:
+    """The reader's (and ``-d``'s) metadata files are looked at, then read: a FIFO put there
+    meanwhile (``os.stat`` made to lie) is refused on the open file, not waited for."""
+    fifo = tmp_path / "notes.json"
+    os.mkfifo(fifo)
+    code = (
+        "import os, sys\n"
+        "from abstract_reader.corpus import load_corpus\n"
+        "real, fifo, regular = os.stat, sys.argv[1], os.stat(sys.argv[2])\n"
+        "os.stat = lambda p, *a, **k: regular if os.fspath(p) == fifo else real(p, *a, **k)\n"
+        "print(*load_corpus([fifo]).errors)\n"
+    )
+    result = _python("-c", code, str(fifo), str(SEEDS / "000_3c75c79d335d4311.txt"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"{fifo}: is a FIFO, not a regular file"

@@ -834,9 +834,12 @@ def cmd_library(args: argparse.Namespace) -> int:
             _write_file(args.file, text + "\n", force=args.force)
             _note(f"Exported the library to {args.file}")
         return 0
-    try:
-        raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    from .infile import NotRegular, TooLarge, read_limited, read_whole
+
+    try:  # (a regular file, or standard input, of at most infile.MAX_WHOLE_BYTES)
+        data = read_limited(sys.stdin.buffer) if args.file == "-" else read_whole(args.file)
+        raw = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, NotRegular, TooLarge) as exc:
         raise Failure(
             f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})"
         ) from None

@@ -610,7 +610,7 @@ class CorpusBuilder:
             corpus.errors.append(LoadError(shown, _os_reason(exc)))
             return
         if not stat.S_ISREG(st.st_mode):
-            corpus.errors.append(LoadError(shown, "not a regular file; skipped"))
+            corpus.errors.append(LoadError(shown, f"{NotRegular(st.st_mode)}; skipped"))
             return
         table = corpus.papers
         rows = RowBatch()

@@ -1,9 +1,12 @@
-"""Files the user names for reading (dumps, metadata files): regular files only.
+"""Files the user names for reading (dumps, metadata files, library imports): regular
+files only, and what is read whole into memory only up to a limit.
 
 A path is looked at (``os.stat``) before it is opened, so a FIFO or a device is never
 opened at all, then opened without waiting (``O_NONBLOCK``: a FIFO swapped in after that
 look opens at once instead of waiting for a writer) and judged again on the open file, so
-what is read is what was checked.
+what is read is what was checked. Formats parsed whole (JSON, BibTeX, RIS, a library
+export) are read up to `MAX_WHOLE_BYTES`: a file that says it is larger is refused before
+anything is read, and one that grows (or a pipe) is read only one byte past the limit.
 """
 
 from __future__ import annotations
@@ -11,6 +14,11 @@ from __future__ import annotations
 import os
 import stat
 from typing import BinaryIO
+
+#: the most read into memory from one file that is parsed whole (.json, .bib, .ris, a
+#: library export): OpenReview's notes of a whole venue are ~20 MB, an export of a
+#: million-paper library ~120 MB
+MAX_WHOLE_BYTES = 256 << 20
 
 
 class NotRegular(Exception):
@@ -20,6 +28,14 @@ class NotRegular(Exception):
     def __init__(self, mode: int) -> None:
         self.kind = kind_of(mode)
         super().__init__(f"is {self.kind}, not a regular file")
+
+
+class TooLarge(Exception):
+    """More than the limit to read whole: ``str`` is one line naming the limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"too large: over {limit >> 20} MB, the limit for a file read whole")
 
 
 def kind_of(mode: int) -> str:
@@ -55,3 +71,21 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_whole(path: str | os.PathLike[str], limit: int = MAX_WHOLE_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them: `TooLarge` beyond
+    that, `NotRegular` or ``OSError`` as `open_regular`."""
+    with open_regular(path) as handle:
+        if os.fstat(handle.fileno()).st_size > limit:
+            raise TooLarge(limit)
+        return read_limited(handle, limit)
+
+
+def read_limited(handle: BinaryIO, limit: int = MAX_WHOLE_BYTES) -> bytes:
+    """All of ``handle`` (a file, standard input) if it ends within ``limit`` bytes, else
+    `TooLarge` (having read one byte past the limit: never more)."""
+    data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(limit)
+    return data

@@ -15,8 +15,9 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from ..infile import NotRegular, TooLarge, open_regular, read_whole
 from ..text import sanitise
 
 
@@ -174,10 +175,24 @@ def read_records(path: Path) -> Iterator[Item]:
     return reader(path)
 
 
-def read_text(path: Path) -> str:
-    """A whole (small) metadata file as text; OSError and bad UTF-8 become SourceError."""
+def open_source(path: Path) -> BinaryIO:
+    """A metadata file opened for reading, if it is a regular file (never a FIFO or a
+    device: see `infile`); anything else is a SourceError."""
     try:
-        data = path.read_bytes()
+        return open_regular(path)
+    except NotRegular as exc:
+        raise SourceError(str(exc)) from None
+    except OSError as exc:
+        raise SourceError((exc.strerror or str(exc)).lower()) from None
+
+
+def read_text(path: Path) -> str:
+    """A whole metadata file as text (a regular file of at most `infile.MAX_WHOLE_BYTES`);
+    anything else, OSError and bad UTF-8 become SourceError."""
+    try:
+        data = read_whole(path)
+    except (NotRegular, TooLarge) as exc:
+        raise SourceError(str(exc)) from None
     except OSError as exc:
         raise SourceError((exc.strerror or str(exc)).lower()) from None
     if data.startswith(b"\xef\xbb\xbf"):

@@ -8,13 +8,14 @@ A record (Kaggle "arxiv" dataset / arXiv's bulk metadata): ``id``, ``title``, ``
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import Item, RecordProblem, SourceError, clean_text, record, year_in
+from . import Item, RecordProblem, SourceError, clean_text, open_source, record, year_in
 
 _AUTHOR_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
@@ -71,20 +72,28 @@ def record_from(raw: object, file: str, index: int) -> Item:
     )
 
 
+#: a line longer than this is not read into memory (a record of the snapshot is a few KB)
+MAX_LINE_BYTES = 16 << 20
+
+
 def read(path: Path) -> Iterator[Item]:
     """Stream the records; the first non-blank line must be an arXiv-like JSON object."""
-    name = path.name
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the generator's finally
-    except OSError as exc:
-        raise SourceError((exc.strerror or str(exc)).lower()) from None
-    return _records(handle, name)
+    return _records(open_source(path), path.name)  # (closed by the generator's finally)
 
 
 def _records(handle: Any, name: str) -> Iterator[Item]:
     checked = False
     try:
-        for number, line in enumerate(handle, start=1):
+        lines = iter(functools.partial(handle.readline, MAX_LINE_BYTES + 1), b"")
+        for number, line in enumerate(lines, start=1):
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                while line and not line.endswith(b"\n"):  # the rest, a piece at a time
+                    line = handle.readline(MAX_LINE_BYTES)
+                why = f"longer than {MAX_LINE_BYTES >> 20} MB"
+                if not checked:
+                    raise SourceError(f"not JSON Lines (line {number}: {why})")
+                yield RecordProblem(name, f"line {number}", f"{why}; not read")
+                continue
             if not line.strip():
                 continue
             try:
