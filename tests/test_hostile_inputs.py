@@ -298,3 +298,41 @@ def test_a_metadata_file_replaced_by_a_fifo_after_its_look_is_not_waited_for(
     result = _python("-c", code, str(fifo), str(SEEDS / "000_3c75c79d335d4311.txt"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{fifo}: is a FIFO, not a regular file"
+
+
+# -- an output encoding without the characters (F7) -------------------------------------------------
+
+
+def _output_in(encoding: str, *args: str, db: Path) -> tuple[int, str, str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "abstract_reader", *args, "--db", str(db)],
+        capture_output=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONIOENCODING": encoding},
+    )
+    return result.returncode, result.stdout.decode(encoding), result.stderr.decode(encoding)
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_a_listing_degrades_in_an_encoding_without_its_characters(
+    tmp_path: Path, encoding: str
+) -> None:
+    """PYTHONIOENCODING=latin-1 failed every listing ("unexpected error: UnicodeEncodeError"
+    on the list's •): what the encoding lacks is written as \\uXXXX."""
+    db = tmp_path / "l.db"
+    code, out, err = _output_in(encoding, "list", "-d", str(SEEDS), db=db)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert len(lines) == 55 and all("   \\u2022  " in line for line in lines)
+
+
+def test_json_stays_valid_json_in_an_encoding_without_its_characters(tmp_path: Path) -> None:
+    dump = tmp_path / "odd.txt"
+    dump.write_text("T\n\nWe study 😀 emoji, é accents and — dashes here.\n", encoding="utf-8")
+    db = tmp_path / "l.db"
+    code, out, err = _output_in("ascii", "list", "--json", "-d", str(dump), db=db)
+    assert code == 0 and err == ""
+    assert out.isascii()
+    (paper,) = [json.loads(line) for line in out.splitlines()]
+    assert paper["abstract"] == "We study 😀 emoji, é accents and — dashes here."

@@ -1205,6 +1205,33 @@ def _fill_closed_standard_fds() -> bool:
     return 1 in closed or sys.stdout is None
 
 
+def _escape_unencodable(exc: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: what the encoding lacks as ``\\uXXXX`` (UTF-16 code units, so
+    that ``--json`` stays valid JSON: backslashreplace's ``\\xe9`` is not)."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    units = exc.object[exc.start : exc.end].encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[k]:02x}{units[k + 1]:02x}" for k in range(0, len(units), 2)), exc.end
+
+
+def _lenient_encodings() -> None:
+    """Standard output and error in an encoding without characters the output uses (•, —,
+    CJK: PYTHONIOENCODING=latin-1, a Latin-1 locale) write those as ``\\u2022`` rather than
+    failing the command with a UnicodeEncodeError. UTF-8 streams are left alone."""
+    import codecs
+    import io
+
+    codecs.register_error("abstract-reader-escape", _escape_unencodable)
+    for stream in (sys.stdout, sys.stderr):
+        if not isinstance(stream, io.TextIOWrapper) or stream.errors != "strict":
+            continue
+        try:
+            if codecs.lookup(stream.encoding).name != "utf-8":
+                stream.reconfigure(errors="abstract-reader-escape")
+        except (LookupError, ValueError, OSError):
+            pass
+
+
 def _silence_stdout() -> None:
     """After a broken pipe: nothing more can reach the reader, and the interpreter's final
     flush must not fail again (that would print "Exception ignored" and exit 120)."""
@@ -1250,6 +1277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     the reader of the output went away (`abstract-reader list | head -1`)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     stdout_closed = _fill_closed_standard_fds()
+    _lenient_encodings()
     real_stdout = sys.stdout
     guarded = _GuardedOutput(None if stdout_closed else real_stdout)
     sys.stdout = guarded
