@@ -336,3 +336,48 @@ def test_json_stays_valid_json_in_an_encoding_without_its_characters(tmp_path: P
     assert out.isascii()
     (paper,) = [json.loads(line) for line in out.splitlines()]
     assert paper["abstract"] == "We study 😀 emoji, é accents and — dashes here."
+
+
+# -- UTF-16 ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("codec", "bom"),
+    [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-32-le", b"\xff\xfe\x00\x00")],
+)
+def test_a_dump_in_utf16_with_its_mark_loads_as_the_same_papers(
+    tmp_path: Path, codec: str, bom: bytes
+) -> None:
+    """Notepad's "Unicode" is UTF-16 with a byte-order mark: it was "looks like a binary
+    file, not a text dump"."""
+    seed = SEEDS / "000_3c75c79d335d4311.txt"
+    wide = tmp_path / seed.name  # the same name: the same sources
+    wide.write_bytes(bom + seed.read_text(encoding="utf-8").encode(codec))
+    loaded = load_corpus([wide])
+    assert not loaded.errors
+    assert list(loaded.papers) == list(load_corpus([seed]).papers)
+
+
+def test_utf16_that_cannot_be_read_says_so(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.txt"
+    broken.write_bytes(b"\xff\xfe" + "T\n\nAn abstract here.\n".encode("utf-16-le") + b"\x00\xd8")
+    loaded = load_corpus([broken])
+    (warning,) = loaded.errors
+    assert not warning.fatal and "invalid UTF-16 (1 sequence(s) shown as \ufffd)" in str(warning)
+    (paper,) = loaded.papers
+    assert paper.abstract.startswith("An abstract here.")
+    unmarked = tmp_path / "unmarked.txt"
+    unmarked.write_bytes("T\n\nAn abstract here.\n".encode("utf-16-le"))
+    (error,) = load_corpus([unmarked]).errors
+    assert error.fatal
+    assert "looks like UTF-16 text without a byte-order mark; save it as UTF-8" in str(error)
+
+
+@pytest.mark.parametrize("name", ["refs.bib", "notes.json", "refs.ris", "snap.jsonl"])
+def test_metadata_in_utf16_says_to_save_it_as_utf8(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"\xff\xfe" + '{"id": "1"}\n'.encode("utf-16-le"))
+    (error,) = load_corpus([path]).errors
+    assert str(error) == (
+        f"{path}: not UTF-8 text (UTF-16, by its byte-order mark: save it as UTF-8)"
+    )

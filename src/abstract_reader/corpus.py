@@ -197,8 +197,32 @@ class _Parsed:
     normal: list[bool]  #: which abstracts are whitespace-normalised already
 
 
+#: byte-order marks of the wide Unicode encodings (UTF-32's first: its LE mark starts as
+#: UTF-16's), as Windows tools write them ("Unicode" in Notepad is UTF-16 LE)
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32-be"),
+    (b"\xff\xfe", "UTF-16", "utf-16-le"),
+    (b"\xfe\xff", "UTF-16", "utf-16-be"),
+)
+
+
+def _wide_bom(data: bytes) -> tuple[int, str, str] | None:
+    """(length, name, codec) of the wide byte-order mark ``data`` starts with, if any."""
+    for bom, name, codec in _WIDE_BOMS:
+        if data.startswith(bom):
+            return len(bom), name, codec
+    return None
+
+
 def _decode(data: bytes) -> tuple[str, list[str]]:
     warnings: list[str] = []
+    if wide := _wide_bom(data):  # UTF-16 or UTF-32 with its mark: decoded as such
+        size, name, codec = wide
+        text = data[size:].decode(codec, errors="replace")
+        if bad := text.count("\ufffd") - data[size:].decode(codec, "ignore").count("\ufffd"):
+            warnings.append(f"invalid {name} ({bad} sequence(s) shown as \ufffd)")
+        return text.replace("\x00", ""), warnings
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if b"\x00" in data:
@@ -229,6 +253,17 @@ def _looks_binary(data: bytes) -> bool:
         return False
     bad = sum(1 for b in sample if b < 0x20 and b not in (0x09, 0x0A, 0x0D, 0x0C))
     return bad / len(sample) > 0.10
+
+
+def _utf16_unmarked(data: bytes) -> bool:
+    """Text in UTF-16 without its mark: every other byte NUL (ASCII letters' high or low
+    halves), the bytes between them not."""
+    sample = data[: _BINARY_SAMPLE & ~1]
+    halves = sample[0::2], sample[1::2]
+    for zeros, text in (halves, halves[::-1]):
+        if zeros.count(0) >= 0.9 * len(zeros) and text.count(0) <= 0.1 * len(text):
+            return True
+    return False
 
 
 def parse_text(text: str) -> tuple[str | None, int | None, list[str]]:
@@ -327,7 +362,9 @@ def _read_dump(path: Path) -> _Parsed:
         raise _Skip(_os_reason(exc)) from None
     if not data:
         raise _Skip("empty file")
-    if _looks_binary(data):
+    if _wide_bom(data) is None and _looks_binary(data):
+        if _utf16_unmarked(data):
+            raise _Skip("looks like UTF-16 text without a byte-order mark; save it as UTF-8")
         raise _Skip("looks like a binary file, not a text dump; skipped")
     try:
         text, warnings = _decode(data)

@@ -175,6 +175,10 @@ def read_records(path: Path) -> Iterator[Item]:
     return reader(path)
 
 
+#: a file that starts with UTF-16's (or UTF-32's) byte-order mark
+UTF16 = "not UTF-8 text (UTF-16, by its byte-order mark: save it as UTF-8)"
+
+
 def open_source(path: Path) -> BinaryIO:
     """A metadata file opened for reading, if it is a regular file (never a FIFO or a
     device: see `infile`); anything else is a SourceError."""
@@ -197,6 +201,8 @@ def read_text(path: Path) -> str:
         raise SourceError((exc.strerror or str(exc)).lower()) from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SourceError(UTF16)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import Item, RecordProblem, SourceError, clean_text, open_source, record, year_in
+from . import UTF16, Item, RecordProblem, SourceError, clean_text, open_source, record, year_in
 
 _AUTHOR_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 
@@ -94,6 +94,8 @@ def _records(handle: Any, name: str) -> Iterator[Item]:
                     raise SourceError(f"not JSON Lines (line {number}: {why})")
                 yield RecordProblem(name, f"line {number}", f"{why}; not read")
                 continue
+            if not checked and line.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise SourceError(UTF16)  # (lines of UTF-16 are not split at b"\n")
             if not line.strip():
                 continue
             try:
