@@ -28,9 +28,30 @@ SEEDS = ROOT / "seeds"
 DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.fixture(scope="session")
+def _empty_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty library made once: copied, it is each test's library (making one is ~50 ms)."""
+    from abstract_reader.library import Library
+
+    path = tmp_path_factory.mktemp("empty-library") / "library.sqlite3"
+    Library(path).close()  # closed: the WAL is checkpointed into the file and removed
+    return path
+
+
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("ABSTRACT_READER_DB", str(tmp_path / "home" / "library.sqlite3"))
+def _isolated(
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    _empty_library: Path,
+) -> Iterator[None]:
+    # The user's library as it is on every run after the first: there already, empty (a
+    # library named by ABSTRACT_READER_DB or --db that a command has to make is announced on
+    # stderr, and is made only in a folder that exists; the tests of that name their own
+    # path). Outside tmp_path, which tests may want to find as they left it.
+    home = tmp_path_factory.mktemp("home")
+    shutil.copyfile(_empty_library, home / "library.sqlite3")
+    monkeypatch.setenv("ABSTRACT_READER_DB", str(home / "library.sqlite3"))
     monkeypatch.setenv("ABSTRACT_READER_CACHE", str(tmp_path / "cache"))
     # never the user's own config.toml (tests that want one write their own)
     monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(tmp_path / "config" / "config.toml"))

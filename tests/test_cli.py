@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -168,8 +169,9 @@ def test_meta_url_the_reader_would_refuse_is_saved_with_a_warning(
     result = cli("meta", rse.id[:8], "--url", url, db=db)
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
+        f"abstract-reader: created a new library at {db}",  # (--db names a new file)
         "abstract-reader: warning: --url is saved, but the reader will not open it"
-        f" and citations leave it out: {why}"
+        f" and citations leave it out: {why}",
     ]
     assert cli("meta", rse.id[:8], db=db).stdout.startswith(f"url:      {url}")
     good = cli("meta", rse.id[:8], "--url", "https://example.org/paper", db=db)
@@ -283,21 +285,14 @@ def test_an_export_of_no_paper_leaves_the_file_alone(tmp_path: Path) -> None:
     out = tmp_path / "out.bib"
     out.write_bytes(b"@misc{mine, title={Kept}}\n")
     for force in ((), ("--force",)):
-        result = cli(
-            "export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(out), *force, db=tmp_path / "l.db"
-        )
+        result = cli("export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(out), *force)
         assert result.returncode == 1, result.stderr
         assert result.stderr.strip().splitlines() == [
             f"abstract-reader: nothing to export: no paper matches; {out} not written"
         ]
         assert out.read_bytes() == b"@misc{mine, title={Kept}}\n"
     fresh = tmp_path / "new.bib"
-    assert (
-        cli(
-            "export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(fresh), db=tmp_path / "l.db"
-        ).returncode
-        == 1
-    )
+    assert cli("export", "-f", "bibtex", "-q", "zzzzqq", "-o", str(fresh)).returncode == 1
     assert not fresh.exists()
 
 
@@ -307,9 +302,75 @@ def test_a_query_with_a_bad_part_is_a_usage_error_not_every_paper(
 ) -> None:
     """A typo in a script's query must not export (or list) the whole library."""
     out = tmp_path / "out.bib"
-    result = cli("export", "-f", "bibtex", "-q", query, "-o", str(out), db=tmp_path / "l.db")
+    result = cli("export", "-f", "bibtex", "-q", query, "-o", str(out))
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "is:" in result.stderr
     assert not out.exists()
-    listed = cli("list", "-q", query, db=tmp_path / "l.db")
+    listed = cli("list", "-q", query)
     assert listed.returncode == 2 and listed.stdout == ""
+
+
+# ---------------------------------------------------------------------------------------
+# A library someone named: made only in a folder that exists, and said when made
+# ---------------------------------------------------------------------------------------
+
+
+def test_db_in_a_missing_folder_is_one_line_and_creates_nothing(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    """A mistyped --db must not start an empty library (the user's tags seem gone)."""
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    db = tmp_path / "nonexistent" / "x.db"
+    for args in (("tag", rse.id[:4], "x"), ("list",), ("searches",)):
+        result = cli(*args, db=db)
+        assert result.returncode == 1, args
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [
+            f"abstract-reader: --db {db}: the folder {db.parent} does not exist; a new "
+            "library is made only in an existing folder (nothing was created)"
+        ]
+    assert not db.parent.exists()
+    (tmp_path / "file").write_text("")
+    under_a_file = cli("list", db=tmp_path / "file" / "x.db")
+    assert under_a_file.returncode == 1 and f"{tmp_path / 'file'} is not a folder" in (
+        under_a_file.stderr
+    )
+
+
+def test_abstract_reader_db_in_a_missing_folder_is_one_line_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "nonexistent" / "x.db"
+    result = cli("list", env={**os.environ, "ABSTRACT_READER_DB": str(db)})
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"abstract-reader: ABSTRACT_READER_DB={db}: the folder {db.parent} does not exist; a "
+        "new library is made only in an existing folder (nothing was created)"
+    ]
+    assert not db.parent.exists()
+
+
+def test_a_new_library_at_a_named_path_is_said_once(seeds: Corpus, tmp_path: Path) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    db = tmp_path / "new.db"
+    made = cli("tag", rse.id[:4], "x", db=db)
+    assert made.returncode == 0
+    assert made.stdout == f"{rse.id[:12]}: x\n"
+    assert made.stderr == f"abstract-reader: created a new library at {db}\n"
+    again = cli("tag", rse.id[:4], "y", db=db)
+    assert again.returncode == 0 and again.stderr == ""
+    assert again.stdout == f"{rse.id[:12]}: x, y\n"
+    env_db = tmp_path / "env.db"
+    by_env = cli("list", env={**os.environ, "ABSTRACT_READER_DB": str(env_db)})
+    assert by_env.returncode == 0 and len(by_env.stdout.splitlines()) == 55
+    assert by_env.stderr == f"abstract-reader: created a new library at {env_db}\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME: Linux")
+def test_the_default_library_is_made_silently_folders_and_all(tmp_path: Path) -> None:
+    """First use with no --db and no ABSTRACT_READER_DB: nothing to say."""
+    env = {k: v for k, v in os.environ.items() if k != "ABSTRACT_READER_DB"}
+    env["XDG_DATA_HOME"] = str(tmp_path / "data" / "home")  # platformdirs' user data dir
+    result = cli("list", env=env)
+    assert result.returncode == 0 and result.stderr == ""
+    assert (tmp_path / "data" / "home" / "abstract-reader" / "library.sqlite3").is_file()

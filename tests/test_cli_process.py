@@ -77,9 +77,9 @@ def test_closed_stdout_is_one_line_and_never_hits_the_library(
     db = tmp_path / "lib.sqlite3"
     listed = shell(f"$AR list --db {db} >&-", tmp_path)
     assert listed.returncode == 1
-    assert (
-        listed.stderr
-        == "abstract-reader: cannot write to standard output: standard output is closed\n"
+    assert listed.stderr == (
+        f"abstract-reader: created a new library at {db}\n"
+        "abstract-reader: cannot write to standard output: standard output is closed\n"
     )
     # the library opened while fd 1 is closed must not become "standard output"
     tagged = shell(f"$AR tag {rse.id} kept --db {db} >&-", tmp_path)

@@ -20,11 +20,12 @@ from .conftest import DATA, SEEDS, cli
 SOURCES = DATA / "sources"
 
 
-def _listed(*paths: Path, db: Path) -> tuple[list[dict[str, object]], str, int]:
+def _listed(*paths: Path) -> tuple[list[dict[str, object]], str, int]:
+    """``list --json`` of the paths, with the test's own library (conftest)."""
     args: list[str] = []
     for path in paths:
         args += ["-d", str(path)]
-    result = cli("list", "--json", *args, db=db)
+    result = cli("list", "--json", *args)
     return (
         [json.loads(line) for line in result.stdout.splitlines()],
         result.stderr,
@@ -33,7 +34,7 @@ def _listed(*paths: Path, db: Path) -> tuple[list[dict[str, object]], str, int]:
 
 
 def test_arxiv_snapshot_records(tmp_path: Path) -> None:
-    papers, err, code = _listed(SOURCES / "arxiv.jsonl", db=tmp_path / "l.db")
+    papers, err, code = _listed(SOURCES / "arxiv.jsonl")
     assert code == 0  # a malformed line is a warning: the rest loads
     assert err.strip().splitlines() == [
         f"abstract-reader: warning: {SOURCES / 'arxiv.jsonl'}: line 2: not valid JSON"
@@ -58,7 +59,7 @@ def test_openreview_notes_merge_with_the_dump_paper(tmp_path: Path) -> None:
     dump's id (marks are keyed by it), the record's metadata, both sources."""
     seeds = load_corpus([SEEDS])
     rse = next(p for p in seeds.papers if "(RSE)" in p.abstract)
-    papers, err, code = _listed(SEEDS, SOURCES / "openreview.json", db=tmp_path / "l.db")
+    papers, err, code = _listed(SEEDS, SOURCES / "openreview.json")
     assert code == 0
     assert "note 3 (bad0000001): no content" in err
     assert len(papers) == 56  # 55 from the dumps, one new, the RSE note merged
@@ -74,7 +75,7 @@ def test_openreview_notes_merge_with_the_dump_paper(tmp_path: Path) -> None:
 
 
 def test_csl_json_items(tmp_path: Path) -> None:
-    papers, err, code = _listed(SOURCES / "csl.json", db=tmp_path / "l.db")
+    papers, err, code = _listed(SOURCES / "csl.json")
     assert code == 0 and "item 2: not a JSON object" in err
     assert len(papers) == 1
     (item,) = papers
@@ -84,7 +85,7 @@ def test_csl_json_items(tmp_path: Path) -> None:
 
 
 def test_bibtex_latex_decoded_braces_removed(tmp_path: Path) -> None:
-    papers, err, code = _listed(SOURCES / "zotero.bib", db=tmp_path / "l.db")
+    papers, err, code = _listed(SOURCES / "zotero.bib")
     assert code == 0
     assert err.strip().splitlines() == [
         f"abstract-reader: warning: {SOURCES / 'zotero.bib'}: entry 2 (line 15): "
@@ -111,7 +112,7 @@ def test_bibtex_titles_read_as_their_authors_meant(tmp_path: Path) -> None:
         "\n}\n",
         encoding="utf-8",
     )
-    papers, err, code = _listed(bib, db=tmp_path / "l.db")
+    papers, err, code = _listed(bib)
     assert code == 0 and err == ""
     (paper,) = papers
     assert paper["title"] == "BERT: 50% Fewer GPU Hours for Über-Robust Cafés & Co"
@@ -119,7 +120,7 @@ def test_bibtex_titles_read_as_their_authors_meant(tmp_path: Path) -> None:
 
 
 def test_ris_records(tmp_path: Path) -> None:
-    papers, err, code = _listed(SOURCES / "refs.ris", db=tmp_path / "l.db")
+    papers, err, code = _listed(SOURCES / "refs.ris")
     assert code == 0 and "record 2 (line 14): no 'ER  -' line" in err
     (portal,) = papers
     assert portal["authors"] == ["Grace Hopper", "Jürgen Müller", "Ada Lovelace"]
@@ -128,7 +129,7 @@ def test_ris_records(tmp_path: Path) -> None:
 
 
 def test_show_prints_real_metadata(tmp_path: Path) -> None:
-    result = cli("show", "8c5eb828", "-d", str(SOURCES / "openreview.json"), db=tmp_path / "l.db")
+    result = cli("show", "8c5eb828", "-d", str(SOURCES / "openreview.json"))
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.startswith("Calibrated Conformal Prediction under Covariate Shift\n")
@@ -158,7 +159,7 @@ def test_a_file_that_is_not_its_format_is_one_line_and_skipped(
         path.write_bytes(content)
     else:
         path.write_text(content, encoding="utf-8")
-    result = cli("list", "-d", str(path), "-d", str(SEEDS), db=tmp_path / "l.db")
+    result = cli("list", "-d", str(path), "-d", str(SEEDS))
     assert result.returncode == 1  # a skipped input is a failure, after the good ones show
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and problem in lines[0] and name in lines[0]

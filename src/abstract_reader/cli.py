@@ -106,7 +106,8 @@ def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
     parser.add_argument(
         "--db",
         metavar="FILE",
-        help="the library file (default: $ABSTRACT_READER_DB or the user data dir)",
+        help="the library file (default: $ABSTRACT_READER_DB or the user data dir); a new "
+        "one is made only in an existing folder",
     )
 
 
@@ -422,13 +423,31 @@ def _open_library(args: argparse.Namespace, *, announce: bool = True) -> Library
     """The library; its problem (why it is read-only) is printed unless ``announce`` is
     False — a command that writes says it once, with the failed write, via ``_announce``."""
     from .library import Library
-    from .paths import default_db_path
 
-    path = Path(args.db).expanduser() if args.db else default_db_path()
+    path, named = _library_location(args.db)
     library = Library(path)
     if library.problem and announce:
         _error(library.problem)
+    if library.created and named:  # a typo in --db must not look like a library emptied
+        _error(f"created a new library at {path}")
     return library
+
+
+def _library_location(given: str | None) -> tuple[Path, str | None]:
+    """The library file (see ``paths.library_location``); a path named by ``--db`` or
+    ``ABSTRACT_READER_DB`` in a folder that does not exist is a Failure, nothing created."""
+    from .paths import library_location, missing_library_folder
+
+    path, named = library_location(given)
+    if named:
+        why = missing_library_folder(path)
+        if why:
+            shown = f"--db {path}" if named == "--db" else f"{named}={path}"
+            raise Failure(
+                f"{shown}: {why}; a new library is made only in an existing folder "
+                "(nothing was created)"
+            )
+    return path, named
 
 
 def _resolve(corpus: Corpus, ident: str) -> str:
@@ -1370,6 +1389,7 @@ def _reader_terminal() -> dict[int, int] | None:
 
 def run_reader(args: argparse.Namespace) -> int:
     paths = list(args.paths or []) + list(args.dumps or [])
+    db, named = _library_location(args.db)  # as the commands: no library in a missing folder
     saved = _reader_terminal()
     if saved is None:
         _error(
@@ -1381,7 +1401,7 @@ def run_reader(args: argparse.Namespace) -> int:
     try:
         from .tui.app import run
 
-        return run(paths or None, db=args.db)
+        return run(paths or None, db=str(db), announce_new_library=named is not None)
     finally:
         sys.stderr.flush()
         for fd, copy in saved.items():

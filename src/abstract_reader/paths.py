@@ -30,6 +30,32 @@ def default_db_path() -> Path:
     )
 
 
+def library_location(given: str | os.PathLike[str] | None = None) -> tuple[Path, str | None]:
+    """The library file and who named it: ``--db`` (``given``), ``ABSTRACT_READER_DB``, or
+    None for the default location. A library someone named is made only in a folder that
+    exists (a mistyped path must not start an empty library), and its making is said; the
+    default one is made silently, folders and all, on first use."""
+    if given is not None and str(given).strip():
+        return Path(given).expanduser(), "--db"
+    named = _override("ABSTRACT_READER_DB")
+    if named is not None:
+        return named, "ABSTRACT_READER_DB"
+    return default_db_path(), None
+
+
+def missing_library_folder(path: Path) -> str | None:
+    """Why a library cannot be made at a path someone named, None when it can (or when a file
+    is there already: opening it says what is wrong with it, if anything)."""
+    if os.path.lexists(path):
+        return None
+    folder = path.parent
+    if folder.is_dir():
+        return None
+    if os.path.lexists(folder):
+        return f"{folder} is not a folder"
+    return f"the folder {folder} does not exist"
+
+
 def cache_dir() -> Path:
     """``$ABSTRACT_READER_CACHE``, else the user cache dir."""
     return _override("ABSTRACT_READER_CACHE") or platformdirs.user_cache_path(APP_NAME)

@@ -301,3 +301,53 @@ def test_the_whole_screen_is_drawn_again_after_ctrl_z_and_fg(tmp_path: Path) -> 
     )
     term.send("q")
     assert term.wait() == 0
+
+
+def test_the_reader_refuses_a_db_in_a_missing_folder_as_the_commands_do(tmp_path: Path) -> None:
+    """`abstract-reader --db typo/lib.db` made the folder and opened an empty library (the
+    user's tags seemed gone); now it is the commands' one-line error, exit 1, no screen."""
+    db = tmp_path / "typo" / "lib.sqlite3"
+    env = {**os.environ, "TERM": "xterm-256color", "ABSTRACT_READER_CACHE": str(tmp_path / "c")}
+    term = Terminal([*installed_script(), "--db", str(db)], env)
+    codes: list[int] = []
+
+    def ended() -> bool:
+        pid, status = os.waitpid(term.pid, os.WNOHANG)
+        if pid:
+            codes.append(os.waitstatus_to_exitcode(status))
+        return bool(codes)
+
+    # (not term.wait(): it would block reading a reader that runs and writes nothing)
+    deadline = time.monotonic() + 30
+    try:
+        while not ended():
+            assert time.monotonic() < deadline, "the reader did not exit"
+            if select.select([term.fd], [], [], 0.1)[0]:
+                with contextlib.suppress(OSError):  # EIO once it has exited
+                    term.output += os.read(term.fd, 1 << 16)
+    finally:
+        if not codes:
+            os.kill(term.pid, 9)
+            os.waitpid(term.pid, 0)
+    with contextlib.suppress(OSError):  # what it wrote last
+        while select.select([term.fd], [], [], 0)[0] and (data := os.read(term.fd, 1 << 16)):
+            term.output += data
+    assert codes == [1]
+    shown = _ANSI.sub(b"", term.output).decode()
+    assert f"--db {db}: the folder {db.parent} does not exist" in shown.replace("\r\n", "")
+    assert not db.parent.exists()
+
+
+def test_the_reader_says_when_it_made_the_library_it_was_given(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(tmp_path / "new.sqlite3"),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+    }
+    term = Terminal(installed_script(), env)
+    term.read_until(b"Created a new library at")
+    term.read_until(b"55 papers")
+    term.send("q")
+    assert term.wait() == 0
+    assert (tmp_path / "new.sqlite3").is_file()

@@ -94,6 +94,7 @@ class Opened:
     conn: sqlite3.Connection
     read_only: bool = False
     problem: str | None = None  #: why the library is read-only, one line
+    created: bool = False  #: the file did not exist: this open made a new, empty library
 
 
 def shown(path: Path | None) -> str:
@@ -256,7 +257,7 @@ def _create(path: Path, *, backups: bool, timeout: float) -> Opened:
         migrate(conn, path, daily=backups, timeout=timeout)
     except sqlite3.Error as exc:
         return _fallback(path, f"cannot create it ({_reason(exc, timeout)})")
-    return Opened(conn)
+    return Opened(conn, created=True)
 
 
 _KINDS = (

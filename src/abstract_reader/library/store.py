@@ -347,6 +347,8 @@ class Library:
         self.conn = opened.conn
         self.read_only = opened.read_only
         self.problem = opened.problem
+        #: this open made the file: a new, empty library (the caller may say so)
+        self.created = opened.created
         self._data_version = self._read_data_version()
         self._seq = self._last_seq()
         self.reload()

@@ -23,6 +23,7 @@ from ..library import READER_BUSY_TIMEOUT_MS, Library, LibraryError, busy_timeou
 from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
+from ..text import escape_for_terminal
 from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
 from .output import Shown, changed_chops
 from .screens import main as main_screen
@@ -91,6 +92,7 @@ class ReaderApp(App[int]):
         read_delay: float | None = None,
         cache_dir: Path | None = None,
         config: Config | None = None,
+        announce_new_library: bool = False,
     ) -> None:
         super().__init__()
         if config is None:
@@ -104,6 +106,8 @@ class ReaderApp(App[int]):
             Path(db) if db is not None else default_db_path(),
             busy_timeout=busy_timeout_s(READER_BUSY_TIMEOUT_MS),  # writes on the UI thread
         )
+        #: say "created a new library" when this open made it (a path the user named)
+        self._announce_new_library = announce_new_library and self.library.created
         self._screen_args = (
             [str(p) for p in paths] if paths is not None else None,
             read_delay,
@@ -138,6 +142,13 @@ class ReaderApp(App[int]):
         self.app_resume_signal.subscribe(self, self._resumed)
         for warning in self.config_warnings:
             self.notify(warning, title="Config", severity="warning", timeout=15, markup=False)
+        if self._announce_new_library:  # a mistyped --db must not look like an emptied library
+            self.notify(
+                f"Created a new library at {escape_for_terminal(str(self.library.path))}",
+                title="Library",
+                timeout=15,
+                markup=False,
+            )
 
     def _resumed(self, _app: App[object]) -> None:
         """Back from suspension (ctrl+z then fg, an editor): the terminal holds whatever the
@@ -228,7 +239,9 @@ def _runner(app: App[int], action: str) -> Callable[[], Awaitable[None]]:
     return run
 
 
-def run(paths: Sequence[str] | None, db: str | None = None) -> int:
+def run(
+    paths: Sequence[str] | None, db: str | None = None, *, announce_new_library: bool = False
+) -> int:
     """The bare command. Exit 1 when a path could not be loaded (as the subcommands do), or
     after an unexpected error (Textual has shown its traceback); the load errors are repeated
     on stderr once the screen is back, so they outlive the session."""
@@ -252,7 +265,7 @@ def run(paths: Sequence[str] | None, db: str | None = None) -> int:
     thresholds = gc.get_threshold()
     gc.set_threshold(max(thresholds[0], GC_YOUNG_THRESHOLD), *thresholds[1:])
     try:
-        app = ReaderApp(paths, db)
+        app = ReaderApp(paths, db, announce_new_library=announce_new_library)
         code = app.run()
     finally:  # (a test may call this in its own process)
         main_screen.SETTLE_OBJECTS = False
