@@ -296,6 +296,18 @@ def test_an_export_of_no_paper_leaves_the_file_alone(tmp_path: Path) -> None:
     assert not fresh.exists()
 
 
+@pytest.mark.parametrize("fmt", ["bibtex", "markdown", "csl-json", "csv", "jsonl"])
+def test_an_export_of_no_paper_to_standard_output_is_the_same_refusal(fmt: str) -> None:
+    """To standard output it printed a blank line (csv: a bare header), exit 0: now as -o."""
+    for target in ((), ("-o", "-")):
+        result = cli("export", "-f", fmt, "-q", "zzzzqq", *target)
+        assert result.returncode == 1, result.stderr
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [
+            "abstract-reader: nothing to export: no paper matches; nothing written"
+        ]
+
+
 @pytest.mark.parametrize("query", ["is:bookmarkd", "robust is:nosuch"])
 def test_a_query_with_a_bad_part_is_a_usage_error_not_every_paper(
     tmp_path: Path, query: str

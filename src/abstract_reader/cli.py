@@ -820,9 +820,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     library = _open_library(args)
     records = _records(corpus, library, args)
     with_abstract = _with_abstract(args, library)
-    if args.output and args.output != "-":
-        if not records:  # an export of nothing would empty the file (an old export, say)
-            raise Failure(f"nothing to export: no paper matches; {args.output} not written")
+    to_file = bool(args.output and args.output != "-")
+    if not records:  # an export of nothing would empty the file (an old export, say); on
+        # standard output a blank line or a bare CSV header, exit 0, read as "it worked"
+        where = f"{args.output} not written" if to_file else "nothing written"
+        raise Failure(f"nothing to export: no paper matches; {where}")
+    if to_file:
         try:  # the reader's export dialog writes through the same function
             export_to_file(
                 records,
