@@ -48,6 +48,29 @@ def test_usage_errors_exit_2() -> None:
     assert cli("export").returncode == 2  # --format is required
 
 
+@pytest.mark.parametrize(
+    ("args", "command", "unknown"),
+    [
+        (("list", "--bogus"), "list", "--bogus"),
+        (("config", "--bogus"), "config", "--bogus"),
+        (("searches", "--bogus"), "searches", "--bogus"),
+        (("list", "stray"), "list", "stray"),
+        (("library", "export", "out.json", "--bogus"), "library export", "--bogus"),
+        (("library", "--bogus", "export", "out.json"), "library", "--bogus"),
+    ],
+)
+def test_an_unknown_argument_is_the_commands_own_usage_error(
+    args: tuple[str, ...], command: str, unknown: str
+) -> None:
+    """As `list --sort foo` already was: the command's usage and name, not the top level's."""
+    result = cli(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"usage: abstract-reader {command} [-h]")
+    assert lines[-1] == f"abstract-reader {command}: error: unrecognized arguments: {unknown}"
+    assert "COMMAND ..." not in result.stderr
+
+
 def test_list_prints_55_papers(seeds: Corpus) -> None:
     result = cli("list")
     assert result.returncode == 0

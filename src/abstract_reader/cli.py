@@ -93,6 +93,21 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class _CommandParser(_Parser):
+    """A command's parser: an argument it does not know is its own usage error, with its usage
+    line and name (`abstract-reader list: error: …`), as a bad value already was. argparse
+    hands a subcommand's unknown arguments up to the top-level parser, which printed its own
+    usage (`abstract-reader [-h] [--version] COMMAND ...`) as if the command were wrong."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
     if dumps:
         parser.add_argument(
@@ -180,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
 
     p = sub.add_parser("list", help="one line per paper (or JSON Lines)")
     _common(p)
@@ -319,7 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="JSON Lines: name and query")
 
     p = sub.add_parser("library", help="export or import the whole library as JSON")
-    lib_sub = p.add_subparsers(dest="library_command", metavar="ACTION", parser_class=_Parser)
+    lib_sub = p.add_subparsers(
+        dest="library_command", metavar="ACTION", parser_class=_CommandParser
+    )
     lib_sub.required = True
     q = lib_sub.add_parser("export", help="write the library as JSON")
     _common(q, dumps=False)
