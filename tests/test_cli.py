@@ -331,6 +331,42 @@ def test_an_export_of_no_paper_to_standard_output_is_the_same_refusal(fmt: str) 
         ]
 
 
+@pytest.mark.parametrize(
+    ("query", "why"),
+    [
+        ('"', "'\"' (a lone quote)"),
+        ("is:foo", "'is:foo' (is: takes bookmarked, unread, read, tagged, noted, marked or new)"),
+        ("!", "'!' (a ! with no word after it)"),
+    ],
+)
+@pytest.mark.parametrize("command", ["list", "export", "digest"])
+def test_a_malformed_query_says_what_is_wrong_and_where_the_language_is(
+    command: str, query: str, why: str
+) -> None:
+    """It said "the query cannot use '\"'; nothing done (see `--help`)", and --help did not
+    describe the language: now each part says why, and the command's --help has the language."""
+    fmt = ("-f", "bibtex") if command == "export" else ()
+    result = cli(command, *fmt, "-q", query)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"abstract-reader: the query cannot use {why}; nothing done (the query language: "
+        f"abstract-reader {command} --help)"
+    ]
+    helptext = cli(command, "--help").stdout
+    assert "the query language" in helptext and "is:STATE" in helptext
+    assert "a usage error here" in helptext
+
+
+def test_a_malformed_saved_search_says_what_is_wrong() -> None:
+    result = cli("searches", "--add", "x", "robust !")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "abstract-reader: the query cannot use '!' (a ! with no word after it); nothing saved "
+        "(the query language: abstract-reader searches --help)"
+    ]
+    assert "the query language" in cli("searches", "--help").stdout
+
+
 @pytest.mark.parametrize("query", ["is:bookmarkd", "robust is:nosuch"])
 def test_a_query_with_a_bad_part_is_a_usage_error_not_every_paper(
     tmp_path: Path, query: str

@@ -188,6 +188,41 @@ def test_ignored_parts_are_reported(index: SearchIndex) -> None:
     assert "is:nonsense" in index.search("robust is:nonsense").ignored
 
 
+@pytest.mark.parametrize(
+    ("query", "explained"),
+    [
+        ('"', [('"', "a lone quote")]),
+        ('""', [('""', "a quote with no word in it")]),
+        ("!", [("!", "a ! with no word after it")]),
+        (
+            "is:foo",
+            [("is:foo", "is: takes bookmarked, unread, read, tagged, noted, marked or new")],
+        ),
+        ("| robust |", [("|", "a | with nothing before it"), ("|", "a | with nothing after it")]),
+        ("#", [("#", "a # with no tag name")]),
+        ("year:20", [("year:20", "year: takes a year or a range, 2026 or 2024-2026")]),
+        ("venue:", [("venue:", "venue: with nothing after it")]),
+        ("!like:#x", [("!like:#x", "like: cannot be negated")]),
+        ("like:#x | robust", [("like:#x", "like: cannot be one side of |")]),
+        ("like:zz", [("like:zz", "like: takes an id prefix, #tag or is:STATE")]),
+        ("id:zz", [("id:zz (an id prefix is 4 or more hex digits)", "")]),  # says it itself
+        ("--", [("--", "no letter or digit in it")]),
+    ],
+)
+def test_each_part_that_cannot_be_used_says_why(
+    query: str, explained: list[tuple[str, str]]
+) -> None:
+    """What the CLI's refusal of a malformed query names: the part and why."""
+    parsed = parse_query(query)
+    assert list(parsed.explained_mistakes()) == explained
+    assert list(parsed.mistakes) == [part for part, _ in explained]
+
+
+def test_a_like_of_no_paper_says_why(index: SearchIndex) -> None:
+    result = index.search("robust like:ffff")
+    assert result.query.explained_mistakes() == (("like:ffff", "no paper's id starts with it"),)
+
+
 def test_empty_query_is_corpus_order(index: SearchIndex, seeds: Corpus) -> None:
     assert [h.paper.id for h in index.search("")] == [p.id for p in seeds.papers]
 

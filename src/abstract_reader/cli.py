@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .cite import Record
     from .corpus import Corpus
     from .library import Library
+    from .search import Query
 
 PROG = "abstract-reader"
 SHOW_LIMIT = 50_000  # characters of an abstract that `show` prints without --full
@@ -99,6 +100,13 @@ class _CommandParser(_Parser):
     hands a subcommand's unknown arguments up to the top-level parser, which printed its own
     usage (`abstract-reader [-h] [--version] COMMAND ...`) as if the command were wrong."""
 
+    #: shown after the options as written, not re-wrapped (a table); the description still is
+    raw_epilog: str | None = None
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        return f"{text}\n{self.raw_epilog}" if self.raw_epilog else text
+
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
@@ -106,6 +114,38 @@ class _CommandParser(_Parser):
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed, extras
+
+
+QUERY_HELP = """\
+the query language (-q QUERY, searches --add NAME QUERY, the reader's filter;
+docs/query-language.md):
+  robust gaussian      papers with both words; typos forgiven (one edit in words of 5-8
+                       letters, two from 9); the last word also matches as a prefix
+  'word                exact: no typos, no prefix
+  ^word                the title starts with the word
+  !word                papers without any word starting with it
+  a | b                either
+  "two words"          the words next to each other, in this order
+  #tag  #"two words"   papers with the tag
+  is:STATE             bookmarked, unread, read, tagged, noted, marked or new
+  venue:V  year:2026  year:2024-2026  title:word  id:d059a4d9
+  like:ID  like:#tag   every paper ranked by likeness to the paper (the tagged papers)
+  @name                a saved search (abstract-reader searches)
+A part that cannot be used (a lone ", a bare !, an unknown is:) is a usage error here:
+one line saying which part and why, exit 2, nothing printed, written or saved. (The
+reader's filter ignores such a part and says so in its status line.)
+"""
+
+
+def _refuse_query(query: Query, command: str, nothing: str) -> _Usage:
+    """The usage error for a query with parts that cannot be used (``Query.mistakes``):
+    each part and why, and where the language is described."""
+    parts = ", ".join(
+        repr(part) + (f" ({why})" if why else "") for part, why in query.explained_mistakes()
+    )
+    return _Usage(
+        f"the query cannot use {parts}; {nothing} (the query language: {PROG} {command} --help)"
+    )
 
 
 def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
@@ -198,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
 
     p = sub.add_parser("list", help="one line per paper (or JSON Lines)")
+    p.raw_epilog = QUERY_HELP
     _common(p)
     _filters(p)
     p.add_argument("--json", action="store_true", help="JSON Lines with every field")
@@ -268,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     _abstract_flag(p)
 
     p = sub.add_parser("export", help="export a reading list")
+    p.raw_epilog = QUERY_HELP
     _common(p)
     _filters(p)
     p.add_argument("--format", "-f", choices=EXPORT_FORMATS, required=True)
@@ -306,6 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .digest import FORMATS as DIGEST_FORMATS
 
     p = sub.add_parser("digest", help="a reading digest of the matching papers, grouped by tag")
+    p.raw_epilog = QUERY_HELP
     _common(p)
     _filters(p)
     p.add_argument(
@@ -324,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
         "reader (S names the filter there, @ lists them). `-q @NAME` in list, export and "
         "digest (and @NAME in the reader's filter) stands for the saved query.",
     )
+    p.raw_epilog = QUERY_HELP
     _common(p, dumps=False)
     which = p.add_mutually_exclusive_group()
     which.add_argument("--add", nargs=2, metavar=("NAME", "QUERY"), help="save QUERY as NAME")
@@ -528,8 +572,7 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
             # A script's typo (`is:bookmarkd`) must not turn `export` or `digest` into "every
             # paper": a query with a part that cannot be used is a usage error here (the
             # reader shows such parts in its status line instead).
-            parts = ", ".join(repr(part) for part in result.query.mistakes)
-            raise _Usage(f"the query cannot use {parts}; nothing done (see `--help`)")
+            raise _refuse_query(result.query, args.command, "nothing done")
         for part in result.ignored:
             _error(f"warning: {part}")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
@@ -1126,10 +1169,9 @@ def cmd_searches(args: argparse.Namespace) -> int:
                 raise _Usage("an empty query cannot be saved")
             from .search import parse_query
 
-            mistakes = parse_query(query).mistakes
-            if mistakes:
-                parts = ", ".join(repr(part) for part in mistakes)
-                raise _Usage(f"the query cannot use {parts}; nothing saved (see `--help`)")
+            parsed = parse_query(query)
+            if parsed.mistakes:
+                raise _refuse_query(parsed, "searches", "nothing saved")
             stored = exists(library, name)
             if stored is not None and stored != query and not args.force:
                 raise Failure(f"@{name} is saved as {stored!r}; pass --force to replace it")

@@ -667,6 +667,7 @@ class SearchIndex:
         names: list[str] = []
         words: list[str] = []
         ignored = list(q.ignored)
+        reasons = [*q.reasons[: len(ignored)], *[""] * (len(ignored) - len(q.reasons))]
         for term in likes:
             value = term.value
             if value.startswith(("#", "is:")):
@@ -684,6 +685,7 @@ class SearchIndex:
                 doc = self._doc_with_prefix(value)
                 if doc is None:
                     ignored.append(f"like:{value}")
+                    reasons.append(self._why_no_doc(value))
                     continue
                 ranking = model.like_paper_cached(doc)
                 names.append(_short(shown_title(self.title_of(doc))))
@@ -691,7 +693,7 @@ class SearchIndex:
             mask[ranking.seeds] = False
             words.extend(w for w in ranking.words if w not in words)
         if len(ignored) != len(q.ignored):
-            q = Query(q.terms, tuple(ignored), q.limits)
+            q = Query(q.terms, tuple(ignored), q.limits, tuple(reasons))
         if not rankings:
             docs = np.nonzero(mask)[0]
             order = docs[np.argsort(-total[docs], kind="stable")]
@@ -811,6 +813,14 @@ class SearchIndex:
         """The one paper whose id starts with ``prefix`` (at least 4 digits), else None."""
         found = self._docs_with_prefix(prefix)
         return found[0] if len(found) == 1 else None
+
+    def _why_no_doc(self, prefix: str) -> str:
+        """Why ``_doc_with_prefix(prefix)`` found no paper, in a few words."""
+        if len(prefix) < MIN_PREFIX:
+            return f"an id prefix is {MIN_PREFIX} or more hex digits"
+        if self._docs_with_prefix(prefix):
+            return "the id prefix is ambiguous: several papers' ids start with it"
+        return "no paper's id starts with it"
 
     def _docs_with_prefix(self, prefix: str) -> list[int]:
         """The papers whose id starts with ``prefix`` (none below 4 digits), sorted by id:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from ..text import fold, fold_accents
 
@@ -57,15 +58,51 @@ class Query:
     ignored: tuple[str, ...]  #: parts of the query that could not be used
     #: those of ``ignored`` that only say a size limit cut the query (not a mistake in it)
     limits: tuple[str, ...] = ()
+    #: why each part of ``ignored`` could not be used, in a few words, in the same order
+    #: ("" when the part says it itself: ``id:zz (an id prefix is 4 or more hex digits)``)
+    reasons: tuple[str, ...] = ()
 
     @property
     def mistakes(self) -> tuple[str, ...]:
         """The parts that could not be used because they are wrong (`is:bookmarkd`)."""
         return tuple(part for part in self.ignored if part not in self.limits)
 
+    def explained_mistakes(self) -> tuple[tuple[str, str], ...]:
+        """``mistakes``, each with why it could not be used ("" when it says so itself)."""
+        return tuple(
+            (part, why)
+            for part, why in zip_longest(
+                self.ignored, self.reasons[: len(self.ignored)], fillvalue=""
+            )
+            if part not in self.limits
+        )
+
     @property
     def empty(self) -> bool:
         return not self.terms
+
+
+class _Ignored:
+    """The parts a query cannot use, in order, each with why (for ``Query.reasons``)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.reasons: list[str] = []
+
+    def add(self, part: str, why: str = "") -> None:
+        self.parts.append(part)
+        self.reasons.append(why)
+
+
+#: why a query part with no word in it could not be used, by what it is
+_BARE = {
+    "!": "a ! with no word after it",
+    "'": "a ' with no word after it",
+    "^": "a ^ with no word after it",
+    "!'": "a !' with no word after it",
+}
+_IS_HELP = "is: takes bookmarked, unread, read, tagged, noted, marked or new"
+_LIKE_HELP = "like: takes an id prefix, #tag or is:STATE"
 
 
 _IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged", "new"}
@@ -92,7 +129,7 @@ def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
 
 def parse_query(text: str) -> Query:
     """Parse the fzf-like query language. Never raises; unusable parts go to ``ignored``."""
-    ignored: list[str] = []
+    ignored = _Ignored()
     limits: list[str] = []
     typing_last = bool(text) and not text[-1].isspace()
     if len(text) > MAX_QUERY_CHARS:  # cut at a space, so that no word is cut in two
@@ -102,7 +139,7 @@ def parse_query(text: str) -> Query:
             f"{len(text) - cut:,} characters past the first {cut:,}"
             f" (queries are limited to {MAX_QUERY_CHARS:,} characters)"
         )
-        ignored.append(limits[-1])
+        ignored.add(limits[-1])
         text, typing_last = text[:cut], False
     tokens = _LEXER.findall(text)
     groups: list[list[Term]] = []
@@ -115,14 +152,14 @@ def parse_query(text: str) -> Query:
                 f"{len(rest):,} more term{'s' if len(rest) != 1 else ''}"
                 f" (queries are limited to {MAX_QUERY_TERMS} words or filters)"
             )
-            ignored.append(limits[-1])
+            ignored.add(limits[-1])
             pending_or = False
             break
         if token == "|":
             if groups:
                 pending_or = True
             else:
-                ignored.append("|")
+                ignored.add("|", "a | with nothing before it")
             continue
         last = typing_last and n == len(tokens) - 1
         term = _parse_token(token, last, ignored)
@@ -135,21 +172,23 @@ def parse_query(text: str) -> Query:
             groups.append([term])
         pending_or = False
     if pending_or:
-        ignored.append("|")
+        ignored.add("|", "a | with nothing after it")
     terms: list[Term] = []
     for group in groups:
         if len(group) > 1 and any(t.kind == "like" for t in group):
             # a ranking is no alternative to a condition: `like:X | word` keeps the word
-            ignored.extend(f"like:{t.value}" for t in group if t.kind == "like")
+            for t in group:
+                if t.kind == "like":
+                    ignored.add(f"like:{t.value}", "like: cannot be one side of |")
             group = [t for t in group if t.kind != "like"]
         if len(group) == 1:
             terms.append(group[0])
         else:
             terms.append(Term("or", alternatives=tuple(group)))
-    return Query(tuple(terms), tuple(ignored), tuple(limits))
+    return Query(tuple(terms), tuple(ignored.parts), tuple(limits), tuple(ignored.reasons))
 
 
-def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
+def _parse_token(token: str, last: bool, ignored: _Ignored) -> Term | None:
     negated = False
     raw = token
     if token.startswith("!"):
@@ -160,7 +199,7 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
         inner = token[1:-1] if closed else token[1:]
         words = _words(inner, exact=True, last=False)
         if not words:
-            ignored.append(raw)
+            ignored.add(raw, "a quote with no word in it" if closed else "a lone quote")
             return None
         if len(words) == 1:
             return Term("words", words, negated=negated)
@@ -170,7 +209,7 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
         value = lowered[3:]
         value = "bookmarked" if value == "bookmark" else value
         if value not in _IS_VALUES:
-            ignored.append(raw)
+            ignored.add(raw, _IS_HELP)
             return None
         return Term("is", value=value, negated=negated)
     if lowered.startswith("like:"):
@@ -178,7 +217,7 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
     if lowered.startswith("id:"):
         value = lowered[3:]
         if not re.fullmatch(r"[0-9a-f]{4,}", value):
-            ignored.append(f"{raw} (an id prefix is 4 or more hex digits)")
+            ignored.add(f"{raw} (an id prefix is 4 or more hex digits)")
             return None
         return Term("id", value=value, negated=negated)
     if token.startswith("#"):
@@ -186,22 +225,22 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
         if tag.startswith('"'):  # #"reading list": a tag with spaces
             tag = tag.strip('"')
         if not tag.strip():
-            ignored.append(raw)
+            ignored.add(raw, "a # with no tag name")
             return None
         return Term("tag", value=" ".join(tag.split()), negated=negated)
     for name in ("venue", "year", "title"):
         if lowered.startswith(name + ":"):
             value = token[len(name) + 1 :]
             if not value:
-                ignored.append(raw)
+                ignored.add(raw, f"{name}: with nothing after it")
                 return None
             if name == "year" and not re.fullmatch(r"\d{4}(?:-\d{4})?", value):
-                ignored.append(raw)
+                ignored.add(raw, "year: takes a year or a range, 2026 or 2024-2026")
                 return None
             if name == "title":
                 words = _words(value, exact=False, last=last)
                 if not words:
-                    ignored.append(raw)
+                    ignored.add(raw, "title: with no word after it")
                     return None
                 return Term("title", words, negated=negated)
             return Term(name, value=value.lower(), negated=negated)
@@ -217,7 +256,7 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
         token = token[:-1]
     words = _words(token, exact=exact or negated, last=last and not negated)
     if not words:
-        ignored.append(raw)
+        ignored.add(raw, _BARE.get(raw, "no letter or digit in it"))
         return None
     if negated:  # !word: no word that starts with it (like fzf's substring negation);
         # !'word: not the exact word
@@ -229,7 +268,7 @@ def _parse_token(token: str, last: bool, ignored: list[str]) -> Term | None:
     return Term("words", words, negated=negated)
 
 
-def _parse_like(target: str, raw: str, negated: bool, ignored: list[str]) -> Term | None:
+def _parse_like(target: str, raw: str, negated: bool, ignored: _Ignored) -> Term | None:
     """``like:ID``, ``like:#tag``, ``like:is:bookmarked``: a ranking, never a condition, so
     it cannot be negated. ``value``: ``#tag``, ``is:state`` or a lower-case id prefix."""
     lowered = target.lower()
@@ -243,7 +282,7 @@ def _parse_like(target: str, raw: str, negated: bool, ignored: list[str]) -> Ter
     elif re.fullmatch(r"[0-9a-f]+", lowered):
         value = lowered
     if negated or not value:
-        ignored.append(raw)
+        ignored.add(raw, "like: cannot be negated" if value else _LIKE_HELP)
         return None
     return Term("like", value=value)
 
