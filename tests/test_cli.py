@@ -445,3 +445,62 @@ def test_the_default_library_is_made_silently_folders_and_all(tmp_path: Path) ->
     result = cli("list", env=env)
     assert result.returncode == 0 and result.stderr == ""
     assert (tmp_path / "data" / "home" / "abstract-reader" / "library.sqlite3").is_file()
+
+
+# ---------------------------------------------------------------------------------------
+# Writes that lose something say so on stderr (an empty "$VAR" must not wipe a note unseen)
+# ---------------------------------------------------------------------------------------
+
+
+def test_clearing_or_replacing_a_note_says_what_it_was(seeds: Corpus) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    short = rse.id[:12]
+    first = cli("note", rse.id[:4], "read §3\nthen the appendix")
+    assert first.returncode == 0 and first.stdout == "" and first.stderr == ""  # nothing lost
+    replaced = cli("note", rse.id[:4], "read §3")
+    assert replaced.returncode == 0 and replaced.stdout == ""
+    assert replaced.stderr == (
+        f'abstract-reader: note replaced on {short}; it was "read §3\\nthen the appendix"\n'
+    )
+    same = cli("note", rse.id[:4], "read §3")
+    assert same.returncode == 0 and same.stderr == ""
+    cleared = cli("note", rse.id[:4], "")
+    assert cleared.returncode == 0 and cleared.stdout == ""
+    assert cleared.stderr == (
+        f'abstract-reader: note cleared on {short}; it was "read §3" (the CLI has no undo; '
+        f"`abstract-reader note {short} TEXT` sets it again)\n"
+    )
+    assert cli("note", rse.id[:4]).stdout == ""
+    again = cli("note", rse.id[:4], "  ")
+    assert again.returncode == 0
+    assert again.stderr == f"abstract-reader: {short} had no note; nothing cleared\n"
+
+
+def test_a_long_note_replaced_is_shown_by_its_start_and_length(seeds: Corpus) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert cli("note", rse.id[:4], "x" * 1000).returncode == 0
+    cleared = cli("note", rse.id[:4], "")
+    assert cleared.returncode == 0
+    assert f'it was "{"x" * 200}…" (1,000 characters) (the CLI has no undo' in cleared.stderr
+    assert len(cleared.stderr.splitlines()) == 1
+
+
+def test_deleting_a_tag_says_from_how_many_papers(seeds: Corpus) -> None:
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    eas = paper_with(seeds, "As Embodied Agents System (EAS)")
+    assert cli("tag", rse.id[:8], "To Read", "kept").returncode == 0
+    assert cli("tag", eas.id[:8], "to read").returncode == 0
+    deleted = cli("tags", "--delete", "to read")
+    assert deleted.returncode == 0
+    assert deleted.stderr == "abstract-reader: tag 'To Read' removed from 2 papers\n"
+    assert deleted.stdout == "     1  kept\n"
+
+
+def test_deleting_or_replacing_a_saved_search_says_what_it_was() -> None:
+    assert cli("searches", "--add", "reading", "robust").stderr == ""
+    replaced = cli("searches", "--add", "reading", "robust is:unread", "--force")
+    assert replaced.returncode == 0
+    assert replaced.stderr == 'abstract-reader: @reading replaced; it was "robust"\n'
+    deleted = cli("searches", "--delete", "reading")
+    assert deleted.returncode == 0 and deleted.stdout == ""
+    assert deleted.stderr == 'abstract-reader: @reading deleted; it was "robust is:unread"\n'

@@ -758,7 +758,12 @@ def cmd_tags(args: argparse.Namespace) -> int:
         if args.rename:
             library.rename_tag(*args.rename, merge=args.merge)
         if args.delete:
+            before = library.tag_counts()
             library.delete_tag(args.delete)
+            left = {name for name, _count in library.tag_counts()}
+            for name, count in before:  # said: the list below simply no longer shows it
+                if name not in left:
+                    _error(f"tag {name!r} removed from {_papers(count)}")
     except TagExists as exc:
         raise Failure(
             f"a tag named {exc.new!r} already exists; pass --merge to merge {exc.old!r} into it"
@@ -778,11 +783,37 @@ def cmd_tags(args: argparse.Namespace) -> int:
     return 1 if corpus.fatal_errors else 0
 
 
+def _papers(count: int) -> str:
+    return f"{count} paper{'' if count == 1 else 's'}"
+
+
+def _was(text: str) -> str:
+    """Text a write replaced, for the line that says so: quoted, on one line (line breaks as
+    \\n), whole when short enough to copy back, else its start and its length."""
+    if len(text) > 500:
+        return json.dumps(text[:200], ensure_ascii=False)[:-1] + f'…" ({len(text):,} characters)'
+    return json.dumps(text, ensure_ascii=False)
+
+
 def cmd_note(args: argparse.Namespace) -> int:
     def act(library: Library, ids: list[str]) -> str:
+        pid = ids[0]
+        before = library.snapshot.notes.get(pid, "")
         if args.text is None:
-            return library.snapshot.notes.get(ids[0], "")
-        library.set_note(ids[0], args.text)
+            return before
+        library.set_note(pid, args.text)
+        after = library.snapshot.notes.get(pid, "")
+        # Said on stderr: an empty shell variable (`note ID "$TEXT"`) must not wipe a note
+        # without a word. The CLI has no undo (the reader's `u` undoes only its own changes).
+        if before and not after:
+            _error(
+                f"note cleared on {pid[:12]}; it was {_was(before)} (the CLI has no undo; "
+                f"`{PROG} note {pid[:12]} TEXT` sets it again)"
+            )
+        elif before and after != before:
+            _error(f"note replaced on {pid[:12]}; it was {_was(before)}")
+        elif not before and not after:
+            _error(f"{pid[:12]} had no note; nothing cleared")
         return ""
 
     return _write_action(args, act)
@@ -1176,8 +1207,12 @@ def cmd_searches(args: argparse.Namespace) -> int:
             if stored is not None and stored != query and not args.force:
                 raise Failure(f"@{name} is saved as {stored!r}; pass --force to replace it")
             save(library, name, query)
+            if stored is not None and stored != query:
+                _error(f"@{name} replaced; it was {_was(stored)}")
         if args.delete:
+            forgotten = exists(library, args.delete)
             delete(library, args.delete)
+            _error(f"@{args.delete} deleted; it was {_was(forgotten or '')}")
     except SavedSearchError as exc:
         raise Failure(str(exc)) from None
     except LibraryError as exc:
