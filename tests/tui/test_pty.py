@@ -78,9 +78,10 @@ class Terminal:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 return os.waitstatus_to_exitcode(status)
-            select.select([self.fd], [], [], 0.1)
-            with contextlib.suppress(OSError):
-                self.output += os.read(self.fd, 1 << 16)
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if ready:  # (a read with nothing to read would block past the deadline)
+                with contextlib.suppress(OSError):
+                    self.output += os.read(self.fd, 1 << 16)
         os.kill(self.pid, 9)
         raise AssertionError("the reader did not exit")
 
