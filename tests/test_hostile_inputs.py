@@ -29,7 +29,7 @@ GOOD_RECORD = {"id": "2601.00001", "title": "Good title", "abstract": "A good ab
 def test_deeply_nested_json_is_one_line_and_the_rest_loads(tmp_path: Path) -> None:
     deep = tmp_path / "deep.json"
     deep.write_text("[" * DEEP + "]" * DEEP, encoding="utf-8")
-    result = cli("list", "-d", str(SEEDS), "-d", str(deep), db=tmp_path / "l.db")
+    result = cli("list", "-d", str(SEEDS), "-d", str(deep))
     assert result.returncode == 1  # a skipped input, after the good ones
     assert result.stderr.strip().splitlines() == [
         f"abstract-reader: {deep}: not valid JSON (nested too deeply)"
@@ -42,7 +42,7 @@ def test_a_deeply_nested_json_line_is_one_warning_naming_it(tmp_path: Path) -> N
     lines.write_text(
         json.dumps(GOOD_RECORD) + "\n" + "[" * DEEP + "]" * DEEP + "\n", encoding="utf-8"
     )
-    result = cli("list", "--json", "-d", str(lines), db=tmp_path / "l.db")
+    result = cli("list", "--json", "-d", str(lines))
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().splitlines() == [
         f"abstract-reader: warning: {lines}: line 2: not valid JSON (nested too deeply)"
@@ -51,7 +51,7 @@ def test_a_deeply_nested_json_line_is_one_warning_naming_it(tmp_path: Path) -> N
     assert paper["title"] == "Good title"
     # as the first line, the file is not JSON Lines at all: one line, skipped
     lines.write_text("[" * DEEP + "]" * DEEP + "\n", encoding="utf-8")
-    result = cli("list", "-d", str(SEEDS), "-d", str(lines), db=tmp_path / "l.db")
+    result = cli("list", "-d", str(SEEDS), "-d", str(lines))
     assert result.returncode == 1 and len(result.stdout.splitlines()) == 55
     assert result.stderr.strip().splitlines() == [
         f"abstract-reader: {lines}: not JSON Lines (line 1: nested too deeply)"
@@ -61,7 +61,7 @@ def test_a_deeply_nested_json_line_is_one_warning_naming_it(tmp_path: Path) -> N
 def test_match_on_a_deeply_nested_file_is_one_line(tmp_path: Path) -> None:
     deep = tmp_path / "deep.json"
     deep.write_text("[" * DEEP + "]" * DEEP, encoding="utf-8")
-    result = cli("match", str(deep), "-d", str(SEEDS), "--dry-run", db=tmp_path / "l.db")
+    result = cli("match", str(deep), "-d", str(SEEDS), "--dry-run")
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"abstract-reader: {deep}: not valid JSON (nested too deeply)"
@@ -77,7 +77,7 @@ def test_bibtex_braces_nested_too_deep_name_the_entry(tmp_path: Path) -> None:
         " abstract={Deep one}\n}\n",
         encoding="utf-8",
     )
-    result = cli("list", "--json", "-d", str(bib), db=tmp_path / "l.db")
+    result = cli("list", "--json", "-d", str(bib))
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().splitlines() == [
         f"abstract-reader: warning: {bib}: entry 2 (deepstring, line 6):"
@@ -137,8 +137,9 @@ def _python(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _cli(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    return _python("-m", "abstract_reader", *args, "--db", str(db))
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI on the test's own library (``ABSTRACT_READER_DB``: there already)."""
+    return _python("-m", "abstract_reader", *args)
 
 
 def test_a_folder_named_like_a_dump_beside_a_large_one_is_one_line(tmp_path: Path) -> None:
@@ -152,7 +153,7 @@ def test_a_folder_named_like_a_dump_beside_a_large_one_is_one_line(tmp_path: Pat
     (folder / "sub.txt").mkdir()
     for dump in SEEDS.glob("*.txt"):
         shutil.copy(dump, folder)
-    result = cli("list", "-d", str(folder), db=tmp_path / "l.db")
+    result = cli("list", "-d", str(folder))
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"abstract-reader: {folder / 'sub.txt'}: is a directory, expected a dump file"
@@ -199,14 +200,13 @@ def test_a_dump_replaced_by_a_fifo_after_its_look_is_not_waited_for(tmp_path: Pa
 def test_library_import_refuses_a_fifo_and_a_device(tmp_path: Path) -> None:
     fifo = tmp_path / "f.json"
     os.mkfifo(fifo)  # a plain open waits for a writer: for ever
-    db = tmp_path / "l.db"
-    result = _cli("library", "import", str(fifo), db=db)
+    result = _cli("library", "import", str(fifo))
     assert result.returncode == 1
     assert (
         result.stderr == f"abstract-reader: {fifo}: cannot read (is a FIFO, not a regular file)\n"
     )
     # a device (/dev/zero was read until memory ran out; /dev/null stands for it here)
-    result = _cli("library", "import", "/dev/null", db=db)
+    result = _cli("library", "import", "/dev/null")
     assert result.returncode == 1
     assert result.stderr == (
         "abstract-reader: /dev/null: cannot read (is a device, not a regular file)\n"
@@ -217,7 +217,7 @@ def test_library_import_refuses_a_file_too_large_before_reading_it(tmp_path: Pat
     big = tmp_path / "big.json"
     with open(big, "wb") as handle:
         handle.truncate(300 << 20)  # sparse: nothing written, 300 MB said
-    result = _cli("library", "import", str(big), db=tmp_path / "l.db")
+    result = _cli("library", "import", str(big))
     assert result.returncode == 1
     assert result.stderr == (
         f"abstract-reader: {big}: cannot read"
@@ -242,7 +242,7 @@ def test_read_limited_reads_one_byte_past_the_limit_at_most() -> None:
 def test_match_refuses_a_fifo(tmp_path: Path, name: str) -> None:
     fifo = tmp_path / name
     os.mkfifo(fifo)
-    result = _cli("match", str(fifo), "-d", str(SEEDS), "--dry-run", db=tmp_path / "l.db")
+    result = _cli("match", str(fifo), "-d", str(SEEDS), "--dry-run")
     assert result.returncode == 1
     assert result.stderr == f"abstract-reader: {fifo}: is a FIFO, not a regular file\n"
 
@@ -250,7 +250,7 @@ def test_match_refuses_a_fifo(tmp_path: Path, name: str) -> None:
 def test_match_refuses_a_link_to_a_device(tmp_path: Path) -> None:
     link = tmp_path / "z.json"
     link.symlink_to("/dev/null")  # /dev/zero in the report: read until memory ran out
-    result = _cli("match", str(link), "-d", str(SEEDS), "--dry-run", db=tmp_path / "l.db")
+    result = _cli("match", str(link), "-d", str(SEEDS), "--dry-run")
     assert result.returncode == 1
     assert result.stderr == f"abstract-reader: {link}: is a device, not a regular file\n"
 
@@ -259,7 +259,7 @@ def test_a_metadata_file_too_large_to_read_whole_is_one_line(tmp_path: Path) -> 
     big = tmp_path / "notes.json"
     with open(big, "wb") as handle:
         handle.truncate(300 << 20)
-    result = _cli("list", "-d", str(SEEDS), "-d", str(big), db=tmp_path / "l.db")
+    result = _cli("list", "-d", str(SEEDS), "-d", str(big))
     assert result.returncode == 1 and len(result.stdout.splitlines()) == 55
     assert result.stderr == (
         f"abstract-reader: {big}: too large: over 256 MB, the limit for a file read whole\n"
@@ -272,7 +272,7 @@ def test_a_json_line_too_long_to_read_is_skipped_and_the_rest_loads(tmp_path: Pa
         handle.write(json.dumps(GOOD_RECORD) + "\n")
         handle.write('{"id": "' + "x" * (17 << 20) + '"}\n')
         handle.write(json.dumps({**GOOD_RECORD, "id": "2", "abstract": "Another one."}) + "\n")
-    result = _cli("list", "--json", "-d", str(lines), db=tmp_path / "l.db")
+    result = _cli("list", "--json", "-d", str(lines))
     assert result.returncode == 0, result.stderr
     assert result.stderr == (
         f"abstract-reader: warning: {lines}: line 2: longer than 16 MB; not read\n"
@@ -303,9 +303,9 @@ def test_a_metadata_file_replaced_by_a_fifo_after_its_look_is_not_waited_for(
 # -- an output encoding without the characters (F7) -------------------------------------------------
 
 
-def _output_in(encoding: str, *args: str, db: Path) -> tuple[int, str, str]:
+def _output_in(encoding: str, *args: str) -> tuple[int, str, str]:
     result = subprocess.run(
-        [sys.executable, "-m", "abstract_reader", *args, "--db", str(db)],
+        [sys.executable, "-m", "abstract_reader", *args],
         capture_output=True,
         timeout=120,
         stdin=subprocess.DEVNULL,
@@ -320,8 +320,7 @@ def test_a_listing_degrades_in_an_encoding_without_its_characters(
 ) -> None:
     """PYTHONIOENCODING=latin-1 failed every listing ("unexpected error: UnicodeEncodeError"
     on the list's •): what the encoding lacks is written as \\uXXXX."""
-    db = tmp_path / "l.db"
-    code, out, err = _output_in(encoding, "list", "-d", str(SEEDS), db=db)
+    code, out, err = _output_in(encoding, "list", "-d", str(SEEDS))
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert len(lines) == 55 and all("   \\u2022  " in line for line in lines)
@@ -330,8 +329,7 @@ def test_a_listing_degrades_in_an_encoding_without_its_characters(
 def test_json_stays_valid_json_in_an_encoding_without_its_characters(tmp_path: Path) -> None:
     dump = tmp_path / "odd.txt"
     dump.write_text("T\n\nWe study 😀 emoji, é accents and — dashes here.\n", encoding="utf-8")
-    db = tmp_path / "l.db"
-    code, out, err = _output_in("ascii", "list", "--json", "-d", str(dump), db=db)
+    code, out, err = _output_in("ascii", "list", "--json", "-d", str(dump))
     assert code == 0 and err == ""
     assert out.isascii()
     (paper,) = [json.loads(line) for line in out.splitlines()]
