@@ -107,3 +107,44 @@ def test_unreadable_config_is_a_warning(conf: Path) -> None:
     conf.mkdir()
     config, warnings = load_config()
     assert config == Config() and len(warnings) == 1 and "cannot read" in warnings[0]
+
+
+def test_show_names_what_the_reader_set_in_the_library(conf: Path) -> None:
+    """`d` in the citation picker, the palette's auto-read toggle and the last theme are
+    kept in the library and win over the file (the theme only when the file sets none):
+    `config --show` printed the file alone ("auto_read = true" while nothing was marked
+    read, "citation_format (not set)" while `cite` printed Markdown)."""
+    import os
+    import tomllib
+
+    from abstract_reader.library import Library
+
+    conf.write_text('auto_read = true\ntheme = "nord"\n', encoding="utf-8")
+    with Library(Path(os.environ["ABSTRACT_READER_DB"])) as library:
+        library.set_setting("cite_format", "markdown")
+        library.set_setting("auto_read", "off")
+        library.set_setting("theme", "gruvbox")
+    shown = cli("config", "--show")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert any(line.startswith('# citation_format = "markdown"') for line in lines)
+    assert any(line.startswith("# auto_read = false") for line in lines)
+    assert not any("gruvbox" in line for line in lines)  # the file's theme wins
+    assert tomllib.loads(shown.stdout)["theme"] == "nord"  # still a valid config file
+
+
+def test_cite_uses_the_config_files_format_unless_the_reader_chose_one(conf: Path) -> None:
+    """`citation_format` in the file is what `cite` prints (it printed BibTeX whatever the
+    file said); `d` in the reader's picker (kept in the library) wins over it."""
+    import os
+
+    from abstract_reader.library import Library
+
+    conf.write_text('citation_format = "markdown"\n', encoding="utf-8")
+    paper = cli("list").stdout.split()[0]
+    markdown = cli("cite", paper)
+    assert markdown.returncode == 0 and markdown.stdout.startswith("- ")
+    assert "@inproceedings" not in markdown.stdout
+    with Library(Path(os.environ["ABSTRACT_READER_DB"])) as library:
+        library.set_setting("cite_format", "bibtex")
+    assert cli("cite", paper).stdout.startswith("@")

@@ -23,6 +23,7 @@ from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
     from .cite import Record
+    from .config import Config
     from .corpus import Corpus
     from .library import Library
     from .search import Query
@@ -883,7 +884,8 @@ def cmd_cite(args: argparse.Namespace) -> int:
             papers.append(corpus.resolve(ident))
         except LookupError as exc:
             raise Failure(str(exc)) from None
-    fmt = args.format or library.setting("cite_format") or "bibtex"
+    # `d` in the reader's citation picker, else the config file's, else BibTeX (as `c`)
+    fmt = args.format or library.setting("cite_format") or _config_citation_format() or "bibtex"
     if fmt not in FORMATS:  # a setting written by another tool or version
         _error(f"warning: unknown citation format {fmt!r} in the library's settings; using bibtex")
         fmt = "bibtex"
@@ -1133,6 +1135,12 @@ def _complete_helper(argv: list[str]) -> int:
     return 0
 
 
+def _config_citation_format() -> str | None:
+    from .config import config_path, load_config
+
+    return load_config(config_path())[0].citation_format
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     from .config import config_path, load_config, to_toml
 
@@ -1145,7 +1153,42 @@ def cmd_config(args: argparse.Namespace) -> int:
         _error(warning)
     exists = "" if path.is_file() else " (not there: these are the defaults)"
     _say(sys.stdout, f"# {path}{exists}\n" + to_toml(config).rstrip("\n"))
+    kept = _reader_settings(config)
+    if kept:
+        _say(sys.stdout, "\n" + kept.rstrip("\n"))
     return 1 if warnings else 0
+
+
+def _reader_settings(config: Config) -> str:
+    """The settings the reader keeps in the library (`d` in the citation picker, the
+    palette's auto-read toggle, the last theme) where they change what is in effect, as
+    TOML comments naming what wins; "" when none does. The library is only read: a
+    missing one is not made."""
+    from .config import toml_value
+    from .library import Library
+    from .paths import default_db_path
+
+    db = default_db_path()
+    if not db.is_file():
+        return ""
+    with Library(db) as library:
+        cite, auto, theme = (library.setting(k) for k in ("cite_format", "auto_read", "theme"))
+    lines: list[str] = []
+    if cite:
+        lines.append(
+            f"# citation_format = {toml_value(cite)}  (C, then d, in the reader: what c copies"
+            " and cite prints, over the file's)"
+        )
+    if auto == "off" and config.auto_read:
+        lines.append(
+            "# auto_read = false  (the palette's Toggle auto-read: no paper is marked read"
+            " by being shown, whatever the file says)"
+        )
+    if theme and not config.theme:
+        lines.append(f"# theme = {toml_value(theme)}  (the last theme chosen in the reader)")
+    if not lines:
+        return ""
+    return f"# In effect, set in the reader and kept in the library ({db}):\n" + "\n".join(lines)
 
 
 def cmd_digest(args: argparse.Namespace) -> int:

@@ -3,7 +3,8 @@
 ```toml
 auto_read = true            # mark a paper read after it has been shown for a while
 auto_read_delay = 1.5       # seconds (0-60)
-citation_format = "bibtex"  # what `c` copies and `cite` prints by default
+citation_format = "bibtex"  # what `c` copies and `cite` prints, until `d` in the reader's
+                            # citation picker makes another the default (kept in the library)
 theme = "nord"              # a Textual theme name
 list_width = 60             # the paper list's width: columns (20-400) or "45%" (10-90%)
 
@@ -46,7 +47,8 @@ class Config:
 
     auto_read: bool = True
     auto_read_delay: float = 1.5
-    citation_format: str | None = None  #: None: the library's setting, else bibtex
+    #: what `c` copies and `cite` prints when the library has no choice of `d`'s; None: bibtex
+    citation_format: str | None = None
     theme: str | None = None  #: None: the library's saved theme, else Textual's default
     list_width: int | str | None = None  #: columns, or "NN%"; None: the reader's layout
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  #: binding id -> keys
@@ -124,9 +126,7 @@ def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list
     def default_of(key: str) -> str:
         value = getattr(defaults, key)
         return (
-            "the default applies"
-            if value is None
-            else f"the default ({_toml_value(value)}) applies"
+            "the default applies" if value is None else f"the default ({toml_value(value)}) applies"
         )
 
     known = [f.name for f in fields(Config)]
@@ -236,23 +236,24 @@ def to_toml(config: Config) -> str:
         if value is None:
             lines.append(f"# {f.name} = (not set)")
         else:
-            lines.append(f"{f.name} = {_toml_value(value)}")
+            lines.append(f"{f.name} = {toml_value(value)}")
     lines.append("")
     lines.append("[keys]")
     if not config.keys:
         lines.append("# (no remapped keys)")
     for binding, keys in sorted(config.keys.items()):
-        shown = _toml_value(keys[0]) if len(keys) == 1 else _toml_value(list(keys))
+        shown = toml_value(keys[0]) if len(keys) == 1 else toml_value(list(keys))
         lines.append(f"{binding} = {shown}")
     return "\n".join(lines) + "\n"
 
 
-def _toml_value(value: object) -> str:
+def toml_value(value: object) -> str:
+    """``value`` as TOML writes it (text escaped for a terminal too)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     text = str(value).replace("\\", "\\\\").replace('"', '\\"')
     return f'"{escape_for_terminal(text)}"'
