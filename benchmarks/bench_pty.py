@@ -396,7 +396,9 @@ def clean_env(home: Path, cache: Path) -> dict[str, str]:
         if not k.startswith(("XDG_", "ABSTRACT_READER_")) and k not in ("TMUX", "COLUMNS", "LINES")
     }
     env.update(
-        ABSTRACT_READER_DB=str(home / "lib.sqlite3"),
+        # the library where a new user's is (the default location, under XDG_DATA_HOME): a
+        # library named by ABSTRACT_READER_DB that has to be made is announced (a message)
+        XDG_DATA_HOME=str(home / "data"),
         ABSTRACT_READER_CACHE=str(cache),
         ABSTRACT_READER_CONFIG=str(home / "config.toml"),  # none: the defaults
         HOME=str(home),
