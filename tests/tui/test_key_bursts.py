@@ -15,7 +15,7 @@ from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import NoteEditor, TagEditor
 from abstract_reader.tui.widgets.paper_list import PaperList
 
-from .conftest import listed, make_app, settle
+from .conftest import listed, make_app, settle, until
 
 WIDE = (140, 40)
 
@@ -106,3 +106,32 @@ async def test_editing_keys_in_a_burst_in_the_tag_and_note_editors(tmp_path: Pat
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.library.snapshot.notes[paper_id] == "see proof"
+
+
+async def test_keys_typed_right_after_the_key_that_moves_the_focus_go_where_it_moved(
+    tmp_path: Path,
+) -> None:
+    """`r` in the tag list, then the new name and Enter, in one burst: the name went to the
+    list (its letters did nothing, Enter filtered to the old tag) — the list's and the
+    dialog's bindings ran only after the keys queued behind `r` had reached the list (found
+    in tmux). Keys after the key that opens a dialog go to the dialog."""
+    from abstract_reader.tui.screens.pickers import TagList
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        app.library.add_tags([app.session.corpus.papers[0].id], ["old-name"])
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, TagList))
+        burst(app, "r", "ctrl+u", *"new-name", "enter")
+        await until(pilot, lambda: not isinstance(app.screen, TagList))
+        await settle(app, pilot)
+        assert app.library.tag_counts() == [("new-name", 1)]
+        assert app.query_one("#filter", Input).value == ""  # (no filter to the old tag)
+        assert app.query_one(PaperList).has_focus
+        burst(app, "t", *"fresh", "enter", "enter")  # the tag editor opens on a new screen
+        await settle(app, pilot)
+        assert set(app.library.snapshot.tags[app.session.corpus.papers[0].id]) == {
+            "new-name",
+            "fresh",
+        }

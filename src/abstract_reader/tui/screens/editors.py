@@ -22,7 +22,7 @@ from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
 from ..widgets.fitted_input import FittedInput
-from ..widgets.keys_in_order import OrderedTextArea
+from ..widgets.keys_in_order import OrderedOptionList, OrderedTextArea
 from ..widgets.paper_list import tag_label
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ class TagEditor(_Editor[list[str]]):
         with Vertical(id="tag-box", classes="modal-box"):
             yield Static(Content(f"Tags of {self.what}"), classes="modal-title", markup=False)
             yield Label("Current tags", classes="field-caption")
-            yield OptionList(id="tag-current")
+            yield OrderedOptionList(id="tag-current")
             yield Label("Add a tag", classes="field-caption")
             yield _TagField(
                 placeholders=(
@@ -219,7 +219,7 @@ class TagEditor(_Editor[list[str]]):
         if not self.tags:
             return
         options = self.query_one("#tag-current", OptionList)
-        options.focus()
+        self.set_focus(options)  # now: a Del typed right after goes to the list
         options.highlighted = len(self.tags) - 1
 
     def action_remove(self) -> None:

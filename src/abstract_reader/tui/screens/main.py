@@ -1139,8 +1139,8 @@ class MainScreen(Screen[None]):
             return
         if self.narrow:
             self.app.push_screen(PaperScreen(self.details(paper)))
-        else:
-            self.query_one(PaperView).focus()
+        else:  # now: a space typed right after Enter pages the paper (it marked a row)
+            self.set_focus(self.query_one(PaperView))
         self._schedule_read(paper.id)
 
     def action_close_paper(self) -> None:

@@ -19,7 +19,7 @@ from ...cite import FORMAT_NAMES, FORMATS
 from ...library import LibraryError, clean_tag
 from ...library.model import papers_phrase
 from ..widgets.fitted_input import FittedInput
-from ..widgets.keys_in_order import OrderedTextArea
+from ..widgets.keys_in_order import OrderedOptionList, OrderedTextArea
 from ..widgets.paper_list import tag_label
 
 
@@ -43,7 +43,7 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
                 Content(f"Copy the citation of {self.what}"), classes="modal-title", markup=False
             )
             with Horizontal():
-                yield OptionList(
+                yield OrderedOptionList(
                     *[
                         Option(
                             Content(FORMAT_NAMES[f] + (" (default)" if f == self.current else "")),
@@ -120,7 +120,7 @@ class TagList(ModalScreen[TagAction | None]):
             yield Static("Tags", classes="modal-title")
             if self.counts:
                 width = max(len(str(c)) for _, c in self.counts)
-                yield OptionList(
+                yield OrderedOptionList(
                     *[
                         Option(
                             Content.assemble(
@@ -171,7 +171,7 @@ class TagList(ModalScreen[TagAction | None]):
         field = self.query_one("#tag-rename", Input)
         field.display = True
         field.value = tag
-        field.focus()
+        self.set_focus(field)  # now, not after the keys queued behind r: the name goes in
 
     @on(Input.Submitted, "#tag-rename")
     def _renamed(self, event: Input.Submitted) -> None:
@@ -241,7 +241,7 @@ class TagList(ModalScreen[TagAction | None]):
             field.display = False
             self._confirm_merge = None
             self._say(Content(""))
-            self.query_one("#taglist", OptionList).focus()
+            self.set_focus(self.query_one("#taglist", OptionList))
             return
         self.dismiss(None)
 

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 
 from ...saved import SavedSearchError, check_name, matching
 from ..widgets.fitted_input import FittedInput
+from ..widgets.keys_in_order import OrderedOptionList
 from .editors import _Editor
 
 #: How often an open list looks for searches saved or deleted elsewhere (the CLI, another
@@ -160,7 +161,7 @@ class SavedSearches(ModalScreen[SearchAction | None]):
         with Vertical(id="saved-box", classes="modal-box"):
             yield Static("Saved searches", classes="modal-title")
             yield _FilterField(placeholder="type to filter by name or query", id="saved-filter")
-            yield OptionList(id="saved-list")
+            yield OrderedOptionList(id="saved-list")
             yield Static(id="saved-message", markup=False)
             yield Static("Enter: run · ↑↓ move · ctrl+d: delete · Esc: close", classes="modal-hint")
         yield Footer()  # the dialog's own keys

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.widget import Widget
-from textual.widgets import TextArea
+from textual.widgets import OptionList, TextArea
 
 
 async def run_own_binding(widget: Widget, event: events.Key) -> bool:
@@ -36,3 +36,42 @@ class OrderedTextArea(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         if not await run_own_binding(self, event):
             await super()._on_key(event)
+
+
+async def keys_follow_focus(widget: Widget, event: events.Key) -> bool:
+    """For a widget that takes no text (the list, the paper pane, a dialog's list): run the
+    key's bindings as the key reaches it, and hand on the keys that reach it once the focus
+    has moved. True (and the key stopped) if the key was dealt with here.
+
+    Textual runs a widget's and its screen's bindings only once the key has gone up to the
+    app, after it has handed the widget the keys queued behind it: a binding that moves the
+    focus (`r` in the tag list opens its name field, Enter on the list opens the paper) did
+    so after the next keys of a burst had gone to the old widget — the new name's letters
+    did nothing and its Enter filtered to the old tag; a space after Enter marked a row
+    instead of paging the paper. Here the bindings (the same chain, the same checks as the
+    app's) run before the widget takes its next key, and a key that reaches a widget that
+    is no longer focused goes on to the one that is, in the order typed."""
+    app = widget.app
+    screen = app.screen
+    focused = screen.focused
+    if focused is not widget:  # the focus moved (or a dialog opened) since it was sent here
+        target = focused if focused is not None else screen
+        if target is widget:
+            return False
+        event.stop()
+        event.prevent_default()
+        target.post_message(events.Key(event.key, event.character))
+        return True
+    if await app._check_bindings(event.key):  # the app's own pass, not the priority one
+        event.stop()
+        event.prevent_default()
+        return True
+    return False
+
+
+class OrderedOptionList(OptionList):
+    """A dialog's ``OptionList`` whose keys run in the order typed (`keys_follow_focus`).
+    A key not dealt with goes on to OptionList's own handler, as Textual dispatches it."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        await keys_follow_focus(self, event)

@@ -29,6 +29,7 @@ from textual.strip import Strip
 from textual.style import Style
 
 from ..commands import bindings
+from .keys_in_order import keys_follow_focus
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,11 @@ class PaperList(ScrollView, can_focus=True):
     """A cursor over rows. Posts ``CursorMoved`` and ``Opened``."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("list"))
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Its bindings run as the key arrives; a key that arrives once the focus has moved
+        goes on to the focused widget (`keys_in_order.keys_follow_focus`)."""
+        await keys_follow_focus(self, event)
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "paper-list--cursor",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
@@ -16,6 +17,7 @@ from textual.widgets import Static
 from ...text import Rendered, cap, sanitise
 from ...text.links import LinkRefused, doi_link, find_links, web_link
 from ..commands import bindings
+from .keys_in_order import keys_follow_focus
 from .paper_list import tag_label
 
 #: Characters of an abstract the view shows; the rest is announced, so nothing freezes.
@@ -83,6 +85,11 @@ class _Part(Static):
 
 class PaperView(VerticalScroll, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("view"))
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Its bindings run as the key arrives; a key that arrives once the focus has moved
+        goes on to the focused widget (`keys_in_order.keys_follow_focus`)."""
+        await keys_follow_focus(self, event)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
