@@ -176,10 +176,19 @@ def test_the_content_digest_of_what_is_not_a_file_is_none(tmp_path: Path) -> Non
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_dump_replaced_by_a_fifo_after_its_look_is_not_waited_for(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("pipe.txt", "is a FIFO, not a regular file; skipped"),  # a dump
+        ("notes.json", "is a FIFO, not a regular file"),  # a metadata file (the reader's, -d's)
+    ],
+)
+def test_a_file_replaced_by_a_fifo_after_its_look_is_not_waited_for(
+    tmp_path: Path, name: str, said: str
+) -> None:
     """A path looked at (a regular file, as ``os.stat`` is made to say) and then opened:
     what is opened is judged again, so a FIFO put there meanwhile does not block the load."""
-    fifo = tmp_path / "pipe.txt"
+    fifo = tmp_path / name
     os.mkfifo(fifo)
     code = (
         "import os, sys\n"
@@ -190,7 +199,7 @@ def test_a_dump_replaced_by_a_fifo_after_its_look_is_not_waited_for(tmp_path: Pa
     )
     result = _python("-c", code, str(fifo), str(SEEDS / "000_3c75c79d335d4311.txt"))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"{fifo}: is a FIFO, not a regular file; skipped"
+    assert result.stdout.strip() == f"{fifo}: {said}"
 
 
 # -- FIFOs, devices and files too large to read whole (F5) -----------------------------------------
@@ -278,26 +287,6 @@ def test_a_json_line_too_long_to_read_is_skipped_and_the_rest_loads(tmp_path: Pa
         f"abstract-reader: warning: {lines}: line 2: longer than 16 MB; not read\n"
     )
     assert len(result.stdout.splitlines()) == 2
-
-
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_metadata_file_replaced_by_a_fifo_after_its_look_is_not_waited_for(
-    tmp_path: Path,
-) -> None:
-    """The reader's (and ``-d``'s) metadata files are looked at, then read: a FIFO put there
-    meanwhile (``os.stat`` made to lie) is refused on the open file, not waited for."""
-    fifo = tmp_path / "notes.json"
-    os.mkfifo(fifo)
-    code = (
-        "import os, sys\n"
-        "from abstract_reader.corpus import load_corpus\n"
-        "real, fifo, regular = os.stat, sys.argv[1], os.stat(sys.argv[2])\n"
-        "os.stat = lambda p, *a, **k: regular if os.fspath(p) == fifo else real(p, *a, **k)\n"
-        "print(*load_corpus([fifo]).errors)\n"
-    )
-    result = _python("-c", code, str(fifo), str(SEEDS / "000_3c75c79d335d4311.txt"))
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"{fifo}: is a FIFO, not a regular file"
 
 
 # -- an output encoding without the characters (F7) -------------------------------------------------
