@@ -14,6 +14,7 @@ from textual.widgets import Input
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import NoteEditor, TagEditor
 from abstract_reader.tui.widgets.paper_list import PaperList
+from abstract_reader.tui.widgets.paper_view import PaperView
 
 from .conftest import listed, make_app, settle, until
 
@@ -114,7 +115,8 @@ async def test_keys_typed_right_after_the_key_that_moves_the_focus_go_where_it_m
     """`r` in the tag list, then the new name and Enter, in one burst: the name went to the
     list (its letters did nothing, Enter filtered to the old tag) — the list's and the
     dialog's bindings ran only after the keys queued behind `r` had reached the list (found
-    in tmux). Keys after the key that opens a dialog go to the dialog."""
+    in tmux). Keys after the key that opens a dialog go to the dialog; a space after the
+    Enter that opens a paper pages it (it marked a row of the list)."""
     from abstract_reader.tui.screens.pickers import TagList
 
     app = make_app(tmp_path)
@@ -135,3 +137,7 @@ async def test_keys_typed_right_after_the_key_that_moves_the_focus_go_where_it_m
             "new-name",
             "fresh",
         }
+        burst(app, "enter", "space")  # the paper opened, then paged: no row marked
+        await settle(app, pilot)
+        assert app.query_one(PaperView).has_focus
+        assert not app.session.marks

@@ -1134,7 +1134,13 @@ class MainScreen(Screen[None]):
 
     @on(PaperList.Opened)
     def _opened(self, event: PaperList.Opened) -> None:
-        paper = self.session.corpus.get(event.paper_id)
+        self.open_paper(event.paper_id)
+
+    def open_paper(self, paper_id: str) -> None:
+        """Open a paper of the list (Enter, a double click): the pane focused, or the paper
+        full screen when narrow. The list calls it as Enter reaches it (`OpensPapers`), so
+        the keys typed after Enter go to the paper."""
+        paper = self.session.corpus.get(paper_id)
         if paper is None:
             return
         if self.narrow:

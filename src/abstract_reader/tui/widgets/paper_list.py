@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 from math import ceil
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, runtime_checkable
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -50,6 +50,14 @@ def tag_label(tag: str) -> str:
     """How a tag is shown: `#theory`, and `#"reading list"` (quoted, as the filter takes it)
     when it has a space, so it reads as one tag."""
     return f'#"{tag}"' if " " in tag else f"#{tag}"
+
+
+@runtime_checkable
+class OpensPapers(Protocol):
+    """A screen that opens a paper of its list itself (`PaperList.action_open`), before the
+    list takes its next key; other screens get ``PaperList.Opened``."""
+
+    def open_paper(self, paper_id: str) -> None: ...
 
 
 class RowSource(Protocol):
@@ -293,7 +301,12 @@ class PaperList(ScrollView, can_focus=True):
 
     def action_open(self) -> None:
         current = self.current_id
-        if current is not None:
+        if current is None:
+            return
+        screen = self.screen
+        if isinstance(screen, OpensPapers):  # at once: a space typed right after Enter
+            screen.open_paper(current)  # pages the paper opened, not marks a row here
+        else:
             self.post_message(self.Opened(current))
 
     def on_click(self, event: events.Click) -> None:
