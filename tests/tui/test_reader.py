@@ -588,6 +588,8 @@ async def test_tag_list_renaming_onto_an_existing_tag_asks_then_merges(tmp_path:
         await until(pilot, lambda: not isinstance(app.screen, TagList))
         await settle(app, pilot)
         assert app.library.tag_counts() == [("to read", 3)]
+        messages = [n.message for n in app._notifications]
+        assert 'Merged #cli-tag into #"to read"' in messages  # (quoted, as the filter takes it)
         tags = app.library.snapshot.tags
         assert {i for i, names in tags.items() if "to read" in names} == {
             papers[1].id,

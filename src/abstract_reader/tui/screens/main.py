@@ -39,7 +39,7 @@ from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise, shown_title
 from ..commands import COMMANDS, bindings
 from ..widgets.fitted_input import FittedInput
-from ..widgets.paper_list import PaperList, Row
+from ..widgets.paper_list import PaperList, Row, tag_label
 from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
 from ..widgets.status_line import StatusLine
 from .paper import PaperScreen
@@ -1448,13 +1448,14 @@ class MainScreen(Screen[None]):
                     lambda: self.library.rename_tag(
                         action.tag, action.new_name, merge=action.merge
                     ),
-                    done=f"Merged #{action.tag} into #{action.new_name}"
+                    done=f"Merged {tag_label(action.tag)} into {tag_label(action.new_name)}"
                     if action.merge
-                    else f"Renamed #{action.tag} to #{action.new_name}",
+                    else f"Renamed {tag_label(action.tag)} to {tag_label(action.new_name)}",
                 )
             elif action.kind == "delete":
                 self._write(
-                    lambda: self.library.delete_tag(action.tag), done=f"Deleted #{action.tag}"
+                    lambda: self.library.delete_tag(action.tag),
+                    done=f"Deleted {tag_label(action.tag)}",
                 )
 
         self.app.push_screen(TagList(self.library.tag_counts()), chosen)
