@@ -1132,10 +1132,6 @@ class MainScreen(Screen[None]):
         self._show_current()
         self._update_status()
 
-    @on(PaperList.Opened)
-    def _opened(self, event: PaperList.Opened) -> None:
-        self.open_paper(event.paper_id)
-
     def open_paper(self, paper_id: str) -> None:
         """Open a paper of the list (Enter, a double click): the pane focused, or the paper
         full screen when narrow. The list calls it as Enter reaches it (`OpensPapers`), so

@@ -54,8 +54,8 @@ def tag_label(tag: str) -> str:
 
 @runtime_checkable
 class OpensPapers(Protocol):
-    """A screen that opens a paper of its list itself (`PaperList.action_open`), before the
-    list takes its next key; other screens get ``PaperList.Opened``."""
+    """The screen of a list: it opens a paper (`PaperList.action_open`) at once, before the
+    list takes its next key (a message would be handled after the keys queued behind Enter)."""
 
     def open_paper(self, paper_id: str) -> None: ...
 
@@ -106,7 +106,8 @@ _STRIP_CACHE = 512
 
 
 class PaperList(ScrollView, can_focus=True):
-    """A cursor over rows. Posts ``CursorMoved`` and ``Opened``."""
+    """A cursor over rows. Posts ``CursorMoved``; Enter opens the paper through its screen
+    (``OpensPapers``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("list"))
 
@@ -135,11 +136,6 @@ class PaperList(ScrollView, can_focus=True):
         def __init__(self, paper_id: str | None, by_user: bool = False) -> None:
             self.paper_id = paper_id
             self.by_user = by_user
-            super().__init__()
-
-    class Opened(Message):
-        def __init__(self, paper_id: str) -> None:
-            self.paper_id = paper_id
             super().__init__()
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -306,8 +302,6 @@ class PaperList(ScrollView, can_focus=True):
         screen = self.screen
         if isinstance(screen, OpensPapers):  # at once: a space typed right after Enter
             screen.open_paper(current)  # pages the paper opened, not marks a row here
-        else:
-            self.post_message(self.Opened(current))
 
     def on_click(self, event: events.Click) -> None:
         row = int(self.scroll_offset.y) + event.y
