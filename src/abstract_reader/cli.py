@@ -22,10 +22,10 @@ from . import __version__
 from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
-    from .cite import Record
     from .config import Config
     from .corpus import Corpus
     from .library import Library
+    from .record import Record
     from .search import Query
 
 PROG = "abstract-reader"
@@ -536,7 +536,7 @@ def _iter_records(
     """The records of the papers asked for, in order, made one at a time (a million-paper
     `list` holds one paper at a time, never a list of them). ``abstracts=False``: records
     with an empty abstract, for output that shows none."""
-    from .cite import record
+    from .record import record
 
     snapshot = library.snapshot
     papers = corpus.papers
@@ -644,8 +644,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .cite import record
     from .metadata import venue_year
+    from .record import record
     from .text import cap, escape_for_terminal, render, shown_title
 
     corpus = _load(args)
@@ -873,8 +873,9 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    from .cite import FORMAT_NAMES, FORMATS, format_records, record
+    from .cite import FORMAT_NAMES, FORMATS, format_records
     from .clipboard import copy
+    from .record import record
 
     corpus = _load(args)
     library = _open_library(args)

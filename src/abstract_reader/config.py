@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -96,6 +95,8 @@ def load_config(path: Path | None = None) -> tuple[Config, list[str]]:
         return Config(), [f"{shown}: cannot read ({exc.strerror or exc}); the defaults apply"]
     if len(raw) > MAX_CONFIG_BYTES:
         return Config(), [f"{shown}: larger than 1 MB, not a config file; the defaults apply"]
+    import tomllib  # (~5 ms: only when there is a file to parse)
+
     try:
         text = raw.decode("utf-8")
         data = tomllib.loads(text)

@@ -18,13 +18,16 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .infile import NotRegular, open_regular
+from .infile import NotRegular, is_metadata_file, open_regular
 from .paper import Paper, Source
 from .papertable import PaperTable, RowBatch, as_table, id_of
-from .sources import MetaRecord, RecordProblem, SourceError, is_metadata_file, read_records
 from .text import TITLE_MAX, derive_title, disambiguate, escape_for_terminal, sanitise, shorten
-from .text.titler import Titler, TitlerFailed
+
+if TYPE_CHECKING:
+    from .sources import MetaRecord
+    from .text.titler import Titler
 
 __all__ = [
     "Corpus",
@@ -497,7 +500,11 @@ class CorpusBuilder:
         """Parse the dumps after ``path`` (up to `TITLER_AHEAD`) and send their abstracts to
         the title process, which derives them while this thread adds ``path``'s rows."""
         titler = self._titler
-        if titler is None and self._wants_titler():
+        if titler is None and not self._wants_titler():
+            return
+        from .text.titler import Titler, TitlerFailed  # (large dumps only: not at start-up)
+
+        if titler is None:
             try:
                 titler = self._titler = Titler()
             except OSError:
@@ -529,6 +536,8 @@ class CorpusBuilder:
     def _titles_from(self, batch: int | None, count: int) -> list[str] | None:
         if batch is None or self._titler is None:
             return None
+        from .text.titler import TitlerFailed
+
         began = time.perf_counter()
         try:
             titles = self._titler.receive(batch, count)
@@ -649,6 +658,8 @@ class CorpusBuilder:
         if not stat.S_ISREG(st.st_mode):
             corpus.errors.append(LoadError(shown, f"{NotRegular(st.st_mode)}; skipped"))
             return
+        from .sources import RecordProblem, SourceError, read_records  # (named files only)
+
         table = corpus.papers
         rows = RowBatch()
         problems = 0

@@ -87,9 +87,9 @@ from .cachefile import (
     write_record,
 )
 from .corpus import ID_LENGTH, Corpus, CorpusBuilder, LoadError, Source, paper_key
+from .infile import is_metadata_file
 from .papertable import PaperTable
 from .paths import files_key
-from .sources import is_metadata_file
 from .text.sanitise import _SANITISE_TABLE, sanitise
 
 CORPUS_FORMAT = 4

@@ -14,8 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cite import Record, bibtex_key, doi_url, web_url
+from .cite import bibtex_key, doi_url, web_url
 from .metadata import venue_year
+from .record import Record
 from .text import render, shown_title
 
 FORMATS = ("markdown", "text", "html")

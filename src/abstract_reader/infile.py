@@ -13,12 +13,22 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import PurePath
 from typing import BinaryIO
 
 #: the most read into memory from one file that is parsed whole (.json, .bib, .ris, a
 #: library export): OpenReview's notes of a whole venue are ~20 MB, an export of a
 #: million-paper library ~120 MB
 MAX_WHOLE_BYTES = 256 << 20
+
+#: File suffixes read as metadata sources (everything else is read as a dump). Here, not in
+#: ``sources``: the load asks this of every path, and the readers are imported only when a
+#: metadata file is named (not on the way to the first frame).
+METADATA_SUFFIXES = (".jsonl", ".json", ".bib", ".ris")
+
+
+def is_metadata_file(path: str | os.PathLike[str]) -> bool:
+    return PurePath(path).suffix.lower() in METADATA_SUFFIXES
 
 
 class NotRegular(Exception):

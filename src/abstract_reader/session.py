@@ -24,7 +24,7 @@ from .sorting import SORTS, sort_rows
 from .text import shown_title
 
 if TYPE_CHECKING:
-    from .cite import Record
+    from .record import Record
     from .search import Query, SearchIndex, SearchResult, Term
 
 #: The facts an order reads (a write of one of them sorts again).
@@ -395,7 +395,7 @@ class Session:
 
     def record(self, paper: Paper) -> Record:
         """The paper as cited: its effective metadata plus the library's facts."""
-        from .cite import record
+        from .record import record
 
         return record(paper, self.library.snapshot)
 

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..infile import NotRegular, TooLarge, open_regular, read_whole
+from ..infile import (
+    METADATA_SUFFIXES,
+    NotRegular,
+    TooLarge,
+    open_regular,
+    read_whole,
+)
 from ..text import sanitise
 
 
@@ -156,14 +162,6 @@ def _readers() -> dict[str, Callable[[Path], Iterator[Item]]]:
         ".bib": bib.read,
         ".ris": ris.read,
     }
-
-
-#: File suffixes read as metadata sources (everything else is read as a dump).
-METADATA_SUFFIXES = (".jsonl", ".json", ".bib", ".ris")
-
-
-def is_metadata_file(path: str | Path) -> bool:
-    return Path(path).suffix.lower() in METADATA_SUFFIXES
 
 
 def read_records(path: Path) -> Iterator[Item]:

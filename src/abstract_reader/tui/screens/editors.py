@@ -22,7 +22,8 @@ from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
 from ..widgets.fitted_input import FittedInput
-from ..widgets.keys_in_order import OrderedOptionList, OrderedTextArea
+from ..widgets.keys_in_order import OrderedOptionList
+from ..widgets.ordered_text_area import OrderedTextArea
 from ..widgets.paper_list import tag_label
 
 if TYPE_CHECKING:

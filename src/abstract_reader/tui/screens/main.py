@@ -420,7 +420,7 @@ class MainScreen(Screen[None]):
     def _load_and_index(self, builder: CorpusBuilder) -> None:
         from ...corpus_cache import open_for
         from ...corpus_cache import save_and_vouch as save
-        from ...sources import is_metadata_file
+        from ...infile import is_metadata_file
 
         call = self.app.call_from_thread
         total = len(builder.files)
@@ -1638,7 +1638,8 @@ class MainScreen(Screen[None]):
     def action_export(self) -> None:
         """The export dialog (screens/export.py): the view in its order, or the marked papers;
         written by the export command's code (cite.export_to_file) in a thread."""
-        from ...cite import abstract_setting, export_to_file, record
+        from ...cite import abstract_setting, export_to_file
+        from ...record import record
         from .export import ExportDialog, ExportRequest, PaperSet
 
         if isinstance(self.app.screen, PaperScreen):

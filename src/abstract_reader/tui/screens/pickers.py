@@ -19,7 +19,8 @@ from ...cite import FORMAT_NAMES, FORMATS
 from ...library import LibraryError, clean_tag
 from ...library.model import papers_phrase
 from ..widgets.fitted_input import FittedInput
-from ..widgets.keys_in_order import OrderedOptionList, OrderedTextArea
+from ..widgets.keys_in_order import OrderedOptionList
+from ..widgets.ordered_text_area import OrderedTextArea
 from ..widgets.paper_list import tag_label
 
 

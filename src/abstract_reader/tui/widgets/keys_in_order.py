@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.widget import Widget
-from textual.widgets import OptionList, TextArea
+from textual.widgets import OptionList
 
 
 async def run_own_binding(widget: Widget, event: events.Key) -> bool:
@@ -28,14 +28,6 @@ async def run_own_binding(widget: Widget, event: events.Key) -> bool:
             event.prevent_default()
             return True
     return False
-
-
-class OrderedTextArea(TextArea):
-    """A ``TextArea`` whose editing keys take effect in the order typed (see the module)."""
-
-    async def _on_key(self, event: events.Key) -> None:
-        if not await run_own_binding(self, event):
-            await super()._on_key(event)
 
 
 async def keys_follow_focus(widget: Widget, event: events.Key) -> bool:

@@ -15,7 +15,6 @@ from textual.style import Style
 from textual.widgets import Static
 
 from ...text import Rendered, cap, sanitise
-from ...text.links import LinkRefused, doi_link, find_links, web_link
 from ..commands import bindings
 from .keys_in_order import keys_follow_focus
 from .paper_list import tag_label
@@ -62,6 +61,8 @@ def linked(content: Content, url: str, start: int = 0, end: int | None = None) -
 def _link_line(label: str, text: str, url: str) -> Content:
     """``label: text``, the text a link to ``url`` when it is a safe web link, else plain
     with the reason it is not a link."""
+    from ...text.links import LinkRefused, web_link  # (not before a paper has a link)
+
     line = Content(f"{label}: {sanitise(text)}").stylize("$text-muted")
     try:
         safe = web_link(url)
@@ -159,6 +160,8 @@ class PaperView(VerticalScroll, can_focus=True):
         if d.url:
             lines.append(_link_line("url", d.url, d.url))
         if d.doi:
+            from ...text.links import doi_link
+
             lines.append(_link_line("doi", d.doi, doi_link(d.doi)))
         if d.eprint and not (d.url and d.eprint in d.url):
             lines.append(_link_line("arXiv", d.eprint, "https://arxiv.org/abs/" + d.eprint))
@@ -179,8 +182,11 @@ class PaperView(VerticalScroll, can_focus=True):
         for start, end in d.body_spans:
             if start < len(text):
                 content = content.stylize("$text-warning underline", start + 1, end + 1)
-        for link in find_links(text):  # URLs in the abstract: links, sanitised (text.links)
-            content = linked(content, link.url, link.start + 1, link.end + 1)
+        if "://" in text:  # URLs in the abstract: links, sanitised (text.links)
+            from ...text.links import find_links  # (most abstracts have none)
+
+            for link in find_links(text):
+                content = linked(content, link.url, link.start + 1, link.end + 1)
         if cut:
             content += Content(f"\n\n… {cut:,} more characters not shown").stylize("$text-muted")
         return content
