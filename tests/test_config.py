@@ -148,3 +148,15 @@ def test_cite_uses_the_config_files_format_unless_the_reader_chose_one(conf: Pat
     with Library(Path(os.environ["ABSTRACT_READER_DB"])) as library:
         library.set_setting("cite_format", "bibtex")
     assert cli("cite", paper).stdout.startswith("@")
+
+
+def test_cite_says_a_broken_config_file_is_ignored(conf: Path) -> None:
+    """A config file `cite` cannot read is one warning line naming it, and the citation
+    still comes (BibTeX, the default): it was ignored in silence, so a typo in
+    ``citation_format`` passed for the reader's choice of BibTeX."""
+    conf.write_text("citation_format = \n", encoding="utf-8")
+    paper = cli("list").stdout.split()[0]
+    result = cli("cite", paper)
+    assert result.returncode == 0 and result.stdout.startswith("@inproceedings")
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 1 and str(conf) in warnings[0] and "not valid TOML" in warnings[0]

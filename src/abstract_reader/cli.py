@@ -1137,9 +1137,14 @@ def _complete_helper(argv: list[str]) -> int:
 
 
 def _config_citation_format() -> str | None:
+    """The config file's ``citation_format``; its problems are said (one line each), as
+    the reader says them: a broken file must not pass for a BibTeX default unexplained."""
     from .config import config_path, load_config
 
-    return load_config(config_path())[0].citation_format
+    config, warnings = load_config(config_path())
+    for warning in warnings:
+        _error(f"warning: {warning}")
+    return config.citation_format
 
 
 def cmd_config(args: argparse.Namespace) -> int:
