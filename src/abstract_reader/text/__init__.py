@@ -16,7 +16,7 @@ from __future__ import annotations
 from .fold import GREEK_NAMES, TEXT_COMMANDS, fold, fold_accents
 from .latex import latex_to_unicode
 from .render import Rendered, Style, StyleSpan, cap, render, strip_markup_fast
-from .sanitise import escape_for_terminal, sanitise
+from .sanitise import escape_for_terminal, sanitise, sanitise_paste
 from .titles import TITLE_MAX, derive_title, disambiguate, shorten, shown_title, unbrace
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "latex_to_unicode",
     "render",
     "sanitise",
+    "sanitise_paste",
     "shorten",
     "shown_title",
     "strip_markup_fast",

@@ -42,6 +42,12 @@ def sanitise(text: str) -> str:
     return text.translate(_SANITISE_TABLE)
 
 
+def sanitise_paste(text: str) -> str:
+    """Pasted text as a field takes it: the terminal's line ends (CR, CR LF) as newlines,
+    then ``sanitise``d (an ESC shows as ␛, as in dump text)."""
+    return sanitise(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
 _ESCAPE_TABLE = {code: f"\\x{code:02x}" for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
 _ESCAPE_TABLE.update({code: f"\\u{code:04x}" for code in [*_BIDI, 0x2028, 0x2029]})
 # a byte of a name that is not UTF-8 (``surrogateescape``) as the byte; other lone surrogates

@@ -15,6 +15,7 @@ from rich.console import RenderableType
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.geometry import Size
 from textual.screen import Screen
 
@@ -23,7 +24,7 @@ from ..library import READER_BUSY_TIMEOUT_MS, Library, LibraryError, busy_timeou
 from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
-from ..text import escape_for_terminal
+from ..text import escape_for_terminal, sanitise_paste
 from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
 from .output import Shown, changed_chops
 from .screens import main as main_screen
@@ -63,6 +64,10 @@ class ReaderApp(App[int]):
         Before, Textual handed them to a screen not mounted yet, whose `on_mount` then put
         the last session's query in the filter over what was typed: the filter showed
         "graph" while the list was the typed query's."""
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            # Pasted text is untrusted (copied from the web) and Textual's fields take it
+            # raw: every field gets it sanitised, controls as visible stand-ins (␛).
+            event.text = sanitise_paste(event.text)
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.last_key_at = time.monotonic()
             if self._held_keys is not None:  # the main screen is not ready yet
@@ -72,6 +77,17 @@ class ReaderApp(App[int]):
                 self._queue_key(event)  # a newer key while held ones wait in the queue: after
                 return
         await super().on_event(event)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's Linux (and macOS) driver, with pastes taken verbatim and an input thread
+        that no byte can end (``driver.py``); Textual's choice elsewhere (Windows, or a
+        driver named by ``TEXTUAL_DRIVER``)."""
+        driver_class = super().get_driver_class()
+        if driver_class.__module__ != "textual.drivers.linux_driver":
+            return driver_class
+        from .driver import ReaderDriver
+
+        return ReaderDriver
 
     def release_keys(self) -> None:
         """The main screen is ready: the keys held are handled now, in order (`on_event`)."""

@@ -16,6 +16,11 @@ from textual.widgets import Input
 
 from .keys_in_order import run_own_binding
 
+#: The most of a pasted line a one-line field takes. Textual's ``Input`` measures its whole
+#: value on every frame: a 1 MB line pasted into the filter took seconds to show, and as
+#: long again for each key after it. (A query uses its first 1,000 characters anyway.)
+PASTE_LIMIT = 10_000
+
 
 def longest_fitting(forms: Sequence[str], width: int) -> str:
     """The first (longest) of ``forms`` that fits in ``width`` cells, else the last."""
@@ -36,6 +41,22 @@ class FittedInput(Input):
     async def _on_key(self, event: events.Key) -> None:
         if not await run_own_binding(self, event):
             await super()._on_key(event)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """Input's paste (the first line: ``ReaderApp.on_event`` has sanitised it), cut at
+        ``PASTE_LIMIT`` characters with a notice."""
+        line = event.text.partition("\n")[0]
+        if len(line) > PASTE_LIMIT:
+            event.text = line[:PASTE_LIMIT]
+            self.notify(
+                f"A field takes the first {PASTE_LIMIT:,} characters of a paste;"
+                f" the line pasted had {len(line):,}.",
+                title="Paste cut",
+                severity="warning",
+                markup=False,
+            )
+        super()._on_paste(event)
+        event.prevent_default()  # (Textual would call Input's handler again)
 
     def on_resize(self, _event: events.Resize) -> None:
         if self.placeholders:
