@@ -114,6 +114,24 @@ def test_arguments_not_utf8_are_stored_as_text_and_the_backup_still_works(
     assert "X\ufffd2J" in json.dumps(data, ensure_ascii=False)
 
 
+def test_a_url_not_utf8_is_warned_about_as_the_byte_typed_and_as_saved(tmp_path: Path) -> None:
+    """`meta --url` with the byte 0x9b: the warning named U+DC9B (the lone surrogate Python
+    made of the byte), which is neither what was typed nor what the library keeps (U+FFFD).
+    It names the byte as typed and what is saved; no raw byte reaches the terminal."""
+    paper = run("list", "-d", str(SEEDS), tmp_path=tmp_path).stdout.split()[0].decode()
+    result = run(
+        "meta", paper, "--url", os.fsdecode(b"https://example.org/a\x9bb"), tmp_path=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert b"\x9b" not in result.stdout + result.stderr
+    warning = result.stderr.decode().splitlines()[-1]
+    assert warning == (
+        "abstract-reader: warning: --url is saved, but the reader will not open it and"
+        " citations leave it out: it contains a byte that is not UTF-8 (\\x9b), saved as \ufffd"
+    )
+    assert "url:      https://example.org/a\ufffdb" in result.stdout.decode().splitlines()
+
+
 def test_an_import_holding_a_lone_surrogate_is_refused_whole(tmp_path: Path) -> None:
     """`"\\ud800"` is valid JSON but no text: the import says so and writes nothing (it
     ended in an unexpected error)."""

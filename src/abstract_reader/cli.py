@@ -852,8 +852,11 @@ def cmd_meta(args: argparse.Namespace) -> int:
             )
             if args.url:  # saved as given, but said now rather than only when `O` refuses it
                 from .text.links import refusal
+                from .text.sanitise import valid_text
 
                 why = refusal(args.url)
+                if why and valid_text(args.url) != args.url:  # a byte not UTF-8: named as
+                    why += ", saved as \ufffd"  # typed (\x9b), and as what the library keeps
                 if why:
                     _error(
                         "warning: --url is saved, but the reader will not open it"

@@ -48,6 +48,9 @@ def _bad_character(url: str) -> str | None:
             return "it contains a space or line break"
         if code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
             return f"it contains a control character (U+{code:04X})"
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (an argument's, kept by
+            # ``surrogateescape``): named as the byte typed, not as the surrogate it became
+            return f"it contains a byte that is not UTF-8 (\\x{code - 0xDC00:02x})"
         if 0x2400 <= code <= 0x2421 or code == 0xFFFD:  # what sanitise() made of a control
             return f"it contains a control character (shown as {ch})"
         if unicodedata.category(ch) in ("Cf", "Cc", "Cs", "Co", "Cn"):
