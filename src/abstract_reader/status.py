@@ -5,7 +5,9 @@ longest first, each still saying its fact (the order, the count, a partial answe
 that ends a text early ends in "…" (never a word cut without one). The status line
 (``tui/widgets/status_line.fit_status``) keeps as many of the facts as fit, most important
 first, and gives the most important ones the longest forms; ``detail`` parts (the
-library's counts) show only when the facts before them show whole.
+library's counts) show only when the facts before them show complete: whole, or in a
+``complete`` form (one that drops only what matters less than the counts, such as the end
+of the title in "ranked like <title> (<words>)").
 """
 
 from __future__ import annotations
@@ -17,27 +19,46 @@ MORE = "…"
 
 
 class StatusPart(str):
-    """A part of the status line: its full text, and ``shorter`` forms, longest first. A
-    ``detail`` (the library's counts) shows only when the facts before it show whole."""
+    """A part of the status line: its full text, and shorter forms, most wanted first: the
+    ``complete`` ones (still saying all that matters more than the library's counts), then
+    the ``shorter`` ones. A ``detail`` (the library's counts) shows only when the facts
+    before it show complete."""
 
+    complete: tuple[str, ...]
     shorter: tuple[str, ...]
     detail: bool
 
-    def __new__(cls, text: str, shorter: Iterable[str] = (), *, detail: bool = False) -> StatusPart:
+    def __new__(
+        cls,
+        text: str,
+        shorter: Iterable[str] = (),
+        *,
+        detail: bool = False,
+        complete: Iterable[str] = (),
+    ) -> StatusPart:
         part = super().__new__(cls, text)
-        part.shorter = tuple(dict.fromkeys(s for s in shorter if s and s != text))
+        part.complete = tuple(dict.fromkeys(s for s in complete if s and s != text))
+        taken = {text, *part.complete}
+        part.shorter = tuple(dict.fromkeys(s for s in shorter if s and s not in taken))
         part.detail = detail
         return part
 
     @property
     def forms(self) -> tuple[str, ...]:
         """Every form, the full text first."""
-        return (str(self), *self.shorter)
+        return (str(self), *self.complete, *self.shorter)
 
 
 def forms_of(part: str) -> tuple[str, ...]:
-    """A part's forms, longest first (a plain ``str`` has one)."""
+    """A part's forms, most wanted first (a plain ``str`` has one); the last is the
+    shortest."""
     return part.forms if isinstance(part, StatusPart) else (part,)
+
+
+def complete_forms_of(part: str) -> tuple[str, ...]:
+    """The forms of a part that let the details show (its full text, and any ``complete``
+    ones), most wanted first."""
+    return (str(part), *part.complete) if isinstance(part, StatusPart) else (part,)
 
 
 def is_detail(part: str) -> bool:
@@ -133,16 +154,38 @@ def sort_part(name: str, label: str) -> StatusPart:
     return StatusPart(f"sorted by {label}", _SHORT_SORTS.get(name, ()))
 
 
+#: The ranking words a narrow line keeps before it cuts the title short.
+RANKING_WORDS_KEPT = 3
+
+
 def ranked_like_part(description: str, words: Sequence[str]) -> StatusPart:
-    """``description`` is "ranked like <paper or tags>"; ``words`` drove the ranking."""
+    """``description`` is "ranked like <paper or tags>"; ``words`` drove the ranking.
+
+    On a narrow line the words (why the list is in this order) and the library's counts
+    matter more than the end of the title, which the user has just chosen: the title is
+    cut at a word, with "…", before fewer than `RANKING_WORDS_KEPT` words show, and before
+    the counts give way (the forms with at least one word and the title's first are
+    ``complete``; the last of them say "like", as the query does, for "ranked like"); the
+    words go only when even one of them does not fit."""
     head = "ranked like "
-    forms: list[str] = []
-    for kept in range(len(words), 0, -1):
-        forms.append(f"{description} ({', '.join(words[:kept])})")
-    forms.append(description)
+    titles = [description]  # the title whole, then cut after fewer and fewer words
     if description.startswith(head):
-        forms.extend(word_cuts(head, description[len(head) :], least=1))
-    return StatusPart(forms[0], forms[1:])
+        titles.extend(word_cuts(head, description[len(head) :], least=1))
+
+    def wanted(form: tuple[int, int]) -> tuple[int, int, int]:
+        cut, kept = form  # (which cut of the title, how many words)
+        return (-min(kept, RANKING_WORDS_KEPT), cut, -kept)
+
+    with_words = sorted(
+        ((cut, kept) for cut in range(len(titles)) for kept in range(len(words), 0, -1)),
+        key=wanted,
+    )
+    forms = [f"{titles[cut]} ({', '.join(words[:kept])})" for cut, kept in with_words]
+    if not forms:  # no words: the title, cut as the line needs
+        return StatusPart(titles[0], complete=titles[1:])
+    if description.startswith(head):  # at the narrowest, "like" as in the query (like:ID)
+        forms.extend(f"{title.removeprefix('ranked ')} ({words[0]})" for title in titles)
+    return StatusPart(forms[0], titles, complete=forms[1:])
 
 
 def listed_part(head: str, items: Sequence[str], joiner: str = " ") -> StatusPart:

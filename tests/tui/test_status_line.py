@@ -140,6 +140,10 @@ def _order_shown(text: str, forms: tuple[str, ...]) -> bool:
     return any(form in text.split(" · ") for form in forms)
 
 
+#: How the line begins once `m` ranked the list ("like" alone on the narrowest lines).
+RANKED = ("54 of 55 · ranked like ", "54 of 55 · like ")
+
+
 @pytest.mark.parametrize("size", WIDTHS)
 async def test_a_narrow_line_shortens_the_order_instead_of_dropping_it(
     tmp_path: Path, seeds: Corpus, size: tuple[int, int]
@@ -170,13 +174,43 @@ async def test_a_narrow_line_shortens_the_order_instead_of_dropping_it(
         paper_list.move(position, by_user=True)
         await pilot.press("m")
         await settle(app, pilot)
-        await until(pilot, lambda: shown(app).startswith("54 of 55 · ranked like "))
+        await until(pilot, lambda: shown(app).startswith(RANKED))
         text = shown(app)
         title_start = spike.title.split()[0].rstrip(":")
-        assert f"ranked like {title_start}" in text, text  # the paper named, maybe cut…
+        assert f"like {title_start}" in text, text  # the paper named, maybe cut…
         assert_fits(app)
         if size[0] >= 100:  # … and the words that drove the ranking
-            assert "spiking" in text
+            assert app.session.result is not None
+            assert f"({', '.join(app.session.result.like_words[:3])})" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_ranked_like_keeps_the_counts_and_its_words_and_cuts_the_title(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """`m` at 70 columns: the line kept "ranked like <title>" whole and dropped the words
+    that drove the ranking and the library's counts ("54 of 55 · ranked like <title> · …").
+    The counts and the words stay; the title is cut at a word, with "…". At 120 the line
+    has room for three of the words and the counts."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("g", "m")  # the first paper, whose title is long
+        await settle(app, pilot)
+        await until(pilot, lambda: shown(app).startswith(RANKED))
+        text = shown(app)
+        assert text.endswith(" · 55 unread · 0 bookmarked"), text
+        result = app.session.result
+        assert result is not None and result.like_words
+        ranked = text.split(" · ")[1]
+        first_word = result.ranked_like.split()[2]  # "ranked like <title>"
+        # ("like" alone, as in the query, where "ranked like" leaves no room for the counts)
+        assert ranked.removeprefix("ranked ").startswith(f"like {first_word}"), text
+        if size[0] == 70:  # one word, and the title cut
+            assert ranked.endswith(f"… ({result.like_words[0]})"), text
+        else:
+            assert ranked.endswith(f" ({', '.join(result.like_words[:3])})"), text
+        assert_fits(app)
 
 
 async def test_indexing_says_no_0_of_n_before_its_first_step(

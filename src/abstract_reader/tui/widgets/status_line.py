@@ -14,7 +14,7 @@ from rich.cells import cell_len
 from textual.content import Content
 from textual.widget import Widget
 
-from ...status import MORE, forms_of, is_detail
+from ...status import MORE, complete_forms_of, forms_of, is_detail
 
 SEPARATOR = " · "
 
@@ -24,33 +24,50 @@ def fit_status(parts: Sequence[str], width: int) -> str:
     everything.
 
     When they do not all fit: the facts (the parts before the first ``detail`` one, see
-    `StatusPart`) come first. If they fit whole, the details follow as far as they fit.
-    Else as many facts as fit in their shortest forms are kept, from the first, and each
-    kept one, from the first (the most important), gets its longest form that leaves room
-    for the others; the details go. What is left out shows as " · …". A first part wider
-    than the line, even shortened, is cut at a word and ends in "…"."""
+    `StatusPart`) come first. If they fit complete (whole, or in a ``complete`` form), the
+    details follow as far as they fit, and the room left goes to the facts' longer complete
+    forms, the first first. Else as many facts as fit in their shortest forms are kept,
+    from the first, and each kept one, from the first (the most important), gets its
+    longest form that leaves room for the others; the details go. What is left out shows
+    as " · …". A first part wider than the line, even shortened, is cut at a word and ends
+    in "…"."""
     text = SEPARATOR.join(parts)
     if width <= 0 or cell_len(text) <= width:
         return text
     first_detail = next((n for n, p in enumerate(parts) if is_detail(p)), len(parts))
     facts, details = parts[:first_detail], parts[first_detail:]
-    used = cell_len(SEPARATOR.join(facts))
-    if facts and used + cell_len(SEPARATOR + MORE) <= width:
-        return _with_details(list(facts), used, details, width)
+    least = [complete_forms_of(part)[-1] for part in facts]
+    if facts and cell_len(SEPARATOR.join(least)) + cell_len(SEPARATOR + MORE) <= width:
+        return _with_details(facts, least, details, width)
     return _shortened(facts, width, bool(details))
 
 
-def _with_details(chosen: list[str], used: int, details: Sequence[str], width: int) -> str:
-    """The facts (``used`` cells) whole, then each detail's longest form while they fit."""
+def _with_details(
+    facts: Sequence[str], least: Sequence[str], details: Sequence[str], width: int
+) -> str:
+    """The facts complete (``least``: each one's shortest complete form), each detail's
+    longest form while they fit, then the facts' longest complete forms the room left
+    allows."""
     gap, more = cell_len(SEPARATOR), cell_len(SEPARATOR + MORE)
+    used = cell_len(SEPARATOR.join(least))
+    shown: list[str] = []
     for n, part in enumerate(details):
         room = width - used - gap - (0 if n == len(details) - 1 else more)
         form = next((f for f in forms_of(part) if cell_len(f) <= room), None)
         if form is None:
-            return SEPARATOR.join(chosen) + SEPARATOR + MORE
-        chosen.append(form)
+            shown.append(MORE)
+            used += more
+            break
+        shown.append(form)
         used += gap + cell_len(form)
-    return SEPARATOR.join(chosen)
+    spare = width - used
+    chosen: list[str] = []
+    for part, short in zip(facts, least, strict=True):
+        room = cell_len(short) + spare
+        form = next(f for f in complete_forms_of(part) if cell_len(f) <= room)
+        spare -= cell_len(form) - cell_len(short)
+        chosen.append(form)
+    return SEPARATOR.join([*chosen, *shown])
 
 
 def _shortened(parts: Sequence[str], width: int, more_after: bool) -> str:
