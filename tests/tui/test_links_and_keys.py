@@ -230,6 +230,33 @@ async def test_footer_hints_follow_focus(tmp_path: Path) -> None:
         assert {"Save", "Cancel"} <= keys and not {"Bookmark", "Quit"} & keys
 
 
+async def test_the_paper_screens_footer_shows_esc_and_its_keys_whole_at_70_columns(
+    tmp_path: Path,
+) -> None:
+    """Under 100 columns Enter opens the paper full screen. At 70 its footer was cut
+    ("/ Filter  b Bookmark  r Read  t Tags  c Copy  ? H▏^p Command palette") and did not
+    name Esc, the way back to the list. It shows Esc and the keys that act on the paper,
+    whole (the command palette is in `?`, as on the triage screen), and Esc does what it
+    says."""
+    from abstract_reader.tui.screens.paper import PaperScreen
+
+    def footer_line() -> str:
+        return app.screen._compositor.render_strips()[-1].text
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(70, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PaperScreen))
+        await until(pilot, lambda: "Bookmark" in footer_line())
+        line = footer_line()
+        for key in ("esc Back", "b Bookmark", "r Read", "t Tags", "c Copy", "? Help", "q Quit"):
+            assert f" {key} " in f"{line} ", (key, line)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, PaperScreen))
+        assert app.query_one(PaperList).has_focus
+
+
 async def test_a_tag_with_spaces_reads_as_one_tag(tmp_path: Path) -> None:
     from .conftest import list_lines, view_text
 

@@ -36,6 +36,9 @@ class Command:
     palette: bool = True
     priority: bool = False
     on_paper: bool = False  #: a main-screen command that also works on the paper screen
+    #: its ``footer`` label in the paper screen's footer too (that footer has room at 70
+    #: columns for the keys that act on the paper, and Esc, only)
+    paper_footer: bool = True
 
     @property
     def action_name(self) -> str:
@@ -75,10 +78,10 @@ COMMANDS: tuple[Command, ...] = (
     C("view_bottom", "Bottom of the paper", "bottom of the paper", "Moving", "G,end", "", "view",
       "scroll_end", palette=False),
     C("back", "Back to the list", "back to the list", "Moving", "escape", "", "paper",
-      palette=False),
+      footer="Back", palette=False),
     # -- filtering ---------------------------------------------------------------------------
     C("focus_filter", "Filter", "focus the filter bar (Enter or Esc leaves it)", "Filtering",
-      "slash", "/", footer="Filter", priority=True, on_paper=True),
+      "slash", "/", footer="Filter", priority=True, on_paper=True, paper_footer=False),
     C("escape", "Back / clear", "leave the filter or the paper / clear the marks / clear the "
       "filter (Esc again brings it back)", "Filtering", "escape", "Esc", palette=False),
     C("history_back", "Earlier query", "in the filter bar: earlier / later queries (kept in the "
@@ -174,12 +177,12 @@ EXTRA_BINDING_IDS = frozenset(
 )
 
 
-def _binding(command: Command, action: str | None = None) -> Binding:
+def _binding(command: Command, action: str | None = None, *, show: bool = True) -> Binding:
     return Binding(
         command.keys,
         action or command.action_name,
         command.footer or command.title,
-        show=bool(command.footer),
+        show=show and bool(command.footer),
         priority=command.priority,
         id=command.id,
     )
@@ -195,7 +198,7 @@ def paper_screen_bindings() -> list[Binding]:
     run on the main screen, through the App)."""
     own = bindings("paper")
     forwarded = [
-        _binding(c, f"app.main_command({c.action_name!r})")
+        _binding(c, f"app.main_command({c.action_name!r})", show=c.paper_footer)
         for c in COMMANDS
         if c.where == "main" and c.on_paper and c.keys
     ]

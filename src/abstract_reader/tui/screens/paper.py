@@ -24,7 +24,9 @@ class PaperScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield PaperView(id="paper-full")
-        yield Footer()
+        # room at 70 columns for Esc and the keys that act on the paper (ctrl+p is in `?`),
+        # as on the triage screen
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         view = self.query_one(PaperView)
