@@ -126,3 +126,43 @@ async def test_a_notification_leaves_the_status_line_alone(
         before, after = await _status_line_after_notify(pilot, app)
         assert "1 marked" in before
         assert after == before
+
+
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [
+        *(pytest.param(name, SMALL, id=f"{name}-70x24") for name in DIALOGS),
+        pytest.param("citation formats", (120, 40), id="citation formats-120x40"),
+    ],
+)
+async def test_a_notification_leaves_the_dialogs_hint_alone(
+    tmp_path: Path, name: str, size: tuple[int, int]
+) -> None:
+    """A new user's first run says "Created a new library at …" for 15 s; a dialog opened
+    meanwhile had that notification over the bottom of its box, where the hint is (at 70×24
+    the right half of the tag editor's, note editor's, metadata editor's and citation
+    picker's hints; at 120×40 the picker's "Esc: cancel"). Over a dialog notifications sit
+    at the top: the hint is whole, the notification on screen once (not also at the bottom,
+    left by the screen under the dialog), and back on the list when the dialog closes."""
+    opening = DIALOGS[name][0]
+    app = make_app(tmp_path, announce_new_library=True)
+    said = "Created a new library at"
+
+    def shown() -> int:
+        return " ".join(screen_text(app)).count(said)
+
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(app, pilot)
+        await until(pilot, lambda: shown() == 1)
+        await _with_tags(app, 12)
+        await pilot.press(*opening)
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await until(pilot, lambda: any(t.region for t in app.screen.query("Toast")))
+        await settle(app, pilot)
+        for hint in app.screen.query(".modal-hint").results(Label):
+            text = str(hint.render())
+            assert visible(app, text), f"{name}: hint hidden: {text!r} not in {box_text(app)!r}"
+        assert shown() == 1, "\n".join(screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        await until(pilot, lambda: shown() == 1)

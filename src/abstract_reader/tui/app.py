@@ -156,6 +156,7 @@ class ReaderApp(App[int]):
 
     def on_mount(self) -> None:
         self.app_resume_signal.subscribe(self, self._resumed)
+        self.screen_change_signal.subscribe(self, self._toasts_on_the_top_screen)
         for warning in self.config_warnings:
             self.notify(warning, title="Config", severity="warning", timeout=15, markup=False)
         if self._announce_new_library:  # a mistyped --db must not look like an emptied library
@@ -165,6 +166,23 @@ class ReaderApp(App[int]):
                 timeout=15,
                 markup=False,
             )
+
+    def _toasts_on_the_top_screen(self, _screen: Screen[object]) -> None:
+        """Notifications show on the current screen only. A dialog shows them at its top
+        (app.tcss): the screen under it still drew the ones it had at the bottom (over the
+        dialog's hint, seen through its translucent background), until they expired; they
+        come back with that screen (Textual shows the notifications left on a resumed
+        screen)."""
+        from textual.css.query import NoMatches
+
+        for below in self.screen_stack[:-1]:
+            try:
+                rack = below.get_child_by_id("textual-toastrack")
+            except NoMatches:  # (notifications off)
+                continue
+            if rack.display:
+                rack.display = False
+                below.refresh(layout=True)  # (a screen under another is not laid out again else)
 
     def _resumed(self, _app: App[object]) -> None:
         """Back from suspension (ctrl+z then fg, an editor): the terminal holds whatever the
