@@ -31,7 +31,7 @@ from abstract_reader.tui.widgets.fitted_input import PASTE_LIMIT
 
 from ..conftest import installed_script
 from .conftest import make_app, settle, until
-from .test_pty import Terminal
+from .test_pty import Terminal, reader_env
 
 START, END = "\x1b[200~", "\x1b[201~"
 #: ESC sequences a web page's text can carry once copied: colours, a title, a clear screen,
@@ -184,14 +184,7 @@ async def test_a_paste_into_the_note_keeps_its_lines_and_shows_its_controls(
 def _reader(tmp_path: Path) -> Iterator[Terminal]:
     """The installed reader in a pty (140×40) showing the 55 bundled papers; killed if a
     test fails before it exits."""
-    env = {
-        **os.environ,
-        "TERM": "xterm-256color",
-        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
-        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
-        "COLUMNS": "140",
-        "LINES": "40",
-    }
+    env = reader_env(tmp_path)
     term = Terminal(installed_script(), env)
     try:
         term.read_until(b"55 papers")

@@ -86,16 +86,23 @@ class Terminal:
         raise AssertionError("the reader did not exit")
 
 
-def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
-    argv = installed_script()
-    env = {
+def reader_env(tmp_path: Path, db: Path | None = None, **extra: str) -> dict[str, str]:
+    """The reader's environment in a pty: its own library (``db``, else one in ``tmp_path``)
+    and cache, and 140×40 — the size, should it ask before the pty is sized (as after)."""
+    return {
         **os.environ,
         "TERM": "xterm-256color",
-        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
+        "ABSTRACT_READER_DB": str(db if db is not None else tmp_path / "lib.sqlite3"),
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
         "COLUMNS": "140",
         "LINES": "40",
+        **extra,
     }
+
+
+def test_console_script_in_a_real_terminal(tmp_path: Path) -> None:
+    argv = installed_script()
+    env = reader_env(tmp_path)
     term = Terminal(argv, env)
     term.read_until(b"RSE: Robust Satisficing Ensemble")
     term.read_until(b"55 papers")
@@ -138,14 +145,7 @@ def test_the_cli_writes_beside_a_running_reader(tmp_path: Path) -> None:
 
     argv = installed_script()
     db = tmp_path / "lib.sqlite3"
-    env = {
-        **os.environ,
-        "TERM": "xterm-256color",
-        "ABSTRACT_READER_DB": str(db),
-        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
-        "COLUMNS": "140",  # the size before the window-size ioctl arrives: wide, as after
-        "LINES": "40",
-    }
+    env = reader_env(tmp_path, db)
     paper_id = load_corpus([SEEDS]).papers[0].id
     term = Terminal(argv, env)
     term.read_until(b"55 papers")
@@ -187,15 +187,7 @@ def test_a_note_edited_in_editor_is_saved_and_the_temp_file_removed(tmp_path: Pa
     )
     editor.chmod(0o755)
     db = tmp_path / "lib.sqlite3"
-    env = {
-        **os.environ,
-        "TERM": "xterm-256color",
-        "ABSTRACT_READER_DB": str(db),
-        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
-        "VISUAL": str(editor),
-        "COLUMNS": "140",
-        "LINES": "40",
-    }
+    env = reader_env(tmp_path, db, VISUAL=str(editor))
     paper_id = load_corpus([SEEDS]).papers[0].id
     term = Terminal(installed_script(), env)
     term.read_until(b"55 papers")
@@ -217,16 +209,7 @@ def test_a_note_edited_in_editor_is_saved_and_the_temp_file_removed(tmp_path: Pa
 def test_an_editor_that_cannot_start_leaves_the_reader_running(tmp_path: Path) -> None:
     """$EDITOR naming no program: one notice, and the reader is back and answers keys (it
     used to stay suspended for good: only kill ended it)."""
-    env = {
-        **os.environ,
-        "TERM": "xterm-256color",
-        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
-        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
-        "VISUAL": "",
-        "EDITOR": str(tmp_path / "no-such-editor") + " --flag",
-        "COLUMNS": "140",
-        "LINES": "40",
-    }
+    env = reader_env(tmp_path, VISUAL="", EDITOR=str(tmp_path / "no-such-editor") + " --flag")
     term = Terminal(installed_script(), env)
     term.read_until(b"55 papers")
     term.send("o")
@@ -274,14 +257,7 @@ def test_the_whole_screen_is_drawn_again_after_ctrl_z_and_fg(tmp_path: Path) -> 
     the status line and the footer — not only what changes with the next key."""
     import signal
 
-    env = {
-        **os.environ,
-        "TERM": "xterm-256color",
-        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
-        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
-        "COLUMNS": "140",  # the size, should the reader ask before the pty is sized
-        "LINES": "40",
-    }
+    env = reader_env(tmp_path)
     term = Terminal(installed_script(), env)
     term.read_until(b"55 papers")
     term.send("\x1a")  # ctrl+z
