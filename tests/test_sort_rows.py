@@ -105,3 +105,49 @@ def test_ids_are_found_in_a_large_table_and_only_they() -> None:
     assert all(table.find(k) == -1 for k in twins if k not in set(keys))
     assert table.find(rng.getrandbits(64)) == -1
     assert table.index_of(id_of(keys[11_999])) == 11_999
+
+
+def test_the_title_order_sorts_as_the_titles_do(tmp_path: Path) -> None:
+    """The reader's title order (ranks made once, real titles placed among them) puts every
+    set of rows where sorting their titles does: titles that fold alike keep the rows' order,
+    real titles equal to a dump's, between two, before all and after all, braced ones."""
+    from abstract_reader.paper import Source
+    from abstract_reader.papertable import PaperTable, RowBatch
+    from abstract_reader.sorting import TitleOrder
+
+    rng = random.Random(11)
+    words = ["Alpha", "alpha", "beta", "Beta", "{G}amma", "gamma", "delta", "Ωmega", "élan"]
+    table = PaperTable()
+    batch = RowBatch()
+    for i in range(400):
+        title = " ".join(rng.choice(words) for _ in range(rng.randint(1, 2)))
+        batch.add(rng.getrandbits(64), f"abstract {i}", title, Source("a.txt", i + 1))
+    table.extend(batch)
+    lib = Library(tmp_path / "lib.sqlite3")
+    real = ["alpha", "ALPHA BETA", "alphaa", "a", "zzz", "{Beta} gamma", "beta gamma", "delta"]
+    real += ["aa", "alphab", "zzzz"]  # two in one gap: ordered among themselves
+    for k, row in enumerate(rng.sample(range(len(table)), 40)):
+        lib.set_metadata(table.id(row), Metadata(title=real[k % len(real)]))
+    snapshot = lib.snapshot
+    titles = TitleOrder(table)
+    assert titles.current(table, len(table))
+    for _ in range(20):
+        rows = np.array(rng.sample(range(len(table)), rng.randint(0, len(table))), np.int64)
+        plain = sort_rows("title", rows, snapshot, table).tolist()
+        assert sort_rows("title", rows, snapshot, table, titles).tolist() == plain
+    table.set_title(3, "changed")  # the table's titles changed: it is out of date
+    assert not titles.current(table, len(table))
+
+
+def test_titles_are_sorted_as_python_sorts_them_whatever_their_first_bytes() -> None:
+    """The title order's sort (numpy on the first 8 bytes, then runs of equal first bytes)
+    gives Python's stable sort of the strings: short titles, titles equal to 8 bytes and
+    differing after, a character cut by the 8th byte, equal titles (in row order)."""
+    from abstract_reader.sorting import _sorted_positions
+
+    rng = random.Random(5)
+    pieces = ["a", "ab", "abcdefgh", "abcdefghi", "é", "ωμέγα", "漢字", " ", "z", "🙂", "ÿ"]
+    keys = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 4))) for _ in range(3000)]
+    keys += ["abcdefgh", "abcdefgh", "", "abcdefg", "abcdefgé", "abcdefgf"]
+    assert _sorted_positions(keys) == sorted(range(len(keys)), key=keys.__getitem__)
+    assert _sorted_positions([]) == []

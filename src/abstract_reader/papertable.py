@@ -341,6 +341,9 @@ class PaperTable(Sequence[Paper]):
         self._starts: list[int] = []
         self._n = 0
         self._title_over: dict[int, str] = {}
+        #: counts the changes of titles already in the table (`set_title`, `drop`): an
+        #: order by title made for an earlier count is out of date (`sorting.TitleOrder`)
+        self.title_version = 0
         self._meta: dict[int, _Meta] = {}
         self._more: dict[int, list[Source]] = {}
         self.venue_names: list[str] = []
@@ -845,6 +848,7 @@ class PaperTable(Sequence[Paper]):
 
     def set_title(self, i: int, title: str) -> None:
         self._title_over[i] = title
+        self.title_version += 1
         self._changed(i)
 
     def _set(self, name: str, i: int, value: int) -> None:
@@ -890,6 +894,7 @@ class PaperTable(Sequence[Paper]):
         self._chunks, self._starts = fresh._chunks, fresh._starts
         self._n = fresh._n
         self._title_over, self._meta, self._more = fresh._title_over, fresh._meta, fresh._more
+        self.title_version += 1
         self.venue_names, self._venue_codes = fresh.venue_names, fresh._venue_codes
         self.file_names, self._file_codes = fresh.file_names, fresh._file_codes
         self._built = {}

@@ -20,10 +20,13 @@ from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
 from .metadata import EffectiveMetadata, effective, title_overrides
-from .sorting import SORTS, sort_rows
+from .sorting import SORTS, TITLE_ORDER_NOW_MAX, TitleOrder, sort_rows
 from .text import shown_title
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from .record import Record
     from .search import Query, SearchIndex, SearchResult, Term
 
@@ -158,8 +161,14 @@ class Session:
     _dependencies: frozenset[Dependency] | None = None
     _expanded: tuple[str, tuple[str, ...]] | None = None  #: search text, unknown @names
     _saved: dict[str, str] = field(default_factory=dict)  #: the saved searches last seen
-    _order: list[int] | None = None  #: row → position in the result (or corpus); None: same
-    _rows_of: dict[int, int] | None = None  #: the inverse of ``_order``, made when needed
+    #: row → position in the result (or corpus); None: the same. Rows past its end (rows
+    #: that came while it was being made) keep their position.
+    _order: npt.NDArray[np.int64] | None = None
+    _rows_of: npt.NDArray[np.int64] | None = None  #: the inverse of ``_order``, when needed
+    _titles: TitleOrder | None = None  #: the corpus in title order, once made
+    #: the order is ``title`` but the corpus's `TitleOrder` is not made yet (the reader has
+    #: a worker make it); the rows are in the result's (or corpus's) order meanwhile
+    sort_pending: bool = False
 
     # -- the library ----------------------------------------------------------------------
     def refresh(self) -> frozenset[Dependency]:
@@ -273,17 +282,46 @@ class Session:
 
     def apply_sort(self, loaded: int) -> None:
         """Order the rows of the current result (or of the corpus) by ``sort``. Stable: ties
-        keep the result's order."""
+        keep the result's order. By ``title`` over more than `TITLE_ORDER_NOW_MAX` papers
+        this needs the corpus's `TitleOrder`: until it is given (`take_title_order`), the
+        rows keep the result's order and ``sort_pending`` says so."""
         self._rows_of = None
+        self._order = None
+        self.sort_pending = False
         n = self.row_count(loaded)
         if self.sort == "relevance" or (self.sort == "dump" and self.result is None):
-            self._order = None
             return
+        titles = None
+        if self.sort == "title":
+            titles = self._title_order(loaded)
+            if titles is None:
+                self.sort_pending = True
+                return
         import numpy as np
 
         rows = self.result.order if self.result is not None else np.arange(n, dtype=np.int64)
-        order = sort_rows(self.sort, rows[:n], self.library.snapshot, self.corpus.papers)
-        self._order = order.tolist()
+        papers = self.corpus.papers
+        self._order = sort_rows(self.sort, rows[:n], self.library.snapshot, papers, titles)
+
+    def _title_order(self, loaded: int) -> TitleOrder | None:
+        """The corpus's `TitleOrder` for its first ``loaded`` papers: the one made, if it is
+        still current; else made now when they are few; else None (a worker makes it)."""
+        papers = self.corpus.papers
+        if self._titles is not None and self._titles.current(papers, loaded):
+            return self._titles
+        self._titles = None  # (out of date: its memory goes)
+        if loaded <= TITLE_ORDER_NOW_MAX:
+            self._titles = TitleOrder(papers)
+            return self._titles
+        return None
+
+    def take_title_order(self, titles: TitleOrder) -> bool:
+        """A `TitleOrder` made by a worker; False when it is out of date already (the
+        corpus's titles changed meanwhile)."""
+        if not titles.current(self.corpus.papers, len(self.corpus.papers)):
+            return False
+        self._titles = titles
+        return True
 
     def _base_paper(self, index: int) -> Paper:
         if self.result is not None:
@@ -362,7 +400,7 @@ class Session:
     def paper_at(self, index: int) -> Paper:
         order = self._order
         if order is not None and index < len(order):
-            index = order[index]
+            index = int(order[index])
         return self._base_paper(index)
 
     def brief_at(self, index: int) -> Paper:
@@ -373,18 +411,22 @@ class Session:
         (~85 MB) within a few keys."""
         order = self._order
         if order is not None and index < len(order):
-            index = order[index]
+            index = int(order[index])
         if self.result is not None:
             return self.result.brief_at(index)
         return self.corpus.papers.without_abstract(index)
 
     def position_of(self, paper_id: str) -> int | None:
         base = self._base_position(paper_id)
-        if base is None or self._order is None:
+        order = self._order
+        if base is None or order is None or base >= len(order):
             return base
         if self._rows_of is None:
-            self._rows_of = {b: row for row, b in enumerate(self._order)}
-        return self._rows_of.get(base, base)
+            import numpy as np
+
+            self._rows_of = np.empty_like(order)
+            self._rows_of[order] = np.arange(len(order), dtype=np.int64)
+        return int(self._rows_of[base])
 
     # -- a paper as shown -----------------------------------------------------------------
     def metadata(self, paper: Paper) -> EffectiveMetadata:
@@ -494,7 +536,7 @@ class Session:
             parts.append("⚠ library read-only")
         # the order before the library's counts: a narrow line keeps what the list shows
         if self.sort != "relevance":
-            parts.append(status.sort_part(self.sort, SORTS[self.sort]))
+            parts.append(status.sort_part(self.sort, SORTS[self.sort], pending=self.sort_pending))
         if result is not None and result.ranked_like:  # like: (with its words)
             parts.append(status.ranked_like_part(result.ranked_like, result.like_words))
         parts.append(status.detail(f"{max(0, loaded - read):,} unread"))

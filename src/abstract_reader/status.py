@@ -150,7 +150,11 @@ _SHORT_SORTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def sort_part(name: str, label: str) -> StatusPart:
+def sort_part(name: str, label: str, *, pending: bool = False) -> StatusPart:
+    """The order of the list; ``pending``: it is still being made (the list is in its
+    result's order until then)."""
+    if pending:
+        return StatusPart(f"sorting by {label}…", ("sorting…",))
     return StatusPart(f"sorted by {label}", _SHORT_SORTS.get(name, ()))
 
 

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ...clipboard import CopyResult
     from ...search import SearchIndex, SearchResult
     from ...search.engine import EarlyIndex
+    from ...sorting import TitleOrder
     from .editors import MetadataEditor, NoteResult
 NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
@@ -179,6 +180,7 @@ _WORKER_WHAT = {
     "match": "Matching metadata",
     "candidates": "Looking for metadata candidates",
     "like": "Preparing like: (similar papers)",
+    "titles": "Sorting by title",
 }
 
 
@@ -341,6 +343,7 @@ class MainScreen(Screen[None]):
         self._history_draft = ""  #: what was typed before walking the history
         self._history_value = ""  #: the query the history put in the filter
         self._library_problem: str | None = None
+        self._title_order_making = False  #: a worker makes the corpus's TitleOrder
         self._rows = _Rows(self)
 
     @property
@@ -678,6 +681,7 @@ class MainScreen(Screen[None]):
         if self.session.result is None:
             self.session.apply_sort(self.loaded)
             paper_list.set_source(self._rows, paper_list.cursor)
+            self._want_title_order()
         if not self.session.query_text and self._restore_paper:
             self._move_to(self._restore_paper)
             self._restore_paper = None
@@ -686,6 +690,40 @@ class MainScreen(Screen[None]):
         self._show_current()
         self._update_status()
         self.call_after_refresh(self._begin_session)  # off the first frame's path
+
+    # -- the order by title of a large corpus -----------------------------------------------
+    def _want_title_order(self) -> None:
+        """The list waits for the corpus's title order (`Session.sort_pending`): a worker
+        makes it once every dump is loaded (a load's end can still change titles), and the
+        list is ordered again when it is made. Until then the rows keep their order and the
+        status says "sorting by title…"; the keys go on meanwhile."""
+        if self.session.sort_pending and not self.loading_dumps and not self._title_order_making:
+            self._title_order_making = True
+            self._make_title_order()
+
+    @work(thread=True, exclusive=True, group="titles", exit_on_error=False)
+    def _make_title_order(self) -> None:
+        from ...sorting import TitleOrder
+
+        try:
+            titles = TitleOrder(self.session.corpus.papers)
+        except BaseException:
+            self.app.call_from_thread(setattr, self, "_title_order_making", False)
+            raise  # (reported as a failed worker is)
+        self.app.call_from_thread(self._title_order_made, titles)
+
+    def _title_order_made(self, titles: TitleOrder) -> None:
+        self._title_order_making = False
+        self.session.take_title_order(titles)  # (out of date already: made again below)
+        if not self.session.sort_pending:
+            return  # another order was chosen meanwhile
+        paper_list = self.query_one(PaperList)
+        current = paper_list.current_id
+        self.session.apply_sort(self.loaded)
+        position = self.session.position_of(current) if current else None
+        paper_list.set_source(self._rows, paper_list.cursor if position is None else position)
+        self._want_title_order()
+        self._update_status()
 
     @work(thread=True, exclusive=True, group="seen", exit_on_error=False)
     def _begin_session(self) -> None:
@@ -984,6 +1022,7 @@ class MainScreen(Screen[None]):
         if position is None:  # the paper left the result
             position = old_cursor if current and self._keep_position else 0
         paper_list.set_source(self._rows, position)
+        self._want_title_order()
         self._show_current_after_list()
         self._update_status()
         self._flush_refreshes()
