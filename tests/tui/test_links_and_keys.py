@@ -257,6 +257,45 @@ async def test_the_paper_screens_footer_shows_esc_and_its_keys_whole_at_70_colum
         assert app.query_one(PaperList).has_focus
 
 
+MAIN_FOOTER_KEYS = (
+    *("⏎ Open", "space Mark", "/ Filter", "s Sort", "b Bookmark"),
+    *("r Read", "t Tags", "c Copy", "? Help", "q Quit"),
+)
+
+
+@pytest.mark.parametrize("size", [(70, 24), (80, 24), (120, 40)])
+async def test_the_main_footer_keeps_help_and_quit_whole_when_narrow(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 70 columns the main screen's footer was cut after "b Bookmark" (80: after "t"),
+    and "? Help" and "q Quit" were never seen. The least wanted keys are left out instead,
+    each key shown whole, in the usual order, Help and Quit always among them; at 120 the
+    footer is as it was. A key left out still works: r marks the paper read."""
+
+    def footer_line() -> str:
+        return app.screen._compositor.render_strips()[-1].text
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await until(pilot, lambda: "Command palette" in footer_line())
+        line = footer_line()
+        assert len(line) == size[0]
+        keys_part, _, palette = line.partition("▏")
+        assert palette.strip() == "^p Command palette", line
+        shown = keys_part.strip().split("  ")
+        assert shown == [key for key in MAIN_FOOTER_KEYS if key in shown], line  # all whole
+        assert {"? Help", "q Quit", "⏎ Open", "/ Filter"} <= set(shown), line
+        if size[0] >= 120:
+            assert shown == list(MAIN_FOOTER_KEYS)
+        else:
+            assert "r Read" not in shown
+        paper_id = app.query_one(PaperList).current_id
+        assert paper_id is not None and paper_id not in app.library.snapshot.read
+        await pilot.press("r")
+        await until(pilot, lambda: paper_id in app.library.snapshot.read)
+
+
 async def test_a_tag_with_spaces_reads_as_one_tag(tmp_path: Path) -> None:
     from .conftest import list_lines, view_text
 

@@ -156,6 +156,22 @@ del C
 
 BY_ID: dict[str, Command] = {c.id: c for c in COMMANDS}
 
+#: The main screen's footer keys, most wanted first. Where they do not all fit (under 120
+#: columns), the footer leaves out the last ones (``FittedFooter``): `? Help` and `q Quit`
+#: stay, then the command palette key (``MAIN_FOOTER_PALETTE_AFTER``), then the rest. The
+#: keys left out still work, and `?` lists them.
+MAIN_FOOTER_PRIORITY: tuple[str, ...] = (
+    *("help", "quit", "open", "focus_filter", "bookmark"),
+    *("mark", "sort", "toggle_read", "tags", "copy"),
+)
+MAIN_FOOTER_PALETTE_AFTER = 2
+
+
+def footer_priority(ids: tuple[str, ...]) -> list[str]:
+    """The actions of the commands ``ids`` (what a footer key knows of its binding)."""
+    return [BY_ID[id_].action_name for id_ in ids]
+
+
 #: Binding ids of the dialogs' own keys (remappable too).
 EXTRA_BINDING_IDS = frozenset(
     {

@@ -28,7 +28,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.types import NoActiveAppError
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, fault_text, files_bytes
@@ -37,7 +37,14 @@ from ...metadata import EffectiveMetadata
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise, shown_title
-from ..commands import COMMANDS, bindings
+from ..commands import (
+    COMMANDS,
+    MAIN_FOOTER_PALETTE_AFTER,
+    MAIN_FOOTER_PRIORITY,
+    bindings,
+    footer_priority,
+)
+from ..widgets.fitted_footer import FittedFooter
 from ..widgets.fitted_input import FittedInput
 from ..widgets.paper_list import PaperList, Row, tag_label
 from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
@@ -363,7 +370,11 @@ class MainScreen(Screen[None]):
             yield PaperList(id="paper-list")
             yield PaperView(id="paper-view")
         yield StatusLine(id="status")
-        yield Footer()
+        # under 120 columns not every key fits: `? Help` and `q Quit` stay, the least wanted
+        # keys are left out (they still work)
+        yield FittedFooter(
+            priority=footer_priority(MAIN_FOOTER_PRIORITY), palette_after=MAIN_FOOTER_PALETTE_AFTER
+        )
 
     def on_unmount(self) -> None:
         # the reader is closing: nothing more to wait for (a quit before the similarity

@@ -1,0 +1,68 @@
+"""A footer that leaves out its least wanted keys, whole, when they do not all fit.
+
+Textual's ``Footer`` lays its keys out left to right and cuts the row at its edge: at 70
+columns the main screen's showed "⏎ Open  space Mark  / Filter  s Sort  b Bookmark" and
+none of "? Help" or "q Quit", the two a new user needs most. This one shows as many keys as
+fit, most wanted first (``priority``), in their usual order; the others are only hidden
+from the footer — their bindings are untouched, so their keys still work (and ``?`` lists
+them all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import events
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+
+class FittedFooter(Footer):
+    """A ``Footer`` given ``priority``: the binding actions most wanted first. Keys whose
+    action is not named there (a focused field's own keys) come before all of them; the
+    command palette key comes right after the first ``palette_after`` named actions."""
+
+    def __init__(
+        self, *, priority: Sequence[str], palette_after: int = 0, show_command_palette: bool = True
+    ) -> None:
+        super().__init__(show_command_palette=show_command_palette)
+        self.priority = tuple(priority)
+        self.palette_after = palette_after
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.fit_keys()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.fit_keys()
+
+    def _rank(self, key: FooterKey) -> int:
+        if key.has_class("-command-palette"):
+            return self.palette_after
+        if key.action in self.priority:
+            rank = self.priority.index(key.action)
+            return rank if rank < self.palette_after else rank + 1
+        return -1
+
+    def _width(self, key: FooterKey) -> int:
+        """The cells ``key`` takes in the row (its text, padding, border and margins)."""
+        styles = key.styles
+        content = key.get_content_width(self.size, self.app.size)
+        return content + styles.gutter.width + styles.margin.width
+
+    def fit_keys(self) -> None:
+        """Show the most wanted keys that fit the footer's width, each whole; hide the rest."""
+        width = self.size.width
+        keys = list(self.query_children(FooterKey))
+        if not width or not keys:
+            return
+        room = width
+        shown: set[FooterKey] = set()
+        for key in sorted(keys, key=self._rank):  # (a stable sort: ties keep their order)
+            needed = self._width(key)
+            if needed > room:
+                break  # and every less wanted key is left out too: none comes back narrower
+            room -= needed
+            shown.add(key)
+        for key in keys:
+            key.display = key in shown
