@@ -18,6 +18,7 @@ from textual.binding import BindingType
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.widgets import Input
 
 from ..config import Config, load_config
 from ..library import READER_BUSY_TIMEOUT_MS, Library, LibraryError, busy_timeout_s
@@ -29,6 +30,7 @@ from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
 from .output import Shown, changed_chops
 from .screens import main as main_screen
 from .screens.main import NARROW_WIDTH, MainScreen
+from .widgets.fitted_input import FittedInput, cut_paste
 
 #: Under this many rows dialogs are compact (`Screen.-short` in app.tcss).
 SHORT_HEIGHT = 32
@@ -68,6 +70,10 @@ class ReaderApp(App[int]):
             # Pasted text is untrusted (copied from the web) and Textual's fields take it
             # raw: every field gets it sanitised, controls as visible stand-ins (␛).
             event.text = sanitise_paste(event.text)
+            if isinstance(self.focused, Input) and not isinstance(self.focused, FittedInput):
+                # the command palette's field (the reader's own cut their pastes): Textual's
+                # Input measures its whole value every frame, a 1 MB line took 2–3 s a key
+                cut_paste(self.focused, event)
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.last_key_at = time.monotonic()
             if self._held_keys is not None:  # the main screen is not ready yet

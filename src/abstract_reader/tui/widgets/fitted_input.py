@@ -27,6 +27,22 @@ def longest_fitting(forms: Sequence[str], width: int) -> str:
     return next((form for form in forms if cell_len(form) <= width), forms[-1] if forms else "")
 
 
+def cut_paste(field: Input, event: events.Paste) -> None:
+    """A paste into the one-line ``field``, which takes its first line: that line, cut at
+    ``PASTE_LIMIT`` characters with a notice when longer. For every one-line field: the
+    reader's own (``FittedInput``) and the command palette's (``ReaderApp.on_event``)."""
+    line = event.text.partition("\n")[0]
+    if len(line) > PASTE_LIMIT:
+        event.text = line[:PASTE_LIMIT]
+        field.notify(
+            f"A field takes the first {PASTE_LIMIT:,} characters of a paste;"
+            f" the line pasted had {len(line):,}.",
+            title="Paste cut",
+            severity="warning",
+            markup=False,
+        )
+
+
 class FittedInput(Input):
     """An ``Input`` given ``placeholders``, longest first: it shows the longest that fits.
     Its editing keys take effect in the order typed (`keys_in_order`): every text field of
@@ -45,16 +61,7 @@ class FittedInput(Input):
     def _on_paste(self, event: events.Paste) -> None:
         """Input's paste (the first line: ``ReaderApp.on_event`` has sanitised it), cut at
         ``PASTE_LIMIT`` characters with a notice."""
-        line = event.text.partition("\n")[0]
-        if len(line) > PASTE_LIMIT:
-            event.text = line[:PASTE_LIMIT]
-            self.notify(
-                f"A field takes the first {PASTE_LIMIT:,} characters of a paste;"
-                f" the line pasted had {len(line):,}.",
-                title="Paste cut",
-                severity="warning",
-                markup=False,
-            )
+        cut_paste(self, event)
         super()._on_paste(event)
         event.prevent_default()  # (Textual would call Input's handler again)
 
