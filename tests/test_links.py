@@ -40,7 +40,10 @@ def test_good_links_are_kept_or_percent_encoded(url: str, expected: str) -> None
         ("https://example.org/\n", "line break"),
         ("https://example.org/\u202e", "invisible"),
         ("https://example.org/\u241b]52;c;QUJD\u2407", "control character (shown as \u241b)"),
-        ("https://example.org/\ufffd", "control character (shown as \ufffd)"),
+        (
+            "https://example.org/\ufffd",
+            "it contains \ufffd (U+FFFD), the stand-in for a byte that was not UTF-8 or a control",
+        ),
         ("https://example.org/" + "a" * 3000, "longer than"),
         ("https://[::1/x", "malformed"),
     ],

@@ -66,6 +66,8 @@ async def test_capital_o_without_a_link_says_so(
         ("javascript:alert(1)", "only http and https links are opened, not javascript:"),
         ("https://evil.example/\x1b]52;c;QUJD\x07", "it contains a control character"),
         ("ftp://example.org/paper.pdf", "not ftp:"),
+        # what `meta --url` saves for a byte that is not UTF-8: not a control character
+        ("https://example.org/a\ufffdb", "it contains \ufffd (U+FFFD), the stand-in for a byte"),
     ],
 )
 async def test_capital_o_on_a_refused_link_says_why(

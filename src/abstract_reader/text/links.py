@@ -51,8 +51,14 @@ def _bad_character(url: str) -> str | None:
         if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (an argument's, kept by
             # ``surrogateescape``): named as the byte typed, not as the surrogate it became
             return f"it contains a byte that is not UTF-8 (\\x{code - 0xDC00:02x})"
-        if 0x2400 <= code <= 0x2421 or code == 0xFFFD:  # what sanitise() made of a control
+        if 0x2400 <= code <= 0x2421:  # what sanitise() made of a C0 control or DEL
             return f"it contains a control character (shown as {ch})"
+        if code == 0xFFFD:  # what sanitise() made of a C1 or bidi control or of a byte that
+            # is not UTF-8, and what `meta --url` saves for such a byte: not a control itself
+            return (
+                "it contains \ufffd (U+FFFD), the stand-in for a byte that was not UTF-8"
+                " or a control character"
+            )
         if unicodedata.category(ch) in ("Cf", "Cc", "Cs", "Co", "Cn"):
             return f"it contains an invisible or unassigned character (U+{code:04X})"
     return None
