@@ -504,6 +504,9 @@ def main() -> None:
                 ]
                 if lags:
                     split.append(f"while {phase} {p95(lags):.0f} ms [{plural(len(lags), 'key')}]")
+            on_pty = [lag for r in pty[size][kind] for lag in r.get("echo_bytes_ms", [])]
+            if on_pty:  # when the bytes of the frame that showed each key were on the pty
+                split.append(f"their frames on the pty {p95(on_pty):.0f} ms")
             if split:
                 print(f"  {kind}: key echo p95 " + ", ".join(split))
         print(

@@ -457,6 +457,7 @@ def _type_echoes(term: Term, figures: dict[str, Any]) -> None:
     term.send("/")
     term.settle(0.3)  # not measured: the filter takes focus
     lags: list[float] = []
+    on_pty: list[float] = []  #: … until the bytes of the frame that showed it were on the pty
     phases: list[str] = []  #: what the status said when each key was sent
     typed = ""
     while len(lags) < ECHO_MAX_KEYS and not indexed(term):
@@ -474,9 +475,11 @@ def _type_echoes(term: Term, figures: dict[str, Any]) -> None:
             figures["echo_lost"] = figures.get("echo_lost", 0) + 1
             break
         lags.append(1000 * (time.perf_counter() - sent))
+        on_pty.append(1000 * (term.read_at - sent))
         phases.append(phase)
         term.settle(ECHO_GAP_S)
     figures["echo_ms"] = lags
+    figures["echo_bytes_ms"] = on_pty
     figures["echo_phase"] = phases
     if lags:
         figures["echo_p95_ms"] = p95(lags)
