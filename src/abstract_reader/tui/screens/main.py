@@ -692,7 +692,7 @@ class MainScreen(Screen[None]):
         if self.session.result is None:
             self.session.apply_sort(self.loaded)
             paper_list.set_source(self._rows, paper_list.cursor)
-            self._want_title_order()
+        self._want_title_order()  # (a result's rows too: it waited for the load's end)
         if not self.session.query_text and self._restore_paper:
             self._move_to(self._restore_paper)
             self._restore_paper = None
