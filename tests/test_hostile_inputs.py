@@ -161,6 +161,25 @@ def test_a_folder_named_like_a_dump_beside_a_large_one_is_one_line(tmp_path: Pat
     assert len(result.stdout.splitlines()) == 56
 
 
+def test_a_dump_over_the_size_limit_is_refused_from_its_size(tmp_path: Path) -> None:
+    """A sparse file that says 2 GB (or a disk image named .txt) was hashed for the corpus
+    cache, then read whole: 50 GB took two minutes and ended in "unexpected error:
+    MemoryError", with nothing loaded. It is refused from its size, in a folder too."""
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    big = folder / "huge.txt"
+    with open(big, "wb") as handle:
+        handle.truncate(2 << 30)  # sparse: nothing written; the limit is 1 GB
+    for named in (big, folder):
+        result = _cli("list", "-d", str(SEEDS), "-d", str(named))
+        assert result.returncode == 1
+        assert result.stderr == (
+            f"abstract-reader: {big}: too large (2,048 MB; a dump is read up to 1,024 MB:"
+            " split it into smaller dumps); skipped\n"
+        )
+        assert len(result.stdout.splitlines()) == 55
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_the_content_digest_of_what_is_not_a_file_is_none(tmp_path: Path) -> None:
     (tmp_path / "sub.txt").mkdir()

@@ -45,6 +45,11 @@ MIN_PREFIX = 4
 _BINARY_SAMPLE = 8192
 FIRST_BATCH = 500  #: the rows of a table's first batch (`CorpusBuilder.add_file_in_batches`)
 MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
+#: The largest dump read. Its bytes, its text and its paragraphs are in memory at once while
+#: it is parsed (~3x its size: 4 GB for a 1.3 GB dump); a venue's dump is a few MB, and the
+#: benchmarks' million abstracts are 1.3 GB in 200 dumps. A larger file (a sparse one that
+#: says 50 GB, a disk image named .txt) is refused from its size, before it is hashed or read.
+MAX_DUMP_BYTES = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,6 +352,18 @@ def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool
     return venue, year, abstracts, normal
 
 
+def _too_large(size: int) -> str:
+    """The load error of a dump of ``size`` bytes, over `MAX_DUMP_BYTES`."""
+    return (
+        f"too large ({_size_text(size)}; a dump is read up to {_size_text(MAX_DUMP_BYTES)}:"
+        " split it into smaller dumps); skipped"
+    )
+
+
+def _size_text(size: int) -> str:
+    return f"{size / (1 << 20):,.0f} MB" if size >= 1 << 20 else f"{size:,} bytes"
+
+
 def _read_dump(path: Path) -> _Parsed:
     """Read one dump file; raises _Skip with a reason for a path that cannot load."""
     try:
@@ -358,17 +375,29 @@ def _read_dump(path: Path) -> _Parsed:
     try:
         # (the file opened is checked again: one swapped for a FIFO since would block)
         with open_regular(path) as handle:
-            data = handle.read()
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_DUMP_BYTES:
+                raise _Skip(_too_large(size))
+            # its first bytes say whether it is text at all, before the rest is read
+            head = handle.read(_BINARY_SAMPLE)
+            if head and _wide_bom(head) is None and _looks_binary(head):
+                if _utf16_unmarked(head):
+                    raise _Skip(
+                        "looks like UTF-16 text without a byte-order mark; save it as UTF-8"
+                    )
+                raise _Skip("looks like a binary file, not a text dump; skipped")
+            handle.seek(0)
+            data = handle.read(size + 1)
+            if len(data) > size:  # (grown since its size was taken, or a size of 0 in /proc)
+                data += handle.read(MAX_DUMP_BYTES + 1 - len(data))
+                if len(data) > MAX_DUMP_BYTES:
+                    raise _Skip(_too_large(len(data)))
     except NotRegular as exc:
         raise _Skip(f"{exc}; skipped") from None
     except OSError as exc:
         raise _Skip(_os_reason(exc)) from None
     if not data:
         raise _Skip("empty file")
-    if _wide_bom(data) is None and _looks_binary(data):
-        if _utf16_unmarked(data):
-            raise _Skip("looks like UTF-16 text without a byte-order mark; save it as UTF-8")
-        raise _Skip("looks like a binary file, not a text dump; skipped")
     try:
         text, warnings = _decode(data)
         venue, year, abstracts, normal = _parse_text(text)
@@ -434,10 +463,23 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
                 continue
             if not entries:
                 errors.append(LoadError(str(raw), "directory has no *.txt dumps"))
-            files.extend(entries)
-        else:
+            for entry in entries:
+                with contextlib.suppress(OSError):  # (reading it says why it cannot be)
+                    if _refused_for_size(entry, os.stat(entry), errors):
+                        continue
+                files.append(entry)
+        elif not _refused_for_size(path, st, errors):
             files.append(path)
     return files, errors
+
+
+def _refused_for_size(path: Path, st: os.stat_result, errors: list[LoadError]) -> bool:
+    """Is ``path`` a dump over `MAX_DUMP_BYTES`? Then its load error is in ``errors``: it
+    is not hashed for the corpus cache nor read (a sparse file may say 50 GB)."""
+    if is_metadata_file(path) or not stat.S_ISREG(st.st_mode) or st.st_size <= MAX_DUMP_BYTES:
+        return False
+    errors.append(LoadError(str(path), _too_large(st.st_size)))
+    return True
 
 
 def bundled_dumps() -> Path:
