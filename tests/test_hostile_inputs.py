@@ -16,7 +16,7 @@ import pytest
 
 from abstract_reader.corpus import load_corpus
 
-from .conftest import SEEDS, cli
+from .conftest import SEEDS, cli, write_dump
 
 #: arrays nested this deep exhaust any recursion limit a parser may have
 DEEP = 100_000
@@ -147,8 +147,12 @@ def test_a_folder_named_like_a_dump_beside_a_large_one_is_one_line(tmp_path: Pat
     ``sub.txt`` among them failed the whole load there (IsADirectoryError)."""
     folder = tmp_path / "m2"
     folder.mkdir()
-    (folder / "big.txt").write_text(
-        "NeurIPS 2026 Papers\n\nWe introduce " + "word " * 1_000_000, encoding="utf-8"
+    (folder / "big.txt").write_text(  # (two abstracts: one over 4 MB would be cut)
+        "NeurIPS 2026 Papers\n\nWe introduce "
+        + "word " * 500_000
+        + "\n\nWe study "
+        + "word " * 500_000,
+        encoding="utf-8",
     )
     (folder / "sub.txt").mkdir()
     for dump in SEEDS.glob("*.txt"):
@@ -158,7 +162,50 @@ def test_a_folder_named_like_a_dump_beside_a_large_one_is_one_line(tmp_path: Pat
     assert result.stderr.strip().splitlines() == [
         f"abstract-reader: {folder / 'sub.txt'}: is a directory, expected a dump file"
     ]
-    assert len(result.stdout.splitlines()) == 56
+    assert len(result.stdout.splitlines()) == 57
+
+
+def test_a_dump_without_blank_lines_is_cut_with_one_warning(tmp_path: Path) -> None:
+    """A 200 MB dump with no blank line between its abstracts was one 200 MB "abstract"
+    (1.2 GB peak in the CLI, 2.7 GB in the reader). A paragraph over 4 Mi characters is cut
+    there, with one warning naming the file and the abstract; the rest loads."""
+    dump = tmp_path / "run-on.txt"
+    line = "we study robust estimation of means under heavy tails in high dimension\n"
+    run_on = line * (4_300_000 // len(line))
+    dump.write_text(f"NeurIPS 2026 Papers\n\nA short first abstract.\n\n{run_on}", encoding="utf-8")
+    result = _cli("list", "--json", "-d", str(dump), "-d", str(SEEDS))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        f"abstract-reader: warning: {dump}: abstract 2 is {len(run_on):,} characters long:"
+        " cut to its first 4,194,304 (are the abstracts separated by blank lines?)\n"
+    )
+    papers = [json.loads(row) for row in result.stdout.splitlines()]
+    assert len(papers) == 57
+    cut = papers[1]["abstract"]
+    assert 4_190_000 < len(cut) <= 4_194_304
+    assert run_on.replace("\n", " ").startswith(cut + " ")  # (cut at a space)
+
+
+def test_a_dump_of_too_many_paragraphs_keeps_the_first_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three million one-word paragraphs (a 29 MB file) were three million papers: 61 s and
+    1 GB to list. The first `MAX_DUMP_ABSTRACTS` are kept, the rest skipped with a warning
+    that says from which line; the next dump loads."""
+    from abstract_reader import corpus as corpus_module
+
+    monkeypatch.setattr(corpus_module, "MAX_DUMP_ABSTRACTS", 50)
+    tiny = write_dump(tmp_path / "tiny.txt", *(f"w{n}" for n in range(80)))
+    good = write_dump(tmp_path / "good.txt", "A real abstract on kernels.")
+    loaded = load_corpus([tiny, good])
+    assert [p.abstract for p in loaded.papers] == [
+        *(f"w{n}" for n in range(50)),
+        "A real abstract on kernels.",
+    ]
+    assert [str(e) for e in loaded.errors] == [
+        f"{tiny}: more than 50 abstracts: the rest, from line 103, skipped"
+    ]
+    assert not loaded.fatal_errors
 
 
 def test_a_dump_over_the_size_limit_is_refused_from_its_size(tmp_path: Path) -> None:

@@ -50,6 +50,13 @@ MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; the
 #: benchmarks' million abstracts are 1.3 GB in 200 dumps. A larger file (a sparse one that
 #: says 50 GB, a disk image named .txt) is refused from its size, before it is hashed or read.
 MAX_DUMP_BYTES = 1 << 30
+#: The longest abstract kept (characters of its paragraph): a real one is a few thousand; a
+#: longer paragraph (a dump with no blank lines between abstracts, 200 MB on one line) is cut
+#: here, with a warning naming it. (A 4 MB abstract still loads whole.)
+MAX_ABSTRACT_CHARS = 4 << 20
+#: The most abstracts read from one dump: the rest is skipped, with a warning. A million
+#: one-word paragraphs (a 3 MB file) cost as many rows as a million real abstracts.
+MAX_DUMP_ABSTRACTS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,9 +314,12 @@ def _doubled_space(text: str) -> bool:
     return False
 
 
-def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool]]:
+def _parse_text(
+    text: str, warnings: list[str] | None = None
+) -> tuple[str | None, int | None, list[str], list[bool]]:
     """`parse_text`, and which abstracts are whitespace-normalised already (their id is the
-    hash of their text as it is)."""
+    hash of their text as it is). What is cut or skipped (`MAX_ABSTRACT_CHARS`,
+    `MAX_DUMP_ABSTRACTS`) is said in ``warnings``."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -325,10 +335,23 @@ def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool
     # no paragraph needs its own check — its lines are joined by one space)
     doubled = not plain or _doubled_space(text)
     normal: list[bool] = []
-    paragraphs = _PARA_SPLIT_RE.split(text)
+    # (at most a header and MAX_DUMP_ABSTRACTS abstracts, then the rest unsplit)
+    paragraphs = _PARA_SPLIT_RE.split(text, MAX_DUMP_ABSTRACTS + 1)
+    skipped: str | None = None
+    if len(paragraphs) > MAX_DUMP_ABSTRACTS + 1:
+        rest = paragraphs.pop()
+        at = text.count("\n", 0, len(text) - len(rest)) + 1
+        skipped = f"more than {MAX_DUMP_ABSTRACTS:,} abstracts: the rest, from line {at:,}, skipped"
+    # (one C pass over the lengths; a paragraph at a time only when one is too long)
+    cut: list[tuple[int, int]] = []  # (paragraph, its length before the cut)
+    if paragraphs and max(map(len, paragraphs)) > MAX_ABSTRACT_CHARS:
+        cut = [(i, len(p)) for i, p in enumerate(paragraphs) if len(p) > MAX_ABSTRACT_CHARS]
+        for i, _length in cut:
+            paragraphs[i] = _cut(paragraphs[i])
     venue: str | None = None
     year: int | None = None
     abstracts: list[str] = []
+    header = 0
     for n, paragraph in enumerate(paragraphs):
         if "\n" in paragraph:
             joined = " ".join(
@@ -343,13 +366,35 @@ def _parse_text(text: str) -> tuple[str | None, int | None, list[str], list[bool
             joined = sanitise(joined)
         if not abstracts and venue is None:
             more = any(p.strip() for p in itertools.islice(paragraphs, n + 1, None))
-            if header := _header(paragraph, joined, more):
-                venue, year = header
+            if found := _header(paragraph, joined, more):
+                venue, year = found
+                header = 1
                 continue
         abstracts.append(joined)
         # printable: no whitespace but spaces, none at the ends (stripped)
         normal.append(printable and not (doubled and "  " in joined))
+    if warnings is not None:
+        counted = start = 0  # (abstracts are numbered as their sources are: from 1)
+        for i, length in cut:
+            counted += sum(
+                1 for p in itertools.islice(paragraphs, start, i + 1) if p.strip(" \t\n")
+            )
+            start = i + 1
+            number = counted - header
+            warnings.append(
+                f"abstract {number:,} is {length:,} characters long: cut to its first"
+                f" {MAX_ABSTRACT_CHARS:,} (are the abstracts separated by blank lines?)"
+            )
+        if skipped:
+            warnings.append(skipped)
     return venue, year, abstracts, normal
+
+
+def _cut(paragraph: str) -> str:
+    """A paragraph over `MAX_ABSTRACT_CHARS`, cut to them (at a space, when one is near)."""
+    head = paragraph[:MAX_ABSTRACT_CHARS]
+    space = max(head.rfind(" "), head.rfind("\n"))
+    return head[:space] if space > MAX_ABSTRACT_CHARS - 1000 else head
 
 
 def _too_large(size: int) -> str:
@@ -400,7 +445,7 @@ def _read_dump(path: Path) -> _Parsed:
         raise _Skip("empty file")
     try:
         text, warnings = _decode(data)
-        venue, year, abstracts, normal = _parse_text(text)
+        venue, year, abstracts, normal = _parse_text(text, warnings)
     except Exception as exc:  # a fault of ours on this text: this dump is skipped, named
         raise _Skip(f"could not be parsed ({fault_text(exc)}); skipped") from exc
     if not abstracts:
