@@ -47,7 +47,7 @@ from ..commands import (
 from ..widgets.fitted_footer import FittedFooter
 from ..widgets.fitted_input import FittedInput
 from ..widgets.paper_list import PaperList, Row, tag_label
-from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
+from ..widgets.paper_view import DISPLAY_LIMIT, SOURCES_SHOWN, PaperDetails, PaperView
 from ..widgets.status_line import StatusLine
 from .paper import PaperScreen
 
@@ -1094,7 +1094,8 @@ class MainScreen(Screen[None]):
             title=title,
             title_derived=rec.title_derived,
             venue=session.venue_of(paper),
-            sources=tuple(str(s) for s in paper.sources),
+            sources=tuple(str(s) for s in paper.sources[:SOURCES_SHOWN]),
+            more_sources=max(0, len(paper.sources) - SOURCES_SHOWN),
             tags=rec.tags,
             bookmarked=rec.bookmarked,
             read=rec.read,

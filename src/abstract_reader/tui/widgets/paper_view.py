@@ -21,6 +21,9 @@ from .paper_list import tag_label
 
 #: Characters of an abstract the view shows; the rest is announced, so nothing freezes.
 DISPLAY_LIMIT = 20_000
+#: Sources the view names; the rest are counted (a dump repeating one abstract a million
+#: times made one line of 20 MB, and a key took 71 s to draw)
+SOURCES_SHOWN = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +34,7 @@ class PaperDetails:
     title: str
     title_derived: bool
     venue: str
-    sources: tuple[str, ...]
+    sources: tuple[str, ...]  #: the first `SOURCES_SHOWN`
     tags: tuple[str, ...]
     bookmarked: bool
     read: bool
@@ -45,6 +48,7 @@ class PaperDetails:
     eprint: str | None = None  #: the arXiv id, when known (a link to its page)
     title_spans: tuple[tuple[int, int], ...] = ()
     body_spans: tuple[tuple[int, int], ...] = ()
+    more_sources: int = 0  #: sources not in ``sources``
 
 
 #: Math has its own colour, distinct from search hits ($text-warning underline).
@@ -153,8 +157,9 @@ class PaperView(VerticalScroll, can_focus=True):
                 " · ".join(state),
             )
         )
-        noun = "source" if len(d.sources) == 1 else "sources"
-        lines.append(Content(f"{noun}: " + ", ".join(d.sources)).stylize("$text-muted"))
+        noun = "source" if len(d.sources) + d.more_sources == 1 else "sources"
+        more = f", … and {d.more_sources:,} more" if d.more_sources else ""
+        lines.append(Content(f"{noun}: " + ", ".join(d.sources) + more).stylize("$text-muted"))
         if d.tags:
             lines.append(Content(" ".join(tag_label(t) for t in d.tags)).stylize("$text-success"))
         if d.url:
