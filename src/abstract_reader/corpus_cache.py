@@ -336,8 +336,9 @@ def _vouch(cache_dir: Path, key: str, after: threading.Event | None = None) -> b
 
     if after is not None:
         after.wait()
-    with contextlib.suppress(OSError, AttributeError):  # (this thread only, on Linux)
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    from .priority import lower_this_thread
+
+    lower_this_thread()
     secret_key = secret(cache_dir, create=False)
     found = open_mapped_stat(cache_dir / f"{key}{SUFFIX}")
     if secret_key is None or found is None:

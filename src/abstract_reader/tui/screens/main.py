@@ -34,6 +34,7 @@ from textual.worker import Worker, WorkerState
 from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, fault_text, files_bytes
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
 from ...metadata import EffectiveMetadata
+from ...priority import lower_this_thread
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise, shown_title
@@ -428,6 +429,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load_in_thread(self, builder: CorpusBuilder) -> None:
+        lower_this_thread()  # (and the threads and helper processes it starts)
         with contextlib.suppress(_Cancelled):
             self._load_and_index(builder)
 
@@ -593,6 +595,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def _build_index(self) -> None:
+        lower_this_thread()
         with contextlib.suppress(_Cancelled):
             self._index_in_thread()
 
@@ -716,6 +719,7 @@ class MainScreen(Screen[None]):
     def _make_title_order(self) -> None:
         from ...sorting import TitleOrder
 
+        lower_this_thread()
         try:
             titles = TitleOrder(self.session.corpus.papers)
         except BaseException:
@@ -739,6 +743,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="seen", exit_on_error=False)
     def _begin_session(self) -> None:
         """This session begins: note the dumps seen, and which papers are new (is:new)."""
+        lower_this_thread()
         new = self.session.begin_session()
         self.app.call_from_thread(self._new_known, new)
 
@@ -780,6 +785,7 @@ class MainScreen(Screen[None]):
         next (a search that needs it first waits for this build, never builds it twice)."""
         from ...search.similar import prepare
 
+        lower_this_thread()
         try:
             prepare(index, self.keys_arriving)
         finally:
