@@ -139,15 +139,26 @@ def test_the_title_order_sorts_as_the_titles_do(tmp_path: Path) -> None:
     assert not titles.current(table, len(table))
 
 
-def test_titles_are_sorted_as_python_sorts_them_whatever_their_first_bytes() -> None:
-    """The title order's sort (numpy on the first 8 bytes, then runs of equal first bytes)
-    gives Python's stable sort of the strings: short titles, titles equal to 8 bytes and
-    differing after, a character cut by the 8th byte, equal titles (in row order)."""
-    from abstract_reader.sorting import _sorted_positions
+@pytest.mark.parametrize("run_max", [4, 4096])
+def test_titles_are_sorted_as_python_sorts_them_whatever_their_first_bytes(
+    run_max: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The title order's sort (numpy on 8 bytes at a time, Python on short runs of keys
+    with the same bytes) gives Python's stable sort of the strings, and their dense ranks:
+    short titles, titles equal to 8 or 16 bytes and differing after, a character cut by
+    the 8th byte, equal titles (in row order), NULs beside ends."""
+    from abstract_reader import sorting
+    from abstract_reader.sorting import _title_ranks
 
+    monkeypatch.setattr(sorting, "_RUN_SORT_MAX", run_max)  # 4: every depth is taken
     rng = random.Random(5)
     pieces = ["a", "ab", "abcdefgh", "abcdefghi", "é", "ωμέγα", "漢字", " ", "z", "🙂", "ÿ"]
     keys = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 4))) for _ in range(3000)]
     keys += ["abcdefgh", "abcdefgh", "", "abcdefg", "abcdefgé", "abcdefgf"]
-    assert _sorted_positions(keys) == sorted(range(len(keys)), key=keys.__getitem__)
-    assert _sorted_positions([]) == []
+    keys += ["abcdefgh\0", "abcdefgh\0\0", "abcdefgh"] * 3
+    order, rank = _title_ranks(keys)
+    assert order.tolist() == sorted(range(len(keys)), key=keys.__getitem__)
+    # ranks: equal keys share one, a greater key has the next
+    distinct = sorted(set(keys))
+    assert rank.tolist() == [distinct.index(k) for k in keys]
+    assert [a.tolist() for a in _title_ranks([])] == [[], []]

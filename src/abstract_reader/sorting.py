@@ -160,30 +160,68 @@ def title_key(title: str) -> str:
     return title.casefold()
 
 
-def _sorted_positions(keys: list[str]) -> list[int]:
-    """``sorted(range(len(keys)), key=keys.__getitem__)``, without holding the GIL for the
-    whole sort (one C call: seconds at a million titles, while the reader's keys and frames
-    wait): the keys' first 8 bytes of UTF-8 (whose byte order is the strings' order) are
-    sorted by numpy, which lets the GIL go, then each run of keys with the same first bytes
-    is sorted on its own (~1% of the keys at 100,000 titles; the longest run ~700)."""
+#: Keys that `_title_ranks` sorts with one Python sort; a longer run of keys with the same
+#: first bytes is sorted by numpy on its next 8 bytes (one sort of 100,000 titles that begin
+#: "learning" held the GIL ~0.1 s)
+_RUN_SORT_MAX = 4096
+
+
+def _title_ranks(
+    keys: list[str],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(the positions of ``keys`` in sorted order — ``sorted(range(len(keys)),
+    key=keys.__getitem__)`` —, each key's dense rank in it), without holding the GIL for
+    long: one ``sorted`` of a million titles is one C call of seconds while the reader's
+    keys and frames wait. numpy sorts the keys by their first 8 bytes of UTF-8 (whose byte
+    order is the strings' order), then each run of keys with the same bytes by the next 8,
+    down to runs of at most `_RUN_SORT_MAX`, which Python sorts; no list of every position
+    is made (its conversions were C loops of ~0.1 s at a million)."""
     import numpy as np
 
     n = len(keys)
-    prefix = np.fromiter(
-        (int.from_bytes(k.encode()[:8].ljust(8, b"\0"), "big") for k in keys), np.uint64, n
+    order = _sort_by_bytes(keys, np.arange(n, dtype=np.int64), 0)
+    new = np.ones(n, bool)  # does the key at this position of the order begin a new rank?
+    step = 1 << 16
+    for a in range(1, n, step):  # (in slices: no C loop over every key at once)
+        texts = [keys[i] for i in order[a - 1 : a + step].tolist()]
+        new[a : a + step] = [x != y for x, y in zip(texts[1:], texts, strict=False)]
+    rank = np.empty(n, np.int64)
+    rank[order] = np.cumsum(new) - 1
+    return order, rank
+
+
+def _sort_by_bytes(
+    keys: list[str], rows: npt.NDArray[np.int64], depth: int
+) -> npt.NDArray[np.int64]:
+    """``rows`` (positions in ``keys`` of keys whose first ``8 * depth`` bytes of UTF-8 are
+    the same), sorted by their keys; stable."""
+    import numpy as np
+
+    if rows.size <= _RUN_SORT_MAX:
+        run = rows.tolist()
+        run.sort(key=keys.__getitem__)
+        return np.asarray(run, np.int64)
+    first, last = 8 * depth, 8 * depth + 8
+    chunk = np.fromiter(
+        (int.from_bytes(keys[i].encode()[first:last].ljust(8, b"\0"), "big") for i in rows),
+        np.uint64,
+        rows.size,
     )
-    order = np.argsort(prefix, kind="stable")
-    prefix = prefix[order]
-    starts = np.flatnonzero(np.r_[True, prefix[1:] != prefix[:-1]])
-    ends = np.r_[starts[1:], n]
-    runs = np.flatnonzero(ends - starts > 1)
-    out: list[int] = order.tolist()
-    get = keys.__getitem__
-    for a, b in zip(starts[runs].tolist(), ends[runs].tolist(), strict=True):
-        run = out[a:b]
-        run.sort(key=get)  # (stable: equal keys keep the rows' order, as numpy's sort did)
-        out[a:b] = run
-    return out
+    by = np.argsort(chunk, kind="stable")
+    rows, chunk = rows[by], chunk[by]
+    starts = np.flatnonzero(np.r_[True, chunk[1:] != chunk[:-1]])
+    ends = np.r_[starts[1:], rows.size]
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        if b - a < 2:
+            continue
+        if not chunk[a]:  # the keys end before these bytes (or hold NULs there)
+            run = rows[a:b].tolist()
+            if len({keys[i] for i in run}) > 1:
+                run.sort(key=keys.__getitem__)
+                rows[a:b] = run
+            continue
+        rows[a:b] = _sort_by_bytes(keys, rows[a:b], depth + 1)
+    return rows
 
 
 #: Papers up to which the reader orders the whole corpus by title at once, on its own
@@ -203,30 +241,14 @@ class TitleOrder:
     __slots__ = ("_order", "_rank", "n", "table", "version")
 
     def __init__(self, papers: PaperTable) -> None:
-        import numpy as np
-
         self.table = papers
         self.version = papers.title_version
         keys = papers.titles()
-        self.n = n = len(keys)
+        self.n = len(keys)
         for i, title in enumerate(keys):  # in place: one list of strings at a time
             keys[i] = title_key(title)
-        by_title = _sorted_positions(keys)
-        # a new rank wherever the next title in the order compares greater
-        steps = [
-            a != b
-            for a, b in zip(
-                map(keys.__getitem__, by_title[1:]), map(keys.__getitem__, by_title), strict=False
-            )
-        ]
+        order, rank = _title_ranks(keys)
         del keys
-        order = np.asarray(by_title, np.int64)
-        del by_title
-        dense = np.zeros(n, np.int64)
-        if n > 1:
-            dense[1:] = np.cumsum(np.asarray(steps, bool))
-        rank = np.empty(n, np.int64)
-        rank[order] = dense
         self._order = order
         self._rank = rank
 
