@@ -63,10 +63,10 @@ def test_a_fault_parsing_one_dump_skips_it_and_names_it(
     bad = write_dump(tmp_path / "bad.txt", "An abstract the parser trips on.")
     real_parse = corpus_module._parse_text
 
-    def parse(text: str) -> Any:
+    def parse(text: str, warnings: list[str] | None = None) -> Any:
         if "trips" in text:
             raise AttributeError("partially initialized module 'numpy'")
-        return real_parse(text)
+        return real_parse(text, warnings)
 
     monkeypatch.setattr(corpus_module, "_parse_text", parse)
     loaded = load_corpus([bad, good])
@@ -84,7 +84,7 @@ def test_a_faults_message_is_shown_as_one_line_of_plain_text(
     the terminal, and the load error stays one line."""
     dump = write_dump(tmp_path / "bad.txt", "An abstract.")
 
-    def parse(text: str) -> Any:
+    def parse(text: str, warnings: list[str] | None = None) -> Any:
         raise ValueError("bad text \x1b[2J\x1b]0;pwned\x07 here\nsecond line" + "x" * 500)
 
     monkeypatch.setattr(corpus_module, "_parse_text", parse)
