@@ -259,6 +259,42 @@ async def test_the_paper_screens_footer_shows_esc_and_its_keys_whole_at_70_colum
         assert app.query_one(PaperList).has_focus
 
 
+PAPER_FOOTER_KEYS = ("esc Back", "b Bookmark", "r Read", "t Tags", "c Copy", "? Help", "q Quit")
+
+
+@pytest.mark.parametrize("size", [(60, 20), (50, 15), (40, 12)])
+async def test_the_paper_screens_footer_keeps_back_help_and_quit_whole_when_small(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The paper screen's footer needs 61 columns: at 60 it ended "? Help  q Qui", at 50
+    "c Copy  ? H", at 40 "t Tags  c" — no Help, no Quit. The least wanted keys are left out
+    instead, each key shown whole, in the usual order, Esc, Help and Quit always among
+    them. A key left out still works: r marks the paper read."""
+    from abstract_reader.tui.screens.paper import PaperScreen
+
+    def footer_line() -> str:
+        return app.screen._compositor.render_strips()[-1].text
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PaperScreen))
+        await until(pilot, lambda: "Back" in footer_line())
+        line = footer_line()
+        assert len(line) == size[0]
+        shown = line.strip().split("  ")
+        assert shown == [key for key in PAPER_FOOTER_KEYS if key in shown], line  # all whole
+        assert {"esc Back", "b Bookmark", "? Help", "q Quit"} <= set(shown), line
+        assert "c Copy" not in shown
+        assert paper_id is not None and paper_id not in app.library.snapshot.read
+        await pilot.press("r")
+        await until(pilot, lambda: paper_id in app.library.snapshot.read)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, PaperScreen))
+
+
 MAIN_FOOTER_KEYS = (
     *("⏎ Open", "space Mark", "/ Filter", "s Sort", "b Bookmark"),
     *("r Read", "t Tags", "c Copy", "? Help", "q Quit"),

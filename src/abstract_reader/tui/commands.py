@@ -167,9 +167,25 @@ MAIN_FOOTER_PRIORITY: tuple[str, ...] = (
 MAIN_FOOTER_PALETTE_AFTER = 2
 
 
+#: The full-screen paper's footer keys, most wanted first: the way back, `? Help` and
+#: `q Quit`, then the keys that act on the paper. Under 61 columns the last ones are left
+#: out (they still work, and `?` lists them).
+PAPER_FOOTER_PRIORITY: tuple[str, ...] = (
+    *("back", "help", "quit"),
+    *("bookmark", "toggle_read", "tags", "copy"),
+)
+
+
 def footer_priority(ids: tuple[str, ...]) -> list[str]:
     """The actions of the commands ``ids`` (what a footer key knows of its binding)."""
     return [BY_ID[id_].action_name for id_ in ids]
+
+
+def paper_footer_priority() -> list[str]:
+    """``PAPER_FOOTER_PRIORITY`` as the actions of the paper screen's bindings (a main-screen
+    command's key there runs ``app.main_command(...)``) and of the App's."""
+    actions = {b.id: b.action for b in [*paper_screen_bindings(), *bindings("app")]}
+    return [actions[id_] for id_ in PAPER_FOOTER_PRIORITY]
 
 
 #: Binding ids of the dialogs' own keys (remappable too).

@@ -7,9 +7,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 
-from ..commands import paper_screen_bindings
+from ..commands import paper_footer_priority, paper_screen_bindings
+from ..widgets.fitted_footer import FittedFooter
 from ..widgets.paper_view import PaperDetails, PaperView
 
 
@@ -25,8 +25,9 @@ class PaperScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield PaperView(id="paper-full")
         # room at 70 columns for Esc and the keys that act on the paper (ctrl+p is in `?`),
-        # as on the triage screen
-        yield Footer(show_command_palette=False)
+        # as on the triage screen; under 61 the least wanted are left out (they still work),
+        # Esc, `? Help` and `q Quit` stay
+        yield FittedFooter(priority=paper_footer_priority(), show_command_palette=False)
 
     def on_mount(self) -> None:
         view = self.query_one(PaperView)
