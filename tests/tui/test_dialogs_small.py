@@ -166,3 +166,30 @@ async def test_a_notification_leaves_the_dialogs_hint_alone(
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
         await until(pilot, lambda: shown() == 1)
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 13)])
+@pytest.mark.parametrize("bulk", [False, True], ids=["one paper", "marked papers"])
+async def test_the_tag_editors_field_is_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int], bulk: bool
+) -> None:
+    """At 40×12 the tag editor's title, current tags and captions filled its box and the
+    field was below the box's edge: what was typed went in unseen (at 50×13 half of it
+    showed). The box scrolls: the field is whole on screen and what is typed shows in it;
+    ↑ goes to the current tags, which come into view with the tag just added."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await _with_tags(app, 2)
+        await pilot.press(*(["space", "space", "t"] if bulk else ["t"]))
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await settle(app, pilot)
+        field = app.screen.query_one("#tag-input")
+        assert field.has_focus
+        box = app.screen.query_one(".modal-box").region.shrink((1, 1, 1, 1))  # its border
+        assert box.contains_region(field.region), (field.region, box)
+        await pilot.press(*"draft")
+        await until(pilot, lambda: "draft" in box_text(app))
+        await pilot.press("enter", "up")
+        await until(pilot, lambda: app.screen.query_one("#tag-current").has_focus)
+        await until(pilot, lambda: "#draft" in box_text(app))
