@@ -193,3 +193,28 @@ async def test_the_tag_editors_field_is_on_screen_when_tiny(
         await pilot.press("enter", "up")
         await until(pilot, lambda: app.screen.query_one("#tag-current").has_focus)
         await until(pilot, lambda: "#draft" in box_text(app))
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 15)])
+async def test_the_tag_lists_rename_field_and_question_are_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 50×15 and 40×12 the tag list's list filled its box: r's rename field (below the
+    list) was past the box's edge, the name typed into it unseen, and so was d's "Press d
+    again to remove …". The box scrolls to show them."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await _with_tags(app, 12)
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await settle(app, pilot)
+        await pilot.press("r")
+        field = app.screen.query_one("#tag-rename")
+        await until(pilot, lambda: field.has_focus)
+        box = app.screen.query_one(".modal-box").region.shrink((1, 1, 1, 1))  # its border
+        await until(pilot, lambda: box.contains_region(field.region))
+        await pilot.press("ctrl+u", *"fresh")
+        await until(pilot, lambda: "fresh" in box_text(app))
+        await pilot.press("escape", "d")
+        await until(pilot, lambda: "Press d again" in box_text(app))

@@ -173,6 +173,8 @@ class TagList(ModalScreen[TagAction | None]):
         field.display = True
         field.value = tag
         self.set_focus(field)  # now, not after the keys queued behind r: the name goes in
+        # below the list: in a short terminal the box scrolls to show it, once it is laid out
+        self.call_after_refresh(field.scroll_visible, animate=False)
 
     @on(Input.Submitted, "#tag-rename")
     def _renamed(self, event: Input.Submitted) -> None:
@@ -219,7 +221,10 @@ class TagList(ModalScreen[TagAction | None]):
             self._say(Content(""))
 
     def _say(self, message: Content) -> None:
-        self.query_one("#taglist-message", Static).update(message)
+        said = self.query_one("#taglist-message", Static)
+        said.update(message)
+        if message:  # below the list: in a short terminal the box scrolls to show it
+            self.call_after_refresh(said.scroll_visible, animate=False)
 
     def action_delete(self) -> None:
         tag = self._selected_tag()
@@ -230,7 +235,7 @@ class TagList(ModalScreen[TagAction | None]):
             return
         self._confirm_delete = tag
         count = dict(self.counts)[tag]
-        self.query_one("#taglist-message", Static).update(
+        self._say(
             Content(f"Press d again to remove {tag_label(tag)} from {count} paper(s).").stylize(
                 "$text-warning"
             )
