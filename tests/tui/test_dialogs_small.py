@@ -218,3 +218,25 @@ async def test_the_tag_lists_rename_field_and_question_are_on_screen_when_tiny(
         await until(pilot, lambda: "fresh" in box_text(app))
         await pilot.press("escape", "d")
         await until(pilot, lambda: "Press d again" in box_text(app))
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 15)])
+async def test_the_citation_pickers_formats_are_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 40×12 the citation picker's title and hint left its formats one row, their list's
+    top border: no format showed (at 50×15, two). Three show, the box scrolled to them, and
+    the highlight moves among them where it is seen."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        formats = app.screen.query_one("#cite-formats")
+        await until(pilot, lambda: formats.has_focus)
+        await until(
+            pilot,
+            lambda: all(f in box_text(app) for f in ("BibTeX (default)", "plain text", "Markdown")),
+        )
+        box = app.screen.query_one(".modal-box").region.shrink((1, 1, 1, 1))  # its border
+        assert box.contains_region(formats.region), (formats.region, box)

@@ -65,6 +65,8 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
         options = self.query_one("#cite-formats", OptionList)
         options.highlighted = FORMATS.index(self.current) if self.current in FORMATS else 0
         options.focus()
+        # in a short terminal the box scrolls: to the formats, once it is laid out
+        self.call_after_refresh(options.scroll_visible, animate=False)
         self._show(self.current if self.current in FORMATS else FORMATS[0])
 
     def _show(self, fmt: str) -> None:
