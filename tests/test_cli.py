@@ -142,6 +142,22 @@ def test_show_caps_huge_abstracts(tmp_path: Path) -> None:
     assert len(shown.stdout) < 60_000
 
 
+def test_show_names_ten_sources_of_a_paper_found_many_times(tmp_path: Path) -> None:
+    """A dump repeating one abstract (a million times, in the attack that found it): `show`
+    names the first ten places and counts the rest on its one line; --full names them all."""
+    repeated = "A single abstract, repeated in the dump many times over."
+    dump = write_dump(tmp_path / "many.txt", *[repeated] * 25, "Another abstract.")
+    paper_id = cli("list", "-d", str(dump), "--json").stdout
+    paper_id = json.loads(paper_id.splitlines()[0])["id"]
+    shown = cli("show", paper_id, "-d", str(dump)).stdout
+    [line] = [line for line in shown.splitlines() if line.startswith("sources:")]
+    names = ", ".join(f"many.txt #{i}" for i in range(1, 11))
+    assert line == f"sources:   {names}, … and 15 more (--full names them all)"
+    full = cli("show", paper_id, "-d", str(dump), "--full").stdout
+    [line] = [line for line in full.splitlines() if line.startswith("sources:")]
+    assert line == "sources:   " + ", ".join(f"many.txt #{i}" for i in range(1, 26))
+
+
 def test_tag_bookmark_read_note_meta_round_trip(seeds: Corpus, db: Path) -> None:
     rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
     assert cli("tag", rse.id[:8], "to read", "ensembles", db=db).returncode == 0

@@ -257,7 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="show one paper, rendered")
     _common(p)
     p.add_argument("id", help="a paper id or an unambiguous prefix")
-    p.add_argument("--full", action="store_true", help="do not cap very long abstracts")
+    p.add_argument(
+        "--full", action="store_true", help="do not cap very long abstracts or many sources"
+    )
 
     for name, helptext in (("tag", "add tags to a paper"), ("untag", "remove tags from a paper")):
         p = sub.add_parser(name, help=helptext)
@@ -645,6 +647,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from .metadata import venue_year
+    from .paper import SOURCES_SHOWN
     from .record import record
     from .text import cap, escape_for_terminal, render, shown_title
 
@@ -661,9 +664,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     venue = venue_year(rec.venue, rec.year)
     lines.append(f"id:        {rec.id}")
     lines.append(f"venue:     {venue or 'unknown'}")
-    lines.append(  # a name escaped: it may hold a newline (a fake line after it)
+    # a name escaped: it may hold a newline (a fake line after it); a paper found a
+    # million times (one abstract repeated in a dump) names SOURCES_SHOWN, unless --full
+    shown = rec.sources if args.full else rec.sources[:SOURCES_SHOWN]
+    more = len(rec.sources) - len(shown)
+    lines.append(
         "sources:   "
-        + ", ".join(f"{escape_for_terminal(s['file'])} #{s['index']}" for s in rec.sources)
+        + ", ".join(f"{escape_for_terminal(s['file'])} #{s['index']}" for s in shown)
+        + (f", … and {more:,} more (--full names them all)" if more else "")
     )
     if rec.authors:
         lines.append("authors:   " + ", ".join(rec.authors))

@@ -34,6 +34,7 @@ from textual.worker import Worker, WorkerState
 from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, fault_text, files_bytes
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
 from ...metadata import EffectiveMetadata
+from ...paper import SOURCES_SHOWN
 from ...priority import lower_this_thread
 from ...session import Dependency, Session, metadata_change, tag_change
 from ...sorting import SORTS, canonical_sort
@@ -48,7 +49,7 @@ from ..commands import (
 from ..widgets.fitted_footer import FittedFooter
 from ..widgets.fitted_input import FittedInput
 from ..widgets.paper_list import PaperList, Row, tag_label
-from ..widgets.paper_view import DISPLAY_LIMIT, SOURCES_SHOWN, PaperDetails, PaperView
+from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
 from ..widgets.status_line import StatusLine
 from .paper import PaperScreen
 

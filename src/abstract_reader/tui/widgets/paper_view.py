@@ -21,9 +21,6 @@ from .paper_list import tag_label
 
 #: Characters of an abstract the view shows; the rest is announced, so nothing freezes.
 DISPLAY_LIMIT = 20_000
-#: Sources the view names; the rest are counted (a dump repeating one abstract a million
-#: times made one line of 20 MB, and a key took 71 s to draw)
-SOURCES_SHOWN = 10
 
 
 @dataclass(frozen=True, slots=True)
