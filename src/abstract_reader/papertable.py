@@ -29,7 +29,7 @@ import os
 import re
 import threading
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
@@ -525,9 +525,12 @@ class PaperTable(Sequence[Paper]):
         """The abstracts as a sequence of strings, decoded when read."""
         return TextColumn(self, title=False)
 
-    def titles(self, *, raw: bool = False) -> list[str]:
+    def titles(
+        self, *, raw: bool = False, between: Callable[[], object] | None = None
+    ) -> list[str]:
         """Every paper's title (derived or real), in corpus order. ``raw``: as stored, not
-        sanitised again (for writing a cache, whose reading checks them)."""
+        sanitised again (for writing a cache, whose reading checks them). ``between`` is
+        called after each chunk (a worker's check that it may go on: it may raise)."""
         out: list[str] = []
         text = self._raw_text if raw else self._text
         over = self._title_over
@@ -538,6 +541,8 @@ class PaperTable(Sequence[Paper]):
                 for i in range(start, start + chunk.n):
                     if i in over:
                         out[i] = over[i]
+            if between is not None:
+                between()
         return out
 
     def id_title_chunks(

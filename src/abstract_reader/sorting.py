@@ -160,6 +160,8 @@ def title_key(title: str) -> str:
     return title.casefold()
 
 
+#: Keys `_title_ranks` handles between two calls of its ``step``.
+_SLICE = 1 << 16
 #: Keys that `_title_ranks` sorts with one Python sort; a longer run of keys with the same
 #: first bytes is sorted by numpy on its next 8 bytes (one sort of 100,000 titles that begin
 #: "learning" held the GIL ~0.1 s)
@@ -167,7 +169,7 @@ _RUN_SORT_MAX = 4096
 
 
 def _title_ranks(
-    keys: list[str],
+    keys: list[str], step: Callable[[], object] = lambda: None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """(the positions of ``keys`` in sorted order — ``sorted(range(len(keys)),
     key=keys.__getitem__)`` —, each key's dense rank in it), without holding the GIL for
@@ -175,23 +177,24 @@ def _title_ranks(
     keys and frames wait. numpy sorts the keys by their first 8 bytes of UTF-8 (whose byte
     order is the strings' order), then each run of keys with the same bytes by the next 8,
     down to runs of at most `_RUN_SORT_MAX`, which Python sorts; no list of every position
-    is made (its conversions were C loops of ~0.1 s at a million)."""
+    is made (its conversions were C loops of ~0.1 s at a million). ``step`` is called
+    between pieces of the work (it may raise to stop it)."""
     import numpy as np
 
     n = len(keys)
-    order = _sort_by_bytes(keys, np.arange(n, dtype=np.int64), 0)
+    order = _sort_by_bytes(keys, np.arange(n, dtype=np.int64), 0, step)
     new = np.ones(n, bool)  # does the key at this position of the order begin a new rank?
-    step = 1 << 16
-    for a in range(1, n, step):  # (in slices: no C loop over every key at once)
-        texts = [keys[i] for i in order[a - 1 : a + step].tolist()]
-        new[a : a + step] = [x != y for x, y in zip(texts[1:], texts, strict=False)]
+    for a in range(1, n, _SLICE):  # (in slices: no C loop over every key at once)
+        texts = [keys[i] for i in order[a - 1 : a + _SLICE].tolist()]
+        new[a : a + _SLICE] = [x != y for x, y in zip(texts[1:], texts, strict=False)]
+        step()
     rank = np.empty(n, np.int64)
     rank[order] = np.cumsum(new) - 1
     return order, rank
 
 
 def _sort_by_bytes(
-    keys: list[str], rows: npt.NDArray[np.int64], depth: int
+    keys: list[str], rows: npt.NDArray[np.int64], depth: int, step: Callable[[], object]
 ) -> npt.NDArray[np.int64]:
     """``rows`` (positions in ``keys`` of keys whose first ``8 * depth`` bytes of UTF-8 are
     the same), sorted by their keys; stable."""
@@ -202,11 +205,15 @@ def _sort_by_bytes(
         run.sort(key=keys.__getitem__)
         return np.asarray(run, np.int64)
     first, last = 8 * depth, 8 * depth + 8
-    chunk = np.fromiter(
-        (int.from_bytes(keys[i].encode()[first:last].ljust(8, b"\0"), "big") for i in rows),
-        np.uint64,
-        rows.size,
-    )
+    chunk = np.empty(rows.size, np.uint64)
+    for a in range(0, rows.size, _SLICE):
+        piece = rows[a : a + _SLICE].tolist()
+        chunk[a : a + _SLICE] = np.fromiter(
+            (int.from_bytes(keys[i].encode()[first:last].ljust(8, b"\0"), "big") for i in piece),
+            np.uint64,
+            len(piece),
+        )
+        step()
     by = np.argsort(chunk, kind="stable")
     rows, chunk = rows[by], chunk[by]
     starts = np.flatnonzero(np.r_[True, chunk[1:] != chunk[:-1]])
@@ -220,7 +227,8 @@ def _sort_by_bytes(
                 run.sort(key=keys.__getitem__)
                 rows[a:b] = run
             continue
-        rows[a:b] = _sort_by_bytes(keys, rows[a:b], depth + 1)
+        rows[a:b] = _sort_by_bytes(keys, rows[a:b], depth + 1, step)
+        step()
     return rows
 
 
@@ -240,14 +248,18 @@ class TitleOrder:
 
     __slots__ = ("_order", "_rank", "n", "table", "version")
 
-    def __init__(self, papers: PaperTable) -> None:
+    def __init__(self, papers: PaperTable, step: Callable[[], object] = lambda: None) -> None:
+        """Made from the table's titles now (seconds at a million: a worker's job, which
+        ``step``, called between pieces of it, may stop by raising)."""
         self.table = papers
         self.version = papers.title_version
-        keys = papers.titles()
+        keys = papers.titles(between=step)
         self.n = len(keys)
         for i, title in enumerate(keys):  # in place: one list of strings at a time
             keys[i] = title_key(title)
-        order, rank = _title_ranks(keys)
+            if not i % _SLICE:
+                step()
+        order, rank = _title_ranks(keys, step)
         del keys
         self._order = order
         self._rank = rank

@@ -5,6 +5,7 @@ every later search is ordered from it without sorting titles again."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,11 +39,13 @@ def held(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[PaperTa
     made: list[PaperTable] = []
     real_init = sorting.TitleOrder.__init__
 
-    def waiting_init(self: sorting.TitleOrder, papers: PaperTable) -> None:
+    def waiting_init(
+        self: sorting.TitleOrder, papers: PaperTable, step: Callable[[], object]
+    ) -> None:
         assert threading.current_thread() is not threading.main_thread()  # a worker's
         assert release.wait(30)
         made.append(papers)
-        real_init(self, papers)
+        real_init(self, papers, step)
 
     monkeypatch.setattr(sorting.TitleOrder, "__init__", waiting_init)
     return release, made

@@ -83,3 +83,49 @@ async def test_quitting_while_the_index_is_built_stops_the_build(
     # it stopped at the next step, not after building the other 35 papers' chunks
     assert max(added) <= 30
     assert app.session.index is None
+
+
+async def test_quitting_while_the_like_model_is_built_stops_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The similarity model is built in the background once the index is ready (~15 s at a
+    million papers): `q` then ends the reader at the build's next step, not after it (the
+    process waited for the build: the shell came back 15 s after q)."""
+    from abstract_reader.search import similar
+
+    real_blocks, real_kept = similar._blocks, similar._kept
+    go_on = threading.Event()
+    steps: list[int] = []
+    ended = threading.Event()
+    real_prepare = similar.prepare
+
+    def blocks(offsets: Any, block: int) -> list[tuple[int, int]]:
+        return real_blocks(offsets, 20)  # many small steps (55 papers' postings)
+
+    def kept(*args: Any) -> Any:
+        steps.append(len(steps))
+        if len(steps) == 3 and not go_on.is_set():  # the build pauses in its third step
+            go_on.wait(timeout=60)
+        return real_kept(*args)
+
+    def prepare(*args: Any, **kwargs: Any) -> None:
+        try:
+            real_prepare(*args, **kwargs)
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(similar, "_blocks", blocks)
+    monkeypatch.setattr(similar, "_kept", kept)
+    monkeypatch.setattr(similar, "prepare", prepare)
+    app = make_app(tmp_path)
+    try:
+        async with app.run_test(size=(140, 40)) as pilot:
+            await until(pilot, lambda: len(steps) >= 3)
+            total = len(real_blocks(app.session.index.text.folded.offsets, 20))  # type: ignore[union-attr]
+            await pilot.press("q")
+    finally:
+        go_on.set()
+    assert ended.wait(timeout=60)  # the build returned (here: stopped) ...
+    # ... at its next step, not after the other blocks of both passes
+    assert total > 6 and len(steps) <= 4
+    assert similar._BUILT.get(app.session.index) is None  # type: ignore[arg-type]

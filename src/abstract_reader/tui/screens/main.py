@@ -721,8 +721,10 @@ class MainScreen(Screen[None]):
         from ...sorting import TitleOrder
 
         lower_this_thread()
-        try:
-            titles = TitleOrder(self.session.corpus.papers)
+        try:  # (quitting stops it between its pieces: seconds at a million)
+            titles = TitleOrder(self.session.corpus.papers, _stop_if_cancelled)
+        except _Cancelled:
+            return
         except BaseException:
             self.app.call_from_thread(setattr, self, "_title_order_making", False)
             raise  # (reported as a failed worker is)
@@ -786,9 +788,16 @@ class MainScreen(Screen[None]):
         next (a search that needs it first waits for this build, never builds it twice)."""
         from ...search.similar import prepare
 
+        def busy() -> bool:
+            # quitting stops the build at its next step: at a million papers it is ~15 s,
+            # and the process waited for it (q, then 15 s before the shell came back)
+            _stop_if_cancelled()
+            return self.keys_arriving()
+
         lower_this_thread()
         try:
-            prepare(index, self.keys_arriving)
+            with contextlib.suppress(_Cancelled):
+                prepare(index, busy)
         finally:
             self._background_done.set()
 
