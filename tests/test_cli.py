@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from abstract_reader.corpus import Corpus
+from abstract_reader.corpus import LOAD_PROBLEMS_SHOWN, Corpus
 
 from .conftest import SEEDS, cli, paper_with, write_dump
 
@@ -317,6 +317,61 @@ def test_load_problems_are_counted_one_way(tmp_path: Path) -> None:
     assert len(only_warned.stderr.splitlines()) == 1 and "warning: " in only_warned.stderr
     clean = cli("list", "-d", str(good))
     assert clean.returncode == 0 and clean.stderr == ""
+
+
+def test_a_folder_of_many_bad_files_lists_a_few_and_counts_the_rest(tmp_path: Path) -> None:
+    """-d on a folder of 10,000 empty files printed 10,001 lines on stderr (the reader shows
+    12 and a count): the first `LOAD_PROBLEMS_SHOWN`, one line counting the rest and saying
+    how to see them, the summary; -v lists every one. Exit 1 either way (files failed)."""
+    folder = tmp_path / "wrong"
+    folder.mkdir()
+    for n in range(40):
+        (folder / f"e{n:02}.txt").write_bytes(b"")
+    good = write_dump(tmp_path / "good.txt", "A clean abstract about robust estimation.")
+    failed = [f"abstract-reader: {folder / f'e{n:02}.txt'}: empty file" for n in range(40)]
+    summary = "abstract-reader: 1 file loaded, 40 failed"
+    result = cli("list", "-d", str(folder), "-d", str(good))
+    assert result.returncode == 1
+    assert len(result.stdout.splitlines()) == 1  # the good file still listed
+    assert result.stderr.splitlines() == [
+        *failed[:LOAD_PROBLEMS_SHOWN],
+        f"abstract-reader: … and {40 - LOAD_PROBLEMS_SHOWN} more load errors (-v lists them all)",
+        summary,
+    ]
+    every = cli("list", "-v", "-d", str(folder), "-d", str(good))
+    assert every.returncode == 1
+    assert every.stderr.splitlines() == [*failed, summary]
+    assert cli("list", "--verbose", "-d", str(folder)).stderr.splitlines()[:-1] == failed
+
+
+def test_a_failed_file_is_listed_before_many_warnings(tmp_path: Path) -> None:
+    """Warnings (a bad byte, NUL bytes) count in the same limit; a file that failed is
+    listed even when more warnings than the limit come before it, in the files' order."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for n in range(20):
+        (folder / f"w{n:02}.txt").write_bytes(b"TestConf 2025 Papers\n\nA byte \xff here.\n")
+    (folder / "x.txt").write_bytes(b"TestConf 2025 Papers\n\nThree NULs \x00\x00\x00 here.\n")
+    (folder / "z.txt").write_bytes(b"")
+    result = cli("list", "-d", str(folder))
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    warned = [
+        f"abstract-reader: warning: {folder / f'w{n:02}.txt'}: invalid UTF-8 on line 3"
+        " (1 byte sequence(s) shown as \ufffd)"
+        for n in range(LOAD_PROBLEMS_SHOWN - 1)
+    ]
+    assert lines == [
+        *warned,
+        f"abstract-reader: {folder / 'z.txt'}: empty file",
+        f"abstract-reader: … and {21 - len(warned)} more load warnings (-v lists them all)",
+        "abstract-reader: 21 files loaded, 21 with warnings, 1 failed",
+    ]
+    every = cli("list", "-v", "-d", str(folder)).stderr.splitlines()
+    assert len(every) == 23
+    assert every[20] == (
+        f"abstract-reader: warning: {folder / 'x.txt'}: 3 NUL byte(s) dropped (first on line 3)"
+    )
 
 
 def test_an_export_of_no_paper_leaves_the_file_alone(tmp_path: Path) -> None:

@@ -150,6 +150,8 @@ def _refuse_query(query: Query, command: str, nothing: str) -> _Usage:
 
 
 def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
+    from .corpus import LOAD_PROBLEMS_SHOWN  # (build_parser imports it anyway: cite does)
+
     if dumps:
         parser.add_argument(
             "-d",
@@ -158,6 +160,13 @@ def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
             metavar="PATH",
             dest="dumps",
             help="a dump file or folder (repeatable; default: the bundled NeurIPS 2026 dumps)",
+        )
+        parser.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help=f"list every problem loading the dumps (default: the first {LOAD_PROBLEMS_SHOWN},"
+            " then a count)",
         )
     parser.add_argument(
         "--db",
@@ -472,12 +481,17 @@ def _first_word(argv: Sequence[str]) -> str | None:
 
 
 def _load(args: argparse.Namespace) -> Corpus:
+    from .corpus import listed_problems, more_problems
     from .corpus_cache import load_corpus_cached
     from .paths import cache_dir
 
     corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
-    for problem in corpus.errors:
+    # (a folder of 10,000 empty files: a dozen lines and a count, not 10,000; -v: all)
+    listed, left = listed_problems(corpus.errors, len(corpus.errors) if args.verbose else None)
+    for problem in listed:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
+    if left:
+        _error(f"{more_problems(left)} (-v lists them all)")
     if len(corpus.errors) > 1:  # one problem is its own line; several get the count too
         _error(corpus.load_summary())
     return corpus

@@ -15,7 +15,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,7 +36,9 @@ __all__ = [
     "Paper",
     "Source",
     "files_bytes",
+    "listed_problems",
     "load_corpus",
+    "more_problems",
     "paper_id",
 ]
 
@@ -45,6 +47,11 @@ MIN_PREFIX = 4
 _BINARY_SAMPLE = 8192
 FIRST_BATCH = 500  #: the rows of a table's first batch (`CorpusBuilder.add_file_in_batches`)
 MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
+#: The most load problems (errors and warnings of all the paths) listed at once, by the
+#: reader's notice and on the CLI's stderr (`-v` there lists them all); then one line counts
+#: the rest. A folder of 10,000 empty files is 12 lines, not a wall that scrolls the summary
+#: and the good files' output away.
+LOAD_PROBLEMS_SHOWN = 12
 #: The largest dump read. Its bytes, its text and its paragraphs are in memory at once while
 #: it is parsed (~3x its size: 4 GB for a 1.3 GB dump); a venue's dump is a few MB, and the
 #: benchmarks' million abstracts are 1.3 GB in 200 dumps. A larger file (a sparse one that
@@ -69,6 +76,35 @@ class LoadError:
 
     def __str__(self) -> str:
         return f"{escape_for_terminal(self.path)}: {self.message}"
+
+
+def listed_problems(
+    errors: Sequence[LoadError], limit: int | None = None
+) -> tuple[list[LoadError], list[LoadError]]:
+    """(listed, left out): at most ``limit`` (default `LOAD_PROBLEMS_SHOWN`) of ``errors`` to
+    list, failed paths before warnings (a failure is never hidden behind many warnings), the
+    listed ones in their order."""
+    limit = LOAD_PROBLEMS_SHOWN if limit is None else limit
+    if len(errors) <= limit:
+        return list(errors), []
+    fatal = [i for i, e in enumerate(errors) if e.fatal][:limit]
+    warned = [i for i, e in enumerate(errors) if not e.fatal][: limit - len(fatal)]
+    keep = set(fatal) | set(warned)
+    listed = [e for i, e in enumerate(errors) if i in keep]
+    return listed, [e for i, e in enumerate(errors) if i not in keep]
+
+
+def more_problems(left: Sequence[LoadError]) -> str:
+    """The line counting the problems not listed: "… and 28 more load errors" (warnings, or
+    errors and warnings, as they are)."""
+    fatal = sum(1 for e in left if e.fatal)
+    if fatal == len(left):
+        kind = "error" if fatal == 1 else "errors"
+    elif not fatal:
+        kind = "warning" if len(left) == 1 else "warnings"
+    else:
+        kind = "errors and warnings"
+    return f"… and {len(left):,} more load {kind}"
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from abstract_reader import corpus as corpus_module
-from abstract_reader.corpus import CorpusBuilder, PaperTable, load_corpus
+from abstract_reader.corpus import LOAD_PROBLEMS_SHOWN, CorpusBuilder, PaperTable, load_corpus
 
 from ..conftest import write_dump
 from .conftest import listed, make_app, settle, type_filter, until
@@ -115,3 +115,23 @@ async def test_a_failed_loading_worker_stays_in_the_status(
         [error] = [str(e) for e in app.session.corpus.fatal_errors]
         assert error.startswith("loading: stopped (RuntimeError: simulated fault")
         assert "\x1b" not in error
+
+
+async def test_the_load_notice_lists_a_failed_file_before_many_warnings(tmp_path: Path) -> None:
+    """The reader's notice lists as many problems as the CLI (`LOAD_PROBLEMS_SHOWN`): a
+    file that failed is listed even after more warned files than that, then a count."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for n in range(20):
+        (folder / f"w{n:02}.txt").write_bytes(b"TestConf 2025 Papers\n\nA byte \xff here.\n")
+    (folder / "z.txt").write_bytes(b"")
+    app = make_app(tmp_path, [folder])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await until(pilot, lambda: bool(app._notifications))
+        [notice] = list(app._notifications)
+        lines = notice.message.splitlines()
+        assert len(lines) == LOAD_PROBLEMS_SHOWN + 1
+        assert f"{folder / 'z.txt'}: empty file" in lines
+        assert lines[-1] == f"… and {21 - LOAD_PROBLEMS_SHOWN} more load warnings"
+        assert notice.title == "20 files loaded, 20 with warnings, 1 failed"

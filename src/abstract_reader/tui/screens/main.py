@@ -31,7 +31,16 @@ from textual.types import NoActiveAppError
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
-from ...corpus import Corpus, CorpusBuilder, LoadError, Paper, fault_text, files_bytes
+from ...corpus import (
+    Corpus,
+    CorpusBuilder,
+    LoadError,
+    Paper,
+    fault_text,
+    files_bytes,
+    listed_problems,
+    more_problems,
+)
 from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
 from ...metadata import EffectiveMetadata
 from ...paper import SOURCES_SHOWN
@@ -757,9 +766,10 @@ class MainScreen(Screen[None]):
 
     def _report_load_errors(self, errors: list[LoadError]) -> None:
         fatal = [e for e in errors if e.fatal]
-        lines = [str(e) if e.fatal else f"warning: {e}" for e in errors[:12]]
-        if len(errors) > 12:
-            lines.append(f"… and {len(errors) - 12} more")
+        listed, left = listed_problems(errors)  # (the CLI lists as many)
+        lines = [str(e) if e.fatal else f"warning: {e}" for e in listed]
+        if left:
+            lines.append(more_problems(left))
         title = self.session.corpus.load_summary()  # "2 files loaded, 1 with warnings, 1 failed"
         self.notify(
             "\n".join(lines),
