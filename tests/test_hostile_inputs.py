@@ -186,6 +186,25 @@ def test_a_dump_without_blank_lines_is_cut_with_one_warning(tmp_path: Path) -> N
     assert run_on.replace("\n", " ").startswith(cut + " ")  # (cut at a space)
 
 
+def test_a_cut_header_is_named_as_the_header_not_abstract_0(tmp_path: Path) -> None:
+    """A header line padded past `MAX_ABSTRACT_CHARS` (trailing spaces) is cut and still
+    taken as the header; its warning said "abstract 0". It names the header and its line."""
+    dump = tmp_path / "padded.txt"
+    header = "NeurIPS 2026 Papers" + " " * 4_300_000
+    dump.write_text(f"\n\n{header}\n\nA short first abstract.\n\nA second one.\n", encoding="utf-8")
+    result = _cli("list", "--json", "-d", str(dump))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        f"abstract-reader: warning: {dump}: the header (line 3) is {len(header):,} characters"
+        " long: cut to its first 4,194,304 (are the abstracts separated by blank lines?)\n"
+    )
+    papers = [json.loads(row) for row in result.stdout.splitlines()]
+    assert [(p["abstract"], p["venue"], p["year"]) for p in papers] == [
+        ("A short first abstract.", "NeurIPS", 2026),
+        ("A second one.", "NeurIPS", 2026),
+    ]
+
+
 def test_a_dump_of_too_many_paragraphs_keeps_the_first_with_one_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -388,6 +388,7 @@ def _parse_text(
     year: int | None = None
     abstracts: list[str] = []
     header = 0
+    header_at = -1  # (the header's paragraph)
     for n, paragraph in enumerate(paragraphs):
         if "\n" in paragraph:
             joined = " ".join(
@@ -404,7 +405,7 @@ def _parse_text(
             more = any(p.strip() for p in itertools.islice(paragraphs, n + 1, None))
             if found := _header(paragraph, joined, more):
                 venue, year = found
-                header = 1
+                header, header_at = 1, n
                 continue
         abstracts.append(joined)
         # printable: no whitespace but spaces, none at the ends (stripped)
@@ -416,9 +417,13 @@ def _parse_text(
                 1 for p in itertools.islice(paragraphs, start, i + 1) if p.strip(" \t\n")
             )
             start = i + 1
-            number = counted - header
+            if i == header_at:  # (not an abstract: "abstract 0" said nothing true)
+                blank = len(text) - len(text.lstrip(" \t\n"))  # (its line: the first not blank)
+                what = f"the header (line {text.count(chr(10), 0, blank) + 1:,})"
+            else:
+                what = f"abstract {counted - header:,}"
             warnings.append(
-                f"abstract {number:,} is {length:,} characters long: cut to its first"
+                f"{what} is {length:,} characters long: cut to its first"
                 f" {MAX_ABSTRACT_CHARS:,} (are the abstracts separated by blank lines?)"
             )
         if skipped:
