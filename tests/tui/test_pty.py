@@ -14,7 +14,7 @@ from pathlib import Path
 import pyte
 import pytest
 
-from abstract_reader.corpus import Corpus
+from abstract_reader.corpus import LOAD_PROBLEMS_SHOWN, Corpus
 from abstract_reader.library import Library
 from abstract_reader.search import SearchIndex
 
@@ -133,6 +133,33 @@ def test_bad_path_is_shown_and_repeated_after_the_session(tmp_path: Path) -> Non
     assert term.wait() == 1
     tail = _ANSI.sub(b"", term.output).split(b"2 papers")[-1]
     assert b"missing.txt: no such file or directory" in tail
+
+
+def test_many_bad_paths_are_repeated_after_the_session_a_few_and_a_count(tmp_path: Path) -> None:
+    """Each failed path was repeated on stderr once the reader closed: a folder of 10,000
+    empty files was 10,000 lines there. As many as the commands list, then a count."""
+    folder = tmp_path / "wrong"
+    folder.mkdir()
+    for n in range(40):
+        (folder / f"e{n:02}.txt").write_bytes(b"")
+    wrapped = str(Path(__file__).parents[1] / "data" / "wrapped.txt")
+    term = Terminal([*installed_script(), str(folder), wrapped], reader_env(tmp_path))
+    term.read_until(b"1 file loaded, 40 failed")
+    term.read_until(b"2 papers")
+    term.send("q")
+    assert term.wait() == 1
+    assert LOAD_PROBLEMS_SHOWN == 12  # (the lines below)
+    tail = _ANSI.sub(b"", term.output).split(b"2 papers")[-1].decode()
+    said = [
+        line[line.index("abstract-reader:") :]
+        for line in tail.split("\n")
+        if "abstract-reader:" in line
+    ]
+    assert [line.rstrip("\r") for line in said] == [
+        *(f"abstract-reader: {folder / f'e{n:02}.txt'}: empty file" for n in range(12)),
+        "abstract-reader: … and 28 more load errors"
+        " (abstract-reader list -v -d PATH lists them all)",
+    ]
 
 
 def test_the_cli_writes_beside_a_running_reader(tmp_path: Path) -> None:

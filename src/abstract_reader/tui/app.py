@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from ..config import Config, load_config
+from ..corpus import listed_problems, more_problems
 from ..library import READER_BUSY_TIMEOUT_MS, Library, LibraryError, busy_timeout_s
 from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
@@ -315,8 +316,14 @@ def run(
     if app.return_code:  # an unexpected error ended the session
         return 1
     fatal = app.main.session.corpus.fatal_errors
-    for problem in fatal:
+    listed, left = listed_problems(fatal)  # (as many as the notice and the commands list)
+    for problem in listed:
         sys.stderr.write(f"abstract-reader: {problem}\n")
+    if left:
+        more = more_problems(left)
+        sys.stderr.write(
+            f"abstract-reader: {more} (abstract-reader list -v -d PATH lists them all)\n"
+        )
     if fatal:
         return 1
     return code if isinstance(code, int) else 0
