@@ -16,15 +16,18 @@ import select
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import constants, events
 from textual.message import Message
+from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from abstract_reader.corpus import Corpus
 from abstract_reader.search import SearchIndex
 from abstract_reader.text import sanitise_paste
+from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.driver import PasteParser
 from abstract_reader.tui.screens.editors import NoteEditor
 from abstract_reader.tui.widgets.fitted_input import PASTE_LIMIT
@@ -153,14 +156,21 @@ async def test_a_megabyte_line_pasted_into_the_filter_is_cut_with_a_notice(
         await settle(app, pilot)
         await pilot.press("slash")
         field = app.screen.query_one("#filter", Input)
-        app.post_message(events.Paste(line + "\rsecond line"))
-        await until(pilot, lambda: field.value != "")
-        assert field.value == sanitise_paste(line)[:PASTE_LIMIT]
-        notices = [n.message for n in app._notifications]
-        assert any(f"the line pasted had {len(line):,}" in notice for notice in notices)
-        await pilot.press("x")  # typing goes on at the end of what was pasted
-        await until(pilot, lambda: field.value.endswith("x"))
-        assert len(field.value) == PASTE_LIMIT + 1
+        await _pasted_line_is_cut(app, pilot, field, line)
+
+
+async def _pasted_line_is_cut(app: ReaderApp, pilot: Pilot[Any], field: Input, line: str) -> None:
+    """Paste ``line`` (then a second line) into the focused ``field``: it takes the line's
+    first PASTE_LIMIT characters, a notice gives the line's length, and a key typed next
+    goes at the end."""
+    app.post_message(events.Paste(line + "\rsecond line"))
+    await until(pilot, lambda: field.value != "")
+    assert field.value == sanitise_paste(line)[:PASTE_LIMIT]
+    notices = [n.message for n in app._notifications]
+    assert any(f"the line pasted had {len(line):,}" in notice for notice in notices)
+    await pilot.press("x")  # typing goes on at the end of what was pasted
+    await until(pilot, lambda: field.value.endswith("x"))
+    assert len(field.value) == PASTE_LIMIT + 1
 
 
 async def test_a_megabyte_line_pasted_into_the_command_palette_is_cut_with_a_notice(
@@ -180,14 +190,7 @@ async def test_a_megabyte_line_pasted_into_the_command_palette_is_cut_with_a_not
         await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         field = app.screen.query_one(CommandInput)
         await until(pilot, lambda: field.has_focus)
-        app.post_message(events.Paste(line + "\rsecond line"))
-        await until(pilot, lambda: field.value != "")
-        assert field.value == sanitise_paste(line)[:PASTE_LIMIT]
-        notices = [n.message for n in app._notifications]
-        assert any(f"the line pasted had {len(line):,}" in notice for notice in notices)
-        await pilot.press("x")  # typing goes on at the end of what was pasted
-        await until(pilot, lambda: field.value.endswith("x"))
-        assert len(field.value) == PASTE_LIMIT + 1
+        await _pasted_line_is_cut(app, pilot, field, line)
 
 
 async def test_a_paste_into_the_note_keeps_its_lines_and_shows_its_controls(
