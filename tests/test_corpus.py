@@ -693,3 +693,14 @@ def test_titles_shared_with_the_title_process_keep_it_in_turn(
         if path.name != "a.txt":  # (started once the first dump is added)
             assert builder._titler is not None, f"title process given up after {path.name}"
     assert _everything(builder.finish()) == here
+
+
+def test_the_load_summary_groups_thousands() -> None:
+    """A folder of thousands of bad files: the summary's counts read as the count line's
+    ("… and 9,988 more load errors") do."""
+    from abstract_reader.corpus import LoadError
+
+    corpus = Corpus()
+    corpus.errors.extend(LoadError(f"empty-{n}.txt", "empty file") for n in range(10_000))
+    corpus.errors.extend(LoadError(f"nul-{n}.txt", "NUL bytes", fatal=False) for n in range(1_500))
+    assert corpus.load_summary() == "0 files loaded, 1,500 with warnings, 10,000 failed"

@@ -163,11 +163,11 @@ class Corpus:
         loaded = len(self.files)
         warned = len({e.path for e in self.errors if not e.fatal})
         failed = len({e.path for e in self.errors if e.fatal})
-        parts = [f"{loaded} file{'' if loaded == 1 else 's'} loaded"]
+        parts = [f"{loaded:,} file{'' if loaded == 1 else 's'} loaded"]
         if warned:
-            parts.append(f"{warned} with warnings")
+            parts.append(f"{warned:,} with warnings")
         if failed:
-            parts.append(f"{failed} failed")
+            parts.append(f"{failed:,} failed")
         return ", ".join(parts)
 
 
