@@ -240,3 +240,55 @@ async def test_the_citation_pickers_formats_are_on_screen_when_tiny(
         )
         box = app.screen.query_one(".modal-box").region.shrink((1, 1, 1, 1))  # its border
         assert box.contains_region(formats.region), (formats.region, box)
+
+
+def _inside_the_box(app: ReaderApp, selector: str) -> bool:
+    """The widget is whole inside the dialog's box (within its border), so on screen."""
+    box = app.screen.query_one(".modal-box").region.shrink((1, 1, 1, 1))  # its border
+    region = app.screen.query_one(selector).region
+    return bool(region) and box.contains_region(region)
+
+
+def _shown_in(app: ReaderApp, selector: str) -> str:
+    """What the screen shows where the widget is, as one line of words (the box's text has
+    its scrollbar's glyphs in it)."""
+    region = app.screen.query_one(selector).region
+    lines = screen_text(app)[region.y : region.bottom]
+    return _flat(" ".join(line[region.x : region.right] for line in lines))
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 15)])
+async def test_the_note_editors_unsaved_warning_is_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 50×15 and 40×12 the note editor's text area filled its box and the first Esc's
+    "Unsaved changes: Esc again drops them" was below the box's edge: the first Esc seemed
+    to do nothing, and a second one dropped the note unannounced. The box scrolls to the
+    warning; the text area (at least 4 lines of text) is whole in view while typing, and
+    typing after the warning takes it back (the next Esc asks again)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        area = app.screen.query_one("#note-text")
+        await until(pilot, lambda: area.has_focus and _inside_the_box(app, "#note-text"))
+        assert area.scrollable_content_region.height >= 4  # lines of text shown
+        await pilot.press(*"a note")
+        await until(pilot, lambda: "a note" in box_text(app))
+        await pilot.press("escape")
+        said = "Unsaved changes: Esc again drops them, ctrl+s saves."
+        await until(pilot, lambda: _shown_in(app, "#note-message") == said)
+        assert _inside_the_box(app, "#note-message")
+        await pilot.press(*" more")  # back to the text: in view, and the question taken back
+        await until(pilot, lambda: "a note more" in box_text(app))
+        assert _inside_the_box(app, "#note-text")
+        assert "Unsaved changes" not in box_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: _shown_in(app, "#note-message") == said)
+        assert _inside_the_box(app, "#note-message")
+        assert isinstance(app.screen, ModalScreen)  # asked again, not dropped
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        assert paper_id not in app.library.snapshot.notes

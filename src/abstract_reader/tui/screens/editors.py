@@ -506,9 +506,30 @@ class NoteEditor(_Editor[NoteResult]):
         area = self.query_one("#note-text", TextArea)
         area.focus()
         area.move_cursor(area.document.end)
+        # in a short terminal the box scrolls: the text area whole in view, once laid out
+        self.call_after_refresh(area.scroll_visible, animate=False)
 
     def warn(self, text: str) -> None:
-        self.query_one("#note-message", Static).update(Content(text).stylize("$text-warning"))
+        said = self.query_one("#note-message", Static)
+        said.update(Content(text).stylize("$text-warning"))
+        # below the text area: in a short terminal the box scrolls to show it, once laid out
+        self.call_after_refresh(said.scroll_visible, animate=False)
+
+    @on(TextArea.SelectionChanged, "#note-text")
+    def _cursor_moved(self, event: TextArea.SelectionChanged) -> None:
+        """In a short terminal the box scrolls (to the message below the text area): the
+        text area comes back whole into view as its cursor moves, where the text is typed
+        (the text area scrolls only itself to its cursor)."""
+        self.call_after_refresh(event.text_area.scroll_visible, animate=False)
+
+    @on(TextArea.Changed, "#note-text")
+    def _text_changed(self) -> None:
+        """Typing after "Unsaved changes: Esc again drops them" takes the question back:
+        the message goes (in a short terminal it is scrolled out of view by then) and the
+        next Esc asks again rather than dropping what was typed since."""
+        if self._confirming:
+            self._confirming = False
+            self.query_one("#note-message", Static).update(Content(""))
 
     def changed(self) -> bool:
         return self.query_one("#note-text", TextArea).text != self.note
