@@ -292,3 +292,60 @@ async def test_the_note_editors_unsaved_warning_is_on_screen_when_tiny(
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
         assert paper_id not in app.library.snapshot.notes
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 15)])
+async def test_the_metadata_editors_fields_and_warning_are_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 40×12 the metadata editor showed its title field only (the title from the abstract,
+    wrapped below it, took the rest): Tab went to fields below the box's edge, typed into
+    unseen, and the first Esc's "Unsaved changes" was below it too (at 50×15 the warning).
+    The box scrolls: to the focused field, and to the warning."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await until(pilot, lambda: app.screen.query_one("#meta-title").has_focus)
+        await pilot.press(*"A title", "tab")
+        await until(pilot, lambda: app.screen.query_one("#meta-authors").has_focus)
+        await pilot.press(*"Ada")
+        await until(pilot, lambda: _shown_in(app, "#meta-authors") == "Ada")
+        assert _inside_the_box(app, "#meta-authors")
+        await pilot.press("escape")
+        said = "Unsaved changes: Esc again drops them, ctrl+s saves."
+        await until(pilot, lambda: _shown_in(app, "#meta-error") == said)
+        assert _inside_the_box(app, "#meta-error")
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 15)])
+async def test_the_export_dialogs_field_and_messages_are_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 40×12 what the export dialog says below its fields was past the box's edge: Enter
+    on an existing file asked "Overwrite papers.bib? y/n" unseen (Enter again did nothing,
+    Esc answered no), and "Give a file name" and "Not exported" were not seen either. The
+    box scrolls to what is said, and opens with the file name field in view."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "papers.bib").write_text("mine\n", encoding="utf-8")
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("E")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        field = app.screen.query_one("#export-path")
+        await until(pilot, lambda: field.has_focus and _inside_the_box(app, "#export-path"))
+        await pilot.press("enter")
+        await until(pilot, lambda: _shown_in(app, "#export-message") == "Overwrite papers.bib? y/n")
+        assert _inside_the_box(app, "#export-message")
+        await pilot.press("n")
+        await until(pilot, lambda: _shown_in(app, "#export-message").endswith("is unchanged."))
+        assert _inside_the_box(app, "#export-message")
+        assert _shown_in(app, "#export-message").startswith("Not exported;")
+        await pilot.press("ctrl+u", "enter")
+        await until(
+            pilot, lambda: _shown_in(app, "#export-message") == "Give a file name to export to."
+        )
+        assert _inside_the_box(app, "#export-message")
+        assert (tmp_path / "papers.bib").read_text(encoding="utf-8") == "mine\n"

@@ -32,6 +32,27 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 
+class MessageLine(Static):
+    """A dialog's message (a warning, a question, an error) below its fields. In a short
+    terminal the dialog's box scrolls: what is said is scrolled into view once it is laid
+    out, and again when its size changes (a longer message's new lines are laid out after
+    the refresh that follows ``say``, which scrolled to its old size)."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id, markup=False)
+        self.saying = False  #: something is said (the line is not empty)
+
+    def say(self, message: Content) -> None:
+        self.update(message)
+        self.saying = bool(message.plain)
+        if self.saying:
+            self.call_after_refresh(self.scroll_visible, animate=False)
+
+    def on_resize(self) -> None:
+        if self.saying:
+            self.scroll_visible(animate=False)
+
+
 class _Editor(ModalScreen[_T | None]):
     """One rule for every editor: ctrl+s saves; Esc cancels, but asks first (a second Esc)
     when there are unsaved changes."""
@@ -344,7 +365,7 @@ class MetadataEditor(_Editor[Metadata]):
                     yield Label(label, classes="field-label")
                     hints = [placeholder, *word_cuts("", placeholder)]
                     yield FittedInput(value=value, placeholders=hints, id=field_id)
-            error_line = Static(id="meta-error", markup=False)
+            error_line = MessageLine(id="meta-error")
             error_line.display = False
             yield error_line
             yield Static(
@@ -410,9 +431,9 @@ class MetadataEditor(_Editor[Metadata]):
     def _say(self, message: Content) -> None:
         """The line under the fields: a warning, an error, or nothing (then it takes no row:
         on a short terminal the candidates and the title's hint need the rows)."""
-        line = self.query_one("#meta-error", Static)
-        line.update(message)
+        line = self.query_one("#meta-error", MessageLine)
         line.display = bool(message.plain)
+        line.say(message)  # below the fields: in a short terminal the box scrolls to it
 
     def _edited(self) -> Metadata | str:
         """The fields as typed, or what is wrong with them."""
@@ -495,7 +516,7 @@ class NoteEditor(_Editor[NoteResult]):
             if self.hint:
                 yield Static(Content(self.hint).stylize("$text-warning"), markup=False)
             yield OrderedTextArea(self.note, id="note-text", soft_wrap=True)
-            yield Static(id="note-message", markup=False)
+            yield MessageLine(id="note-message")
             yield Label(
                 "ctrl+s: save · Esc: cancel · ctrl+o: edit in $VISUAL / $EDITOR",
                 classes="modal-hint",
@@ -510,10 +531,8 @@ class NoteEditor(_Editor[NoteResult]):
         self.call_after_refresh(area.scroll_visible, animate=False)
 
     def warn(self, text: str) -> None:
-        said = self.query_one("#note-message", Static)
-        said.update(Content(text).stylize("$text-warning"))
-        # below the text area: in a short terminal the box scrolls to show it, once laid out
-        self.call_after_refresh(said.scroll_visible, animate=False)
+        # below the text area: in a short terminal the box scrolls to it
+        self.query_one("#note-message", MessageLine).say(Content(text).stylize("$text-warning"))
 
     @on(TextArea.SelectionChanged, "#note-text")
     def _cursor_moved(self, event: TextArea.SelectionChanged) -> None:
@@ -529,7 +548,7 @@ class NoteEditor(_Editor[NoteResult]):
         next Esc asks again rather than dropping what was typed since."""
         if self._confirming:
             self._confirming = False
-            self.query_one("#note-message", Static).update(Content(""))
+            self.query_one("#note-message", MessageLine).say(Content(""))
 
     def changed(self) -> bool:
         return self.query_one("#note-text", TextArea).text != self.note

@@ -21,7 +21,7 @@ from ...cite import EXPORT_FORMATS, FORMAT_NAMES
 from ...outfile import OutputError, TargetError, TargetExists
 from ...text import escape_for_terminal
 from ..widgets.fitted_input import FittedInput
-from .editors import _Editor
+from .editors import MessageLine, _Editor
 
 #: A file name's extension for each export format (the default name follows the format).
 EXTENSIONS = {
@@ -121,7 +121,7 @@ class ExportDialog(_Editor[str]):
                     id="export-path",
                 )
             yield Static(id="export-preview", markup=False)
-            yield Static(id="export-message", markup=False)
+            yield MessageLine(id="export-message")
             yield Label(
                 "Enter or ctrl+s: export · Tab: next field · Esc: cancel", classes="modal-hint"
             )
@@ -129,9 +129,12 @@ class ExportDialog(_Editor[str]):
 
     def on_mount(self) -> None:
         field = self.query_one("#export-path", Input)
-        field.focus()
+        # in a short terminal the box scrolls: to the field, once it is laid out (Textual's
+        # own scroll on focus comes before that and took the box to its end, the field above)
+        field.focus(scroll_visible=False)
         field.cursor_position = len(field.value)
         self._preview()
+        self.call_after_refresh(field.scroll_visible, animate=False)
 
     # -- what the fields say -----------------------------------------------------------------
     def _format(self) -> str:
@@ -157,7 +160,8 @@ class ExportDialog(_Editor[str]):
         )
 
     def _say(self, text: str, style: str = "$text-error") -> None:
-        self.query_one("#export-message", Static).update(Content(text).stylize(style))
+        # below the fields: in a short terminal the box scrolls to it
+        self.query_one("#export-message", MessageLine).say(Content(text).stylize(style))
 
     @on(Select.Changed, "#export-format")
     def _format_changed(self, event: Select.Changed) -> None:
@@ -245,7 +249,8 @@ class ExportDialog(_Editor[str]):
         if request is None:
             return
         self._asking = None
-        self.query_one("#export-path", Input).focus()
+        # not scrolled to: what is said next, below it, is (the field stays in view above it)
+        self.query_one("#export-path", Input).focus(scroll_visible=False)
         if yes:
             self._run(ExportRequest(request.fmt, request.what, request.path, force=True))
         else:
