@@ -8,6 +8,7 @@ import pytest
 from textual.widgets import Input, TextArea
 
 from abstract_reader.library import Metadata
+from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.pickers import CopyFallback
 from abstract_reader.tui.widgets.paper_list import PaperList
 
@@ -451,3 +452,77 @@ async def test_capital_o_opens_the_link_in_the_abstract(
             f"Opened the link in the abstract, {link} "
             "(the URL was refused: it contains a space or line break)"
         )
+
+
+def _help_lines(app: ReaderApp) -> list[str]:
+    """The lines of text the help's box shows on screen (inside its border, left of its
+    scrollbar)."""
+    box = app.screen.query_one("#help-box").region.shrink((1, 1, 1, 1))
+    text = app.screen.query_one("#help-text").region
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    return [line[text.x : text.right].strip() for line in lines[box.y : box.bottom]]
+
+
+def _help_shows(app: ReaderApp, text: str) -> bool:
+    return any(text in line for line in _help_lines(app))
+
+
+@pytest.mark.parametrize("size", [(40, 12), (80, 24)])
+async def test_the_help_scrolls_with_the_paper_views_keys(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The help scrolled with ↓ / ↑ and PgDn only: j / k, which move the list and scroll the
+    paper, did nothing there. It scrolls with the paper view's keys: j / k a line, space /
+    shift+space a page, G / g to its end and back to its top."""
+    from abstract_reader.tui.screens.help import HelpScreen
+
+    title, last = "abstract-reader — keys", "Esc or ? closes"  # (wrapped at 40 columns)
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(pilot, lambda: _help_shows(app, title))
+        assert not _help_shows(app, last)
+        top = _help_lines(app)
+        await pilot.press("j", "j")
+        await until(pilot, lambda: _help_lines(app)[:-2] == top[2:])  # two lines up
+        assert not _help_shows(app, title)
+        await pilot.press("k")
+        await until(pilot, lambda: _help_lines(app)[:-1] == top[1:])
+        await pilot.press("k")
+        await until(pilot, lambda: _help_lines(app) == top)
+        await pilot.press("G")
+        await until(pilot, lambda: _help_shows(app, last))
+        assert not _help_shows(app, title)
+        await pilot.press("g")
+        await until(pilot, lambda: _help_lines(app) == top)
+        help_text = app.screen.query_one("#help-text")
+        body = [help_text.render_line(y).text.strip() for y in range(help_text.size.height)]
+        page = len(top)
+        assert top == [title, *body[: page - 1]]
+        await pilot.press("space")  # a page down: the lines after those shown
+        await until(pilot, lambda: _help_lines(app) == body[page - 1 : 2 * page - 1])
+        await pilot.press("shift+space")
+        await until(pilot, lambda: _help_lines(app) == top)
+
+
+async def test_a_remapped_paper_view_key_scrolls_the_help_too(tmp_path: Path) -> None:
+    """`[keys] view_down = "x"` (the paper view's j) makes x scroll the help, and j not."""
+    from abstract_reader.config import Config
+    from abstract_reader.tui.screens.help import HelpScreen
+
+    app = make_app(tmp_path, config=Config(keys={"view_down": ("x",)}))
+    async with app.run_test(size=(40, 12)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(pilot, lambda: _help_shows(app, "abstract-reader — keys"))
+        top = _help_lines(app)
+        box = app.screen.query_one("#help-box")
+        await pilot.press("j", "x")
+        await until(
+            pilot,
+            lambda: _help_lines(app) != top and not app.animator.is_being_animated(box, "scroll_y"),
+        )
+        assert _help_lines(app)[:-1] == top[1:]  # one line (x), not two

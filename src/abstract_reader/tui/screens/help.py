@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ..commands import help_rows
+from ..commands import bindings, help_rows
 
 QUERY: list[tuple[str, str]] = [
     ("robust gaussian", "papers with both words (typos forgiven: robst, gausian)"),
@@ -88,6 +88,15 @@ class HelpText(Static):
         self.update(help_content(self.content_region.width or None, self.first))
 
 
+class HelpBox(VerticalScroll):
+    """The help's scrolling box: it scrolls with the paper view's keys (j / k, g / G,
+    space / shift+space, besides ↓ / ↑, PgDn / PgUp, Home / End), their bindings taken from
+    the command table, so a key remapped for the paper view (``view_down`` …) is remapped
+    here too."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("view"))
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "dismiss", "Close"),
@@ -99,7 +108,7 @@ class HelpScreen(ModalScreen[None]):
         self.first = first
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box", classes="modal-box"):
+        with HelpBox(id="help-box", classes="modal-box"):
             yield Static(Content("abstract-reader — keys").stylize("bold"), classes="modal-title")
             yield HelpText(self.first, id="help-text")
         yield Footer()  # the dialog's own keys
