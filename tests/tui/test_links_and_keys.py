@@ -526,3 +526,38 @@ async def test_a_remapped_paper_view_key_scrolls_the_help_too(tmp_path: Path) ->
             lambda: _help_lines(app) != top and not app.animator.is_being_animated(box, "scroll_y"),
         )
         assert _help_lines(app)[:-1] == top[1:]  # one line (x), not two
+
+
+async def test_every_key_the_reader_binds_by_id_can_be_remapped_and_is_documented(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A binding id of any screen or widget (the dialogs' own keys too) is accepted in the
+    config's [keys] without a warning, and docs/keys.md names it (ctrl+y's `meta_candidate`,
+    the metadata editor's "use candidate", was refused as "no such binding id")."""
+    import importlib
+    import pkgutil
+
+    from textual.binding import Binding
+
+    from abstract_reader.tui import screens, widgets
+
+    ids: set[str] = set()
+    for package in (screens, widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                for binding in getattr(value, "BINDINGS", None) or ():
+                    if isinstance(binding, Binding) and binding.id:
+                        ids.add(binding.id)
+    assert "meta_candidate" in ids and "editor_save" in ids  # (the scan finds them)
+    config = tmp_path / "config.toml"
+    keys = "".join(f'{binding_id} = "f{12 + n % 8}"\n' for n, binding_id in enumerate(ids))
+    config.write_text(f"[keys]\n{keys}", encoding="utf-8")
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        refused = [n.message for n in app._notifications if "no such binding id" in n.message]
+        assert refused == []
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "keys.md").read_text("utf-8")
+    assert [i for i in sorted(ids) if f"`{i}`" not in documented] == []

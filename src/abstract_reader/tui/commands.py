@@ -195,6 +195,7 @@ EXTRA_BINDING_IDS = frozenset(
         "editor_save",
         "meta_next",
         "meta_previous",
+        "meta_candidate",
         "note_external_editor",
         "conflict_mine",
         "conflict_theirs",
