@@ -7,8 +7,11 @@ for each key to be handled, so these tests post the burst the way the terminal d
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, TypeVar
 
 from textual import events
+from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Input
 
 from abstract_reader.tui.app import ReaderApp
@@ -19,6 +22,7 @@ from abstract_reader.tui.widgets.paper_view import PaperView
 from .conftest import listed, make_app, settle, until
 
 WIDE = (140, 40)
+_W = TypeVar("_W", bound=Widget)
 
 
 def burst(app: ReaderApp, *keys: str) -> None:
@@ -141,3 +145,38 @@ async def test_keys_typed_right_after_the_key_that_moves_the_focus_go_where_it_m
         await settle(app, pilot)
         assert app.query_one(PaperView).has_focus
         assert not app.session.marks
+
+
+async def test_scrolling_keys_in_a_burst_each_scroll(tmp_path: Path) -> None:
+    """A held j (or j j j typed quickly) in the help or the full-screen paper: each key
+    scrolls a line and each space a page, from where the keys before it left the text.
+    Textual's scroll waits for the next frame and starts from the target as it is then, so
+    three keys in one burst scrolled one line."""
+    from abstract_reader.tui.screens.help import HelpBox
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(60, 14)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        box = await _scrolling(app, pilot, HelpBox)
+        burst(app, "j", "j", "j")
+        await until(pilot, lambda: box.scroll_y == 3)
+        burst(app, "k", "k")
+        await until(pilot, lambda: box.scroll_y == 1)
+        page = box.scrollable_content_region.height
+        burst(app, "space", "space")
+        await until(pilot, lambda: box.scroll_y == 1 + 2 * page)
+        await pilot.press("escape")
+        await pilot.press("enter")  # the paper, full screen: its abstract is longer than it
+        view = await _scrolling(app, pilot, PaperView)
+        burst(app, "j", "j", "j")
+        await until(pilot, lambda: view.scroll_y == 3)
+
+
+async def _scrolling(app: ReaderApp, pilot: Pilot[Any], kind: type[_W]) -> _W:
+    """The screen's ``kind`` once it is laid out with more lines than it shows."""
+    await until(pilot, lambda: bool(app.screen.query(kind)))
+    widget = app.screen.query_one(kind)
+    await until(pilot, lambda: widget.max_scroll_y > 10)
+    assert widget.scroll_y == 0
+    return widget

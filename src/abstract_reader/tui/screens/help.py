@@ -7,12 +7,12 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..commands import bindings, help_rows
+from ..widgets.burst_scroll import BurstScroll
 
 QUERY: list[tuple[str, str]] = [
     ("robust gaussian", "papers with both words (typos forgiven: robst, gausian)"),
@@ -88,7 +88,7 @@ class HelpText(Static):
         self.update(help_content(self.content_region.width or None, self.first))
 
 
-class HelpBox(VerticalScroll):
+class HelpBox(BurstScroll):
     """The help's scrolling box: it scrolls with the paper view's keys (j / k, g / G,
     space / shift+space, besides ↓ / ↑, PgDn / PgUp, Home / End), their bindings taken from
     the command table, so a key remapped for the paper view (``view_down`` …) is remapped

@@ -8,7 +8,6 @@ from typing import ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.geometry import Size
 from textual.style import Style
@@ -16,6 +15,7 @@ from textual.widgets import Static
 
 from ...text import Rendered, cap, sanitise
 from ..commands import bindings
+from .burst_scroll import BurstScroll
 from .keys_in_order import keys_follow_focus
 from .paper_list import tag_label
 
@@ -85,7 +85,7 @@ class _Part(Static):
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
-class PaperView(VerticalScroll, can_focus=True):
+class PaperView(BurstScroll, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("view"))
 
     async def _on_key(self, event: events.Key) -> None:
@@ -192,9 +192,3 @@ class PaperView(VerticalScroll, can_focus=True):
         if cut:
             content += Content(f"\n\n… {cut:,} more characters not shown").stylize("$text-muted")
         return content
-
-    def action_page_down(self) -> None:
-        self.scroll_page_down(animate=False)
-
-    def action_page_up(self) -> None:
-        self.scroll_page_up(animate=False)
