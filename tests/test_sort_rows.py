@@ -131,8 +131,9 @@ def test_the_title_order_sorts_as_the_titles_do(tmp_path: Path) -> None:
     snapshot = lib.snapshot
     titles = TitleOrder(table)
     assert titles.current(table, len(table))
-    for _ in range(20):
-        rows = np.array(rng.sample(range(len(table)), rng.randint(0, len(table))), np.int64)
+    # a few rows (their ranks sorted) and many (the whole order walked)
+    for size in [0, 1, 5, 20, *(rng.randint(25, len(table)) for _ in range(16))]:
+        rows = np.array(rng.sample(range(len(table)), size), np.int64)
         plain = sort_rows("title", rows, snapshot, table).tolist()
         assert sort_rows("title", rows, snapshot, table, titles).tolist() == plain
     table.set_title(3, "changed")  # the table's titles changed: it is out of date
