@@ -249,6 +249,7 @@ def test_export_formats_and_filters(seeds: Corpus, db: Path, tmp_path: Path) -> 
         "export", "--format", "csl-json", "-q", "satisficing", "-o", str(out), "--force", db=db
     )
     assert forced.returncode == 0 and len(json.loads(out.read_text())) == 1
+    assert forced.stderr.strip().endswith(f"Exported 1 paper to {out}"), forced.stderr
     for fmt in ("markdown", "csv", "jsonl"):
         assert cli("export", "--format", fmt, db=db).returncode == 0
 

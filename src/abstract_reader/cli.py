@@ -69,6 +69,11 @@ def _error(text: str) -> None:
     sys.stderr.write(f"{PROG}: {escape_for_terminal(text)}\n")
 
 
+def _s(n: int) -> str:
+    """The plural's "s" for ``n`` things ("1 paper", "2 papers")."""
+    return "" if n == 1 else "s"
+
+
 def _note(text: str) -> None:
     """A one-line report on stderr (not an error), its names escaped like _error's."""
     from .text import escape_for_terminal
@@ -593,7 +598,7 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
         for part in result.ignored:
             _error(f"warning: {part}")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
-            _note(f"{len(result):,} papers, {result.ranked_like}")
+            _note(f"{len(result):,} paper{_s(len(result))}, {result.ranked_like}")
         rows = result.order
     sort = getattr(args, "sort", "relevance")
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
@@ -955,7 +960,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             )
         except OutputError as exc:
             raise Failure(str(exc)) from None
-        _note(f"Exported {len(records)} papers to {args.output}")
+        _note(f"Exported {len(records):,} paper{_s(len(records))} to {args.output}")
     else:
         sys.stdout.write(format_records(records, args.format, with_abstract=with_abstract))
     return 1 if corpus.fatal_errors else 0
@@ -995,7 +1000,7 @@ def cmd_library(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
-    _note(f"Merged records of {touched} papers from {args.file}")
+    _note(f"Merged records of {touched:,} paper{_s(touched)} from {args.file}")
     return 0
 
 
@@ -1247,7 +1252,7 @@ def cmd_digest(args: argparse.Namespace) -> int:
     text = digest(records, args.format, subtitle=" · ".join(subtitle))
     if args.output and args.output != "-":
         _write_file(args.output, text, force=args.force)
-        _note(f"Wrote a digest of {len(records)} papers to {args.output}")
+        _note(f"Wrote a digest of {len(records):,} paper{_s(len(records))} to {args.output}")
     else:
         sys.stdout.write(text)
     return 1 if corpus.fatal_errors else 0

@@ -137,7 +137,9 @@ def count_part(shown: int, loaded: int, *, filtered: bool, partial: bool) -> Sta
     papers only) says "shown": it is not how many papers have the phrase."""
     if partial:
         return StatusPart(f"{shown:,} shown")
-    return StatusPart(f"{shown:,} of {loaded:,}" if filtered else f"{loaded:,} papers")
+    if filtered:
+        return StatusPart(f"{shown:,} of {loaded:,}")
+    return StatusPart(f"{loaded:,} paper" if loaded == 1 else f"{loaded:,} papers")
 
 
 #: An order's name on a narrower line (the full one is "sorted by " + ``SORTS[name]``).

@@ -285,3 +285,11 @@ def test_fit_status_shortens_facts_before_dropping_them_and_details_give_way() -
     assert fit_status(parts, 60) == "99,003 of 99,004 · newest first · ranked like A long… · …"
     # a fact that does not fit even shortened goes, with what follows it
     assert fit_status(parts, 40) == "99,003 of 99,004 · newest first · …"
+
+
+async def test_one_paper_is_counted_in_the_singular(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "one.txt", "The only abstract of this dump, about robust means.")
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert shown(app).startswith("1 paper ·"), shown(app)
