@@ -115,6 +115,15 @@ async def test_saving_over_a_name_asks_first_and_esc_keeps_the_stored_one(
         # the same query under the same name: nothing to ask
         await save_filter_as(app, pilot, "rob")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        # kept: "Esc to cancel", as it says — one Esc, not a second question
+        assert cli(tmp_path, "searches", "--add", "rob", "graph", "--force").returncode == 0
+        await save_filter_as(app, pilot, "rob")
+        await until(pilot, lambda: "@rob is saved as" in message(app, "#save-search-message"))
+        await pilot.press("escape")
+        await until(pilot, lambda: "Esc to cancel" in message(app, "#save-search-message"))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.library.setting("search:rob") == "graph"
 
 
 async def test_esc_cancels_the_name_prompt_asking_first_when_a_name_is_typed(
