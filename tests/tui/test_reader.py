@@ -1007,3 +1007,16 @@ async def test_metadata_editor_warns_about_a_url_o_would_refuse(tmp_path: Path) 
         await pilot.press("e", "tab", "tab", "ctrl+u", *"https://example.org/p", "enter")
         await until(pilot, lambda: not isinstance(app.screen, MetadataEditor))
         assert app.library.snapshot.metadata[paper_id].url == "https://example.org/p"
+
+
+async def test_a_row_with_many_tags_still_shows_its_venue(tmp_path: Path) -> None:
+    """Tags too long for the row's right part are cut ("…"), not the venue after them."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        first = app.query_one(PaperList).current_id
+        assert first is not None
+        app.library.add_tags([first], ["reinforcement-learning", "to-read-next-week", "survey"])
+        await until(pilot, lambda: "#rei" in list_lines(app)[0])
+        row = list_lines(app)[0].rstrip()
+        assert row.endswith("#rei… NeurIPS 2026"), row

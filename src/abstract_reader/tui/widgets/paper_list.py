@@ -530,10 +530,15 @@ def _row_text(
     flag_spans = [(0, 1, marked_style), (1, 2, flag_style), (2, 3, flag_style)]
     # the right part: tags, then the venue
     right_spans: list[tuple[int, int, Style]] = []
+    room = width - 4 - 1
     if row.tags:
         tag_text = " ".join(tag_label(t) for t in row.tags)
-        if tag_text:
-            right_spans.append((0, len(tag_text), tag_style))
+        tag_spans = [(0, len(tag_text), tag_style)] if tag_text else []
+        # too long: the tags are cut, not the venue after them (with room for 4 cells of tags)
+        tag_room = max(0, room // 3) - cell_len(row.venue) - 1
+        if row.venue and cell_len(tag_text) > tag_room >= 4:
+            tag_text = _cut(tag_text, tag_spans, tag_room)
+        right_spans += tag_spans
         right = tag_text + " " + row.venue
         if row.venue:
             right_spans.append((len(tag_text) + 1, len(right), meta_style))
@@ -542,7 +547,6 @@ def _row_text(
         if right:
             right_spans.append((0, len(right), meta_style))
     right_cells = cell_len(right)
-    room = width - 4 - 1
     right_room = min(right_cells, max(0, room // 3))
     if right_room < right_cells:
         right = _cut(right, right_spans, right_room)
