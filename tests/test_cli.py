@@ -223,10 +223,19 @@ def test_tags_lists_counts_and_orphans(seeds: Corpus, db: Path, tmp_path: Path) 
     cli("tag", b.id, "x", "y", db=db)
     out = cli("tags", db=db).stdout
     assert "2  x" in out and "1  y" in out
+    cli("meta", b.id, "--title", "A Paper Known by Its Title", db=db)
+    cli("bookmark", b.id, db=db)
     other = write_dump(tmp_path / "other.txt", "Only this paper is loaded now.")
     orphan = cli("tags", "-d", str(other), db=db)
-    assert "2 papers with records are not in the loaded dumps" in orphan.stdout
-    assert a.id in orphan.stdout
+    lines = orphan.stdout.splitlines()
+    at = lines.index("2 papers with records are not in the loaded dumps:")
+    # each named with what the library holds for it, to be known again
+    assert sorted(lines[at + 1 :]) == sorted(
+        [
+            f"  {a.id}  tags: x",
+            f"  {b.id}  “A Paper Known by Its Title” · tags: x, y · bookmarked",
+        ]
+    )
 
 
 def test_writes_to_a_damaged_library_are_refused(seeds: Corpus, tmp_path: Path) -> None:

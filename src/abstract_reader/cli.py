@@ -24,7 +24,7 @@ from .sorting import SORTS, canonical_sort
 if TYPE_CHECKING:
     from .config import Config
     from .corpus import Corpus
-    from .library import Library
+    from .library import Library, Snapshot
     from .record import Record
     from .search import Query
 
@@ -67,11 +67,6 @@ def _error(text: str) -> None:
     from .text import escape_for_terminal
 
     sys.stderr.write(f"{PROG}: {escape_for_terminal(text)}\n")
-
-
-def _s(n: int) -> str:
-    """The plural's "s" for ``n`` things ("1 paper", "2 papers")."""
-    return "" if n == 1 else "s"
 
 
 def _note(text: str) -> None:
@@ -598,7 +593,7 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
         for part in result.ignored:
             _error(f"warning: {part}")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
-            _note(f"{len(result):,} paper{_s(len(result))}, {result.ranked_like}")
+            _note(f"{_papers(len(result))}, {result.ranked_like}")
         rows = result.order
     sort = getattr(args, "sort", "relevance")
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
@@ -806,13 +801,34 @@ def cmd_tags(args: argparse.Namespace) -> int:
         noun = "paper" if len(orphans) == 1 else "papers"
         _say(sys.stdout, f"{len(orphans)} {noun} with records are not in the loaded dumps:")
         for pid in orphans:
-            tags = ", ".join(library.snapshot.tags.get(pid, []))
-            _say(sys.stdout, f"  {pid}  {tags}")
+            _say(sys.stdout, f"  {pid}  {_kept_for(pid, library.snapshot)}")
     return 1 if corpus.fatal_errors else 0
 
 
 def _papers(count: int) -> str:
-    return f"{count} paper{'' if count == 1 else 's'}"
+    return f"{count:,} paper{'' if count == 1 else 's'}"
+
+
+def _kept_for(paper_id: str, snapshot: Snapshot) -> str:
+    """What the library holds for a paper (its title when it has one, tags, marks, note), to
+    know a paper that is not in the loaded dumps again."""
+    from .text import shorten, shown_title
+
+    said: list[str] = []
+    meta = snapshot.metadata.get(paper_id)
+    if meta is not None and meta.title:
+        said.append(f"“{shorten(shown_title(meta.title), 60)}”")
+    tags = snapshot.tags.get(paper_id, [])
+    if tags:
+        said.append("tags: " + ", ".join(tags))
+    marks = (
+        ("bookmarked", paper_id in snapshot.bookmarks),
+        ("read", paper_id in snapshot.read),
+        ("a note", paper_id in snapshot.notes),
+        ("metadata", meta is not None and not meta.title and not meta.empty),
+    )
+    said += [mark for mark, on in marks if on]
+    return " · ".join(said)
 
 
 def _was(text: str) -> str:
@@ -960,7 +976,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             )
         except OutputError as exc:
             raise Failure(str(exc)) from None
-        _note(f"Exported {len(records):,} paper{_s(len(records))} to {args.output}")
+        _note(f"Exported {_papers(len(records))} to {args.output}")
     else:
         sys.stdout.write(format_records(records, args.format, with_abstract=with_abstract))
     return 1 if corpus.fatal_errors else 0
@@ -1000,7 +1016,7 @@ def cmd_library(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
-    _note(f"Merged records of {touched:,} paper{_s(touched)} from {args.file}")
+    _note(f"Merged records of {_papers(touched)} from {args.file}")
     return 0
 
 
@@ -1252,7 +1268,7 @@ def cmd_digest(args: argparse.Namespace) -> int:
     text = digest(records, args.format, subtitle=" · ".join(subtitle))
     if args.output and args.output != "-":
         _write_file(args.output, text, force=args.force)
-        _note(f"Wrote a digest of {len(records):,} paper{_s(len(records))} to {args.output}")
+        _note(f"Wrote a digest of {_papers(len(records))} to {args.output}")
     else:
         sys.stdout.write(text)
     return 1 if corpus.fatal_errors else 0
