@@ -246,6 +246,40 @@ def test_a_dump_over_the_size_limit_is_refused_from_its_size(tmp_path: Path) -> 
         assert len(result.stdout.splitlines()) == 55
 
 
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs /proc/self/io")
+def test_a_large_binary_dump_is_refused_without_being_read(tmp_path: Path) -> None:
+    """A sparse 900 MB file named .txt (under the 1 GB limit) was hashed whole for the
+    parsed-corpus cache (~1.6 s) before its first 8 KB refused it as binary. Its first 8 KB
+    are read, it is refused with its one line, the good dumps load: the whole load reads a
+    few MB (the process's own count of bytes read), not 900."""
+    sparse = tmp_path / "disk.txt"
+    with open(sparse, "wb") as handle:
+        handle.truncate(900 << 20)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from abstract_reader.corpus_cache import load_corpus_cached\n"
+        "def read():\n"
+        "    return int(Path('/proc/self/io').read_text().split('rchar: ')[1].split()[0])\n"
+        "before = read()\n"
+        "corpus = load_corpus_cached(sys.argv[1:3], Path(sys.argv[3]))\n"
+        "print(read() - before, len(corpus), *corpus.errors, sep='\\n')\n"
+    )
+    result = _python("-c", code, str(SEEDS), str(sparse), str(tmp_path / "cache"))
+    assert result.returncode == 0, result.stderr
+    read, papers, *errors = result.stdout.splitlines()
+    assert errors == [f"{sparse}: looks like a binary file, not a text dump; skipped"]
+    assert int(papers) == 55
+    assert int(read) < 64 << 20  # (900 MB before: hashed whole)
+    # the CLI: its one line, exit 1, the good dumps listed
+    listed = _cli("list", "-d", str(SEEDS), "-d", str(sparse))
+    assert listed.returncode == 1
+    assert listed.stderr == (
+        f"abstract-reader: {sparse}: looks like a binary file, not a text dump; skipped\n"
+    )
+    assert len(listed.stdout.splitlines()) == 55
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_the_content_digest_of_what_is_not_a_file_is_none(tmp_path: Path) -> None:
     (tmp_path / "sub.txt").mkdir()

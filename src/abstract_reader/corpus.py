@@ -44,7 +44,8 @@ __all__ = [
 
 ID_LENGTH = 16
 MIN_PREFIX = 4
-_BINARY_SAMPLE = 8192
+#: the first bytes of a dump that say whether it is text at all (`not_text`)
+BINARY_SAMPLE = 8192
 FIRST_BATCH = 500  #: the rows of a table's first batch (`CorpusBuilder.add_file_in_batches`)
 MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
 #: The most load problems (errors and warnings of all the paths) listed at once, by the
@@ -298,8 +299,19 @@ def _line_of(data: bytes, offset: int) -> int:
     return head.count(b"\n") + head.count(b"\r") - crlf + 1
 
 
+def not_text(head: bytes) -> str | None:
+    """Why a dump whose first `BINARY_SAMPLE` bytes are ``head`` is refused as not text
+    (its load error), or None. Those bytes alone decide it: the corpus cache's content
+    digest (`corpus_cache.content_digest`) asks this before hashing the rest."""
+    if not head or _wide_bom(head) is not None or not _looks_binary(head):
+        return None
+    if _utf16_unmarked(head):
+        return "looks like UTF-16 text without a byte-order mark; save it as UTF-8"
+    return "looks like a binary file, not a text dump; skipped"
+
+
 def _looks_binary(data: bytes) -> bool:
-    sample = data[:_BINARY_SAMPLE]
+    sample = data[:BINARY_SAMPLE]
     if not sample:
         return False
     bad = sum(1 for b in sample if b < 0x20 and b not in (0x09, 0x0A, 0x0D, 0x0C))
@@ -309,7 +321,7 @@ def _looks_binary(data: bytes) -> bool:
 def _utf16_unmarked(data: bytes) -> bool:
     """Text in UTF-16 without its mark: every other byte NUL (ASCII letters' high or low
     halves), the bytes between them not."""
-    sample = data[: _BINARY_SAMPLE & ~1]
+    sample = data[: BINARY_SAMPLE & ~1]
     halves = sample[0::2], sample[1::2]
     for zeros, text in (halves, halves[::-1]):
         if zeros.count(0) >= 0.9 * len(zeros) and text.count(0) <= 0.1 * len(text):
@@ -465,13 +477,8 @@ def _read_dump(path: Path) -> _Parsed:
             if size > MAX_DUMP_BYTES:
                 raise _Skip(_too_large(size))
             # its first bytes say whether it is text at all, before the rest is read
-            head = handle.read(_BINARY_SAMPLE)
-            if head and _wide_bom(head) is None and _looks_binary(head):
-                if _utf16_unmarked(head):
-                    raise _Skip(
-                        "looks like UTF-16 text without a byte-order mark; save it as UTF-8"
-                    )
-                raise _Skip("looks like a binary file, not a text dump; skipped")
+            if refusal := not_text(handle.read(BINARY_SAMPLE)):
+                raise _Skip(refusal)
             handle.seek(0)
             data = handle.read(size + 1)
             if len(data) > size:  # (grown since its size was taken, or a size of 0 in /proc)
