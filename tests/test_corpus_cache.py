@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from abstract_reader.corpus import Corpus, CorpusBuilder, load_corpus
+from abstract_reader import corpus_cache as cc
+from abstract_reader.corpus import Corpus, CorpusBuilder, LoadError, load_corpus
 from abstract_reader.corpus_cache import key_for, load, load_corpus_cached
 
 from .conftest import SEEDS, cli
@@ -127,3 +130,78 @@ def test_titles_made_distinct_after_parsing_come_back_from_the_cache(
     cached = load_corpus_cached([dump], tmp_path / "cache", min_bytes=0)
     assert [p.title for p in cached.papers] == titles
     assert _facts(cached) == _facts(parsed)
+
+
+def test_a_cache_written_by_other_parsing_code_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache keeps a dump's parse, its warnings' words too. Parsing changed, the package
+    version not (an older parse said "abstract 0" where it now says "the header (line N)"),
+    and a warm start showed the old words. A cache written by other parsing code is found
+    neither by the dumps' stat data (the reader's warm start) nor by its key: the dump is
+    parsed again, its warning as this code words it. One written by this code is used."""
+    dump = tmp_path / "d.txt"
+    dump.write_bytes(b"Conf 2024 Papers\n\nAn abstract with one bad \xff byte.\n")
+    cache = tmp_path / "cache"
+    parsed = load_corpus([dump])
+    now = [str(e) for e in parsed.errors]
+    assert now == [f"{dump}: invalid UTF-8 on line 3 (1 byte sequence(s) shown as \ufffd)"]
+    older = [LoadError(str(dump), "abstract 0 has invalid UTF-8", fatal=False)]  # its words
+    monkeypatch.setattr(cc, "_RACY_NS", 0)  # (just written: its stat data counts all the same)
+    with monkeypatch.context() as other_code:
+        other_code.setattr(cc, "parser_fingerprint", lambda: "older parsing code", raising=False)
+        assert cc.save(cache, cc.PendingKey([dump]), parsed, older)
+    opened, _pending = cc.open_for(cache, [dump])
+    assert opened is None
+    again = load_corpus_cached([dump], cache, min_bytes=0)
+    assert [str(e) for e in again.errors] == now
+    assert _facts(again) == _facts(parsed)
+
+    # the same, written by this code (its words told apart from a parse's): used both ways
+    assert cc.save(cache, cc.PendingKey([dump]), parsed, older)
+    opened, pending = cc.open_for(cache, [dump])
+    assert opened is not None
+    opened.confirm(pending)
+    assert [str(e) for e in opened.errors] == [f"{dump}: abstract 0 has invalid UTF-8"]
+
+    def no_parsing(*args: object) -> None:
+        raise AssertionError("parsed again instead of reading the cache")
+
+    monkeypatch.setattr(CorpusBuilder, "add_file", no_parsing)
+    cached = load_corpus_cached([dump], cache, min_bytes=0)
+    assert [str(e) for e in cached.errors] == [f"{dump}: abstract 0 has invalid UTF-8"]
+    assert _facts(cached) == _facts(parsed)
+
+
+def test_the_parser_fingerprint_covers_every_module_parsing_imports(tmp_path: Path) -> None:
+    """`PARSER_MODULES` is every module of the package that parsing dumps (titles derived
+    in the title process too) and caching them imports: a module added to that path and not
+    to the list would change the parse without changing the cache's key."""
+    first = tmp_path / "a.txt"
+    first.write_text("Conf 2024 Papers\n\nOne abstract about caches. It is short.\n")
+    second = tmp_path / "b.txt"
+    second.write_bytes(b"Another abstract, its byte \xff invalid.\n")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from abstract_reader.corpus import CorpusBuilder\n"
+        "from abstract_reader.corpus_cache import PARSER_MODULES, load_corpus_cached\n"
+        "files = [Path(f) for f in sys.argv[1:3]]\n"
+        "builder = CorpusBuilder(files, titler=True)\n"
+        "for path in files:\n"
+        "    builder.add_file(path)\n"
+        "builder.finish()\n"
+        "load_corpus_cached(files, Path(sys.argv[3]), min_bytes=0)\n"
+        "load_corpus_cached(files, Path(sys.argv[3]), min_bytes=0)\n"
+        "used = {n.split('.')[1] if '.' in n else '__init__' for n in sys.modules\n"
+        "        if n.split('.')[0] == 'abstract_reader'}\n"
+        "print(sorted(used - set(PARSER_MODULES)), 'text' in used)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(first), str(second), str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[] True"

@@ -3,9 +3,11 @@
 The cache can never change what the user sees:
 
 - It is keyed by the dumps' *contents* (SHA-256 of every file: about 1 ms per MB, against
-  50 ms per MB to parse), besides their paths, this format and the package version. A dump
-  edited with its size and mtime kept gets another key. The key is also in the file's
-  header: a cache renamed to another key is refused.
+  50 ms per MB to parse), besides their paths, this format, the package version and the
+  parsing code itself (`parser_fingerprint`: parsing changed without a new version — its
+  papers or its warnings' words — is another key). A dump edited with its size and mtime
+  kept gets another key. The key is also in the file's header: a cache renamed to another
+  key is refused.
 - First rows do not wait for that hashing (`open_for`, `PendingKey`: ~1 s at a million
   abstracts). A warm start finds its cache by the dumps' stat data — size, mtime, ctime,
   inode, device, recorded in the authenticated header when the key was hashed; ctime is
@@ -66,6 +68,7 @@ Small corpora are not cached: parsing them is as fast as reading a cache.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -112,15 +115,64 @@ MIN_BYTES = 4 << 20  #: corpora smaller than this are parsed every time
 _KEEP = 3  #: cached corpora kept (each about the size of its dumps)
 
 
+#: The modules whose code makes what a cache keeps (papers, ids, titles, load warnings)
+#: and how: every module of the package that parsing dumps and caching them imports (a test
+#: holds this list to that), a package by all its modules.
+PARSER_MODULES = (
+    "__init__",
+    "cachefile",
+    "corpus",
+    "corpus_cache",
+    "infile",
+    "paper",
+    "papertable",
+    "paths",
+    "text",
+)
+
+
+@functools.cache
+def parser_fingerprint() -> str:
+    """A digest of the source of `PARSER_MODULES`, in every cache's key and header: a cache
+    written by other parsing code — its papers or its warnings' words changed, the package's
+    version not — is never used (a warm start showed the old text). The code itself, not a
+    format number someone must remember to bump; ~250 KB read and hashed once a process
+    (well under a millisecond), only when a cache is looked for. A module whose source
+    cannot be read (an install without .py files) counts by its name: the key is then
+    what it was before, the package version and `CORPUS_FORMAT`."""
+    import hashlib
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(digest_size=16)
+    for name in PARSER_MODULES:
+        folder = package / name
+        paths = sorted(folder.glob("*.py")) if folder.is_dir() else [package / f"{name}.py"]
+        for path in paths:
+            digest.update(f"{path.relative_to(package).as_posix()}\0".encode())
+            try:
+                digest.update(path.read_bytes())
+            except OSError:
+                digest.update(b"(unreadable)")
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _salt(digests: Iterable[object]) -> str:
+    """What a key hashes besides the dumps' paths and stat data: the dumps' contents, this
+    format, the package version and the parsing code (`parser_fingerprint`)."""
+    listed = ",".join(map(str, digests))
+    return f"{__version__}/{CORPUS_FORMAT}/{parser_fingerprint()}/{listed}"
+
+
 def key_for(files: Sequence[Path], *, threads: int | None = None) -> str | None:
-    """The corpus cache's key: the dumps' contents, paths, sizes and mtimes, this format and
-    version; None when a file cannot be read. Call it *before* parsing: a dump that changes
-    while it is parsed then gets a key that its next reading no longer matches. Hashed on
-    ``threads`` threads (default: as many as cores)."""
+    """The corpus cache's key: the dumps' contents, paths, sizes and mtimes, this format,
+    version and parsing code; None when a file cannot be read. Call it *before* parsing: a
+    dump that changes while it is parsed then gets a key that its next reading no longer
+    matches. Hashed on ``threads`` threads (default: as many as cores)."""
     digests = _content_digests(files, threads)
     if digests is None:
         return None
-    return files_key(f"{__version__}/{CORPUS_FORMAT}/{','.join(digests)}", files)
+    return files_key(_salt(digests), files)
 
 
 def _content_digests(files: Sequence[Path], threads: int | None = None) -> list[str] | None:
@@ -278,7 +330,7 @@ class PendingKey:
         digests = self._digests
         if any(d is None for d in digests):
             return None  # (a file could not be read)
-        return files_key(f"{__version__}/{CORPUS_FORMAT}/{','.join(map(str, digests))}", self.files)
+        return files_key(_salt(digests), self.files)
 
 
 class CacheRefused(Exception):
@@ -461,6 +513,7 @@ def _save(
     sections: dict[str, list[object]] = {}
     meta = {
         "format": CORPUS_FORMAT,
+        "parser": parser_fingerprint(),  #: found by stat data (`open_for`): not another's
         "key": key,  #: which dumps (a file renamed to another key is not believed)
         "stats": stats,  #: their stat data when hashed (`open_for`), or None
         "count": count,
@@ -566,6 +619,8 @@ class Opened:
         count = meta["count"]
         if meta["format"] != CORPUS_FORMAT or type(count) is not int or count < 0:
             raise CacheRefused("format")
+        if meta.get("parser") != parser_fingerprint():  # (its key says so too)
+            raise CacheRefused("written by other parsing code")
         if key is not None and meta["key"] != key:
             raise CacheRefused("the cache of other dumps")
         self.key: str = meta["key"]
