@@ -186,23 +186,43 @@ def test_a_dump_without_blank_lines_is_cut_with_one_warning(tmp_path: Path) -> N
     assert run_on.replace("\n", " ").startswith(cut + " ")  # (cut at a space)
 
 
-def test_a_cut_header_is_named_as_the_header_not_abstract_0(tmp_path: Path) -> None:
-    """A header line padded past `MAX_ABSTRACT_CHARS` (trailing spaces) is cut and still
-    taken as the header; its warning said "abstract 0". It names the header and its line."""
-    dump = tmp_path / "padded.txt"
-    header = "NeurIPS 2026 Papers" + " " * 4_300_000
-    dump.write_text(f"\n\n{header}\n\nA short first abstract.\n\nA second one.\n", encoding="utf-8")
-    result = _cli("list", "--json", "-d", str(dump))
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == (
-        f"abstract-reader: warning: {dump}: the header (line 3) is {len(header):,} characters"
-        " long: cut to its first 4,194,304 (are the abstracts separated by blank lines?)\n"
-    )
-    papers = [json.loads(row) for row in result.stdout.splitlines()]
-    assert [(p["abstract"], p["venue"], p["year"]) for p in papers] == [
-        ("A short first abstract.", "NeurIPS", 2026),
-        ("A second one.", "NeurIPS", 2026),
-    ]
+@pytest.mark.parametrize(
+    ("line", "papers"),
+    [
+        # a header padded past the limit: the header, whole (it said "abstract 0", then
+        # "the header (line 3) is 4,300,019 characters long: cut", of trailing spaces)
+        ("NeurIPS 2026 Papers{pad}", [("A short first abstract.", "NeurIPS", 2026)]),
+        # words after the padding: they were cut off, the header "NeurIPS", no word said
+        (
+            "NeurIPS 2026 Papers{pad}and Workshops",
+            [("A short first abstract.", "NeurIPS 2026 Papers and Workshops", 2026)],
+        ),
+        # an abstract after it with no blank line: the whole abstract was lost
+        (
+            "NeurIPS 2026 Papers{pad}We introduce a method. It works.",
+            [
+                ("NeurIPS 2026 Papers We introduce a method. It works.", None, None),
+                ("A short first abstract.", None, None),
+            ],
+        ),
+    ],
+)
+def test_a_line_padded_past_the_limit_keeps_its_words(
+    tmp_path: Path, line: str, papers: list[tuple[str, str | None, int | None]]
+) -> None:
+    """A paragraph over `MAX_ABSTRACT_CHARS` characters was cut at that many characters,
+    padding included: a first line padded with millions of spaces was cut inside them and
+    taken as the header, and the words after the cut vanished. What is cut is words, so
+    such a line loads as it would without the padding: no warning, nothing lost, the same
+    papers (ids too) as the line unpadded."""
+    padded, plain = tmp_path / "padded.txt", tmp_path / "plain.txt"
+    for dump, pad in ((padded, " " * 4_300_000), (plain, " ")):
+        dump.write_text(f"\n\n{line.format(pad=pad)}\n\nA short first abstract.\n")
+    results = [_cli("list", "--json", "-d", str(dump)) for dump in (padded, plain)]
+    shown = [[json.loads(row) for row in result.stdout.splitlines()] for result in results]
+    assert [(p["abstract"], p["venue"], p["year"]) for p in shown[0]] == papers
+    assert [p["id"] for p in shown[0]] == [p["id"] for p in shown[1]]
+    assert [(r.returncode, r.stderr) for r in results] == [(0, ""), (0, "")]
 
 
 def test_a_dump_of_too_many_paragraphs_keeps_the_first_with_one_warning(

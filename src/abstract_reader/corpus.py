@@ -58,9 +58,10 @@ LOAD_PROBLEMS_SHOWN = 12
 #: benchmarks' million abstracts are 1.3 GB in 200 dumps. A larger file (a sparse one that
 #: says 50 GB, a disk image named .txt) is refused from its size, before it is hashed or read.
 MAX_DUMP_BYTES = 1 << 30
-#: The longest abstract kept (characters of its paragraph): a real one is a few thousand; a
-#: longer paragraph (a dump with no blank lines between abstracts, 200 MB on one line) is cut
-#: here, with a warning naming it. (A 4 MB abstract still loads whole.)
+#: The longest abstract kept (characters of its paragraph's words, one space between them:
+#: padding is not counted, `_fit`): a real one is a few thousand; a longer paragraph (a
+#: dump with no blank lines between abstracts, 200 MB on one line) is cut here, with a
+#: warning naming it. (A 4 MB abstract still loads whole.)
 MAX_ABSTRACT_CHARS = 4 << 20
 #: The most abstracts read from one dump: the rest is skipped, with a warning. A million
 #: one-word paragraphs (a 3 MB file) cost as many rows as a million real abstracts.
@@ -393,14 +394,15 @@ def _parse_text(
     # (one C pass over the lengths; a paragraph at a time only when one is too long)
     cut: list[tuple[int, int]] = []  # (paragraph, its length before the cut)
     if paragraphs and max(map(len, paragraphs)) > MAX_ABSTRACT_CHARS:
-        cut = [(i, len(p)) for i, p in enumerate(paragraphs) if len(p) > MAX_ABSTRACT_CHARS]
-        for i, _length in cut:
-            paragraphs[i] = _cut(paragraphs[i])
+        for i, paragraph in enumerate(paragraphs):
+            if len(paragraph) > MAX_ABSTRACT_CHARS:
+                paragraphs[i], dropped = _fit(paragraph)
+                if dropped:
+                    cut.append((i, len(paragraph)))
     venue: str | None = None
     year: int | None = None
     abstracts: list[str] = []
     header = 0
-    header_at = -1  # (the header's paragraph)
     for n, paragraph in enumerate(paragraphs):
         if "\n" in paragraph:
             joined = " ".join(
@@ -417,7 +419,7 @@ def _parse_text(
             more = any(p.strip() for p in itertools.islice(paragraphs, n + 1, None))
             if found := _header(paragraph, joined, more):
                 venue, year = found
-                header, header_at = 1, n
+                header = 1
                 continue
         abstracts.append(joined)
         # printable: no whitespace but spaces, none at the ends (stripped)
@@ -429,13 +431,9 @@ def _parse_text(
                 1 for p in itertools.islice(paragraphs, start, i + 1) if p.strip(" \t\n")
             )
             start = i + 1
-            if i == header_at:  # (not an abstract: "abstract 0" said nothing true)
-                blank = len(text) - len(text.lstrip(" \t\n"))  # (its line: the first not blank)
-                what = f"the header (line {text.count(chr(10), 0, blank) + 1:,})"
-            else:
-                what = f"abstract {counted - header:,}"
+            # (a paragraph cut is over MAX_ABSTRACT_CHARS of words: never a header)
             warnings.append(
-                f"{what} is {length:,} characters long: cut to its first"
+                f"abstract {counted - header:,} is {length:,} characters long: cut to its first"
                 f" {MAX_ABSTRACT_CHARS:,} (are the abstracts separated by blank lines?)"
             )
         if skipped:
@@ -443,11 +441,48 @@ def _parse_text(
     return venue, year, abstracts, normal
 
 
-def _cut(paragraph: str) -> str:
-    """A paragraph over `MAX_ABSTRACT_CHARS`, cut to them (at a space, when one is near)."""
-    head = paragraph[:MAX_ABSTRACT_CHARS]
-    space = max(head.rfind(" "), head.rfind("\n"))
-    return head[:space] if space > MAX_ABSTRACT_CHARS - 1000 else head
+#: raw characters of an over-long paragraph split into words at a time (`_fit`)
+_FIT_WINDOW = 1 << 20
+_SPACE_RE = re.compile(r"\s")
+
+
+def _fit(paragraph: str) -> tuple[str, bool]:
+    """A paragraph of over `MAX_ABSTRACT_CHARS` characters as one line of its words, one
+    space between them (as its id sees it), up to `MAX_ABSTRACT_CHARS`; and whether any
+    were dropped (then cut at a word's end, or inside a word over 1,000 characters).
+
+    Its words, not its characters, are what is cut: a header line padded with millions of
+    spaces and followed by more words ("NeurIPS 2026 Papers<spaces>and Workshops", or an
+    abstract after it with no blank line) was cut in the padding, taken as the header, and
+    the words after it were lost without a word said. Now nothing is cut from a paragraph
+    whose words fit: it is judged (header or abstract) as it would be without the padding.
+    Read a window at a time (never a list of every word of a 200 MB line)."""
+    kept: list[str] = []
+    size = 0  # the length of " ".join(kept)
+    at, end = 0, len(paragraph)
+    while at < end:
+        stop = at + _FIT_WINDOW
+        if stop < end:  # (to the end of the word the window ends in)
+            gap = _SPACE_RE.search(paragraph, stop)
+            stop = gap.start() if gap else end
+        words = paragraph[at:stop].split()
+        at = stop
+        length = sum(map(len, words)) + len(words) - (0 if kept else 1)
+        if not words or size + length <= MAX_ABSTRACT_CHARS:
+            kept += words
+            size += max(length, 0)
+            continue
+        for word in words:  # (the window's words do not all fit: one of them ends it)
+            space = 1 if kept else 0
+            room = MAX_ABSTRACT_CHARS - size - space
+            if len(word) > room:
+                if room > 1000 or not kept:  # (a word as long as an abstract: cut inside)
+                    kept.append(word[:room])
+                break
+            kept.append(word)
+            size += space + len(word)
+        return " ".join(kept), True
+    return " ".join(kept), False
 
 
 def _too_large(size: int) -> str:
