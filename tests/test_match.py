@@ -5,6 +5,7 @@ metadata kept, ambiguous never written, errors write nothing)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -259,3 +260,59 @@ def test_a_bad_file_writes_nothing(fixture_file: Path, tmp_path: Path) -> None:
 def test_match_needs_a_source(tmp_path: Path) -> None:
     run = cli("match", db=tmp_path / "lib.db")
     assert run.returncode == 2 and "give metadata FILEs" in run.stderr
+
+
+def _malformed(path: Path, count: int) -> Path:
+    """arXiv JSON Lines: one good record (not any dump paper's), then ``count`` lines that
+    are not JSON (lines 2 to count + 1)."""
+    good = {"id": "2601.00001", "title": "Elsewhere", "abstract": "A paper on other things."}
+    path.write_text(
+        "\n".join([json.dumps(good), *(f"{{oops {n}" for n in range(count))]) + "\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_malformed_records_follow_the_load_problems_rule(
+    fixture_file: Path, tmp_path: Path
+) -> None:
+    """`match FILE…` listed 20 malformed records per file, then its own count, outside the
+    rule of every command's load problems. Now: at most 12 lines (failed paths first), then
+    "… and N more load warnings (-v lists them all)", then the summary; -v lists them all;
+    a metadata file loaded with the dumps (-d) is reported once, not again by `match`."""
+    bad = _malformed(tmp_path / "bad.jsonl", 30)
+    db = Path(os.environ["ABSTRACT_READER_DB"])  # (there already: no "created" line)
+    said = [f"abstract-reader: warning: {bad}: line {n}: not valid JSON" for n in range(2, 32)]
+
+    run = cli("match", str(fixture_file), str(bad), "--dry-run")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines() == [
+        *said[:12],
+        "abstract-reader: … and 18 more load warnings (-v lists them all)",
+        "abstract-reader: 5 files loaded, 1 with warnings",  # the 3 bundled dumps, 2 FILEs
+    ]
+    assert "would be written" in run.stdout  # (the good records were matched all the same)
+
+    verbose = cli("match", str(fixture_file), str(bad), "--dry-run", "-v")
+    assert verbose.returncode == 0
+    assert verbose.stderr.splitlines() == [
+        *said,
+        "abstract-reader: 5 files loaded, 1 with warnings",
+    ]
+    assert verbose.stdout == run.stdout
+
+    # a dump that failed to load is listed first, and is a failure (exit 1); the rest works
+    missing = tmp_path / "missing.txt"
+    failed = cli("match", str(fixture_file), str(bad), "-d", str(missing), "-d", str(SEEDS))
+    assert failed.returncode == 1
+    assert failed.stderr.splitlines() == [
+        f"abstract-reader: {missing}: no such file or directory",
+        *said[:11],
+        "abstract-reader: … and 19 more load warnings (-v lists them all)",
+        "abstract-reader: 5 files loaded, 1 with warnings, 1 failed",
+    ]
+    assert len(_metadata_rows(db)) > 40  # (the matches were written)
+
+    once = cli("match", "-d", str(SEEDS), "-d", str(bad), "--dry-run", "-v")
+    assert once.returncode == 0
+    assert once.stderr.count(said[0]) == 1

@@ -23,7 +23,7 @@ from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
     from .config import Config
-    from .corpus import Corpus
+    from .corpus import Corpus, LoadError
     from .library import Library, Snapshot
     from .record import Record
     from .search import Query
@@ -480,21 +480,35 @@ def _first_word(argv: Sequence[str]) -> str | None:
 # ---------------------------------------------------------------------------------------
 
 
-def _load(args: argparse.Namespace) -> Corpus:
-    from .corpus import listed_problems, more_problems
+def _load(args: argparse.Namespace, *, report: bool = True) -> Corpus:
+    """The dumps loaded; their problems reported (`_report_problems`) unless ``report`` is
+    False (the caller reports them with its own)."""
     from .corpus_cache import load_corpus_cached
     from .paths import cache_dir
 
     corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
+    if report:
+        _report_problems(corpus.errors, args.verbose, corpus.load_summary())
+    return corpus
+
+
+def _report_problems(
+    errors: Sequence[LoadError], verbose: bool, summary: str, unkept: int = 0
+) -> None:
+    """Every command's rule for its load problems: at most `LOAD_PROBLEMS_SHOWN` lines,
+    failed paths before warnings, then "… and N more load errors (-v lists them all)",
+    then ``summary`` when there are several; -v lists them all. ``unkept``: warnings
+    counted but not kept (`_MatchProblems`)."""
+    from .corpus import listed_problems, more_problems
+
     # (a folder of 10,000 empty files: a dozen lines and a count, not 10,000; -v: all)
-    listed, left = listed_problems(corpus.errors, len(corpus.errors) if args.verbose else None)
+    listed, left = listed_problems(errors, len(errors) if verbose else None)
     for problem in listed:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
-    if left:
-        _error(f"{more_problems(left)} (-v lists them all)")
-    if len(corpus.errors) > 1:  # one problem is its own line; several get the count too
-        _error(corpus.load_summary())
-    return corpus
+    if left or unkept:
+        _error(f"{more_problems(left, unkept)} (-v lists them all)")
+    if len(errors) + unkept > 1:  # one problem is its own line; several get the count too
+        _error(summary)
 
 
 def _open_library(args: argparse.Namespace, *, announce: bool = True) -> Library:
@@ -1025,13 +1039,58 @@ def _progress(text: str) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
+    # the dumps' problems and the metadata files' malformed records are reported together,
+    # under the rule of every command's load problems (`_report_problems`), once read
+    corpus = _load(args, report=False)
+    problems = _MatchProblems(corpus, args.verbose)
+    try:
+        return _match(args, corpus, problems)
+    finally:
+        problems.report()
+
+
+class _MatchProblems:
+    """The load problems of `match`: the dumps', then each metadata file's malformed records
+    as warnings naming the file. Without -v only as many as are listed are kept (a wrong
+    3M-line file can be all malformed records); the others are counted."""
+
+    def __init__(self, corpus: Corpus, verbose: bool) -> None:
+        from .corpus import LOAD_PROBLEMS_SHOWN
+
+        self.corpus = corpus
+        self.verbose = verbose
+        self.limit = LOAD_PROBLEMS_SHOWN
+        self.kept: list[LoadError] = []
+        self.unkept = 0
+        self.warned = {e.path for e in corpus.errors if not e.fatal}
+        self.read: list[str] = []  #: metadata files read that the dumps' load did not
+
+    def add(self, shown: str, message: str) -> None:
+        from .corpus import LoadError
+
+        self.warned.add(shown)
+        if self.verbose or len(self.kept) < self.limit:
+            self.kept.append(LoadError(shown, message, fatal=False))
+        else:
+            self.unkept += 1
+
+    def report(self) -> None:
+        from .corpus import load_summary
+
+        errors = [*self.corpus.errors, *self.kept]
+        failed = len({e.path for e in errors if e.fatal})
+        loaded = len(self.corpus.files) + len(self.read)
+        summary = load_summary(loaded, len(self.warned), failed)
+        _report_problems(errors, self.verbose, summary, self.unkept)
+
+
+def _match(args: argparse.Namespace, corpus: Corpus, problems: _MatchProblems) -> int:
     from . import match, net
     from .library import LibraryError
     from .paths import cache_dir
     from .sources import RecordProblem, SourceError
     from .text import render
 
-    corpus = _load(args)
     if not (args.files or args.openreview or args.arxiv or corpus.metadata_files):
         raise _Usage("match: give metadata FILEs, --openreview VENUE_ID or --arxiv")
     library = _open_library(args)
@@ -1039,24 +1098,24 @@ def cmd_match(args: argparse.Namespace) -> int:
     todo, kept = match.targets(corpus, snapshot, args.force)
     matcher = match.Matcher((p.id, p.abstract) for p in todo)
 
-    def feed(path: Path, shown: str) -> None:
-        problems = 0
+    def feed(path: Path, shown: str, *, loaded: bool = False) -> None:
+        """``loaded``: a metadata file the dumps' load read (-d): its problems are among
+        theirs already."""
 
         def problem(item: RecordProblem) -> None:
-            nonlocal problems
-            problems += 1
-            if problems <= 20:
-                _error(f"warning: {shown}: {item}")
+            problems.add(shown, str(item))
 
         try:
-            match.feed_file(matcher, path, problem)
+            match.feed_file(matcher, path, None if loaded else problem)
         except SourceError as exc:
             raise Failure(f"{shown}: {exc}") from None
-        if problems > 20:
-            _error(f"warning: {shown}: … and {problems - 20} more malformed records skipped")
+        if not loaded:
+            problems.read.append(shown)
 
-    for name in [*args.files, *corpus.metadata_files]:
+    for name in args.files:
         feed(Path(name), name)
+    for name in corpus.metadata_files:
+        feed(Path(name), name, loaded=True)
     for venue in args.openreview:
         try:
             cache, fresh = net.openreview_notes(
@@ -1097,7 +1156,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         except LibraryError as exc:
             raise Failure(str(exc)) from None
     _match_report(planned, args, written)
-    return 0
+    return 1 if corpus.fatal_errors else 0
 
 
 def _match_report(planned: list[Any], args: argparse.Namespace, written: int) -> None:

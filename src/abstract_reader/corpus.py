@@ -38,6 +38,7 @@ __all__ = [
     "files_bytes",
     "listed_problems",
     "load_corpus",
+    "load_summary",
     "more_problems",
     "paper_id",
 ]
@@ -96,17 +97,29 @@ def listed_problems(
     return listed, [e for i, e in enumerate(errors) if i not in keep]
 
 
-def more_problems(left: Sequence[LoadError]) -> str:
+def more_problems(left: Sequence[LoadError], warnings: int = 0) -> str:
     """The line counting the problems not listed: "… and 28 more load errors" (warnings, or
-    errors and warnings, as they are)."""
+    errors and warnings, as they are). ``warnings``: more warnings, counted but not kept."""
     fatal = sum(1 for e in left if e.fatal)
-    if fatal == len(left):
+    count = len(left) + warnings
+    if fatal == count:
         kind = "error" if fatal == 1 else "errors"
     elif not fatal:
-        kind = "warning" if len(left) == 1 else "warnings"
+        kind = "warning" if count == 1 else "warnings"
     else:
         kind = "errors and warnings"
-    return f"… and {len(left):,} more load {kind}"
+    return f"… and {count:,} more load {kind}"
+
+
+def load_summary(loaded: int, warned: int, failed: int) -> str:
+    """The counts, as in "3 files loaded, 1 with warnings, 1 failed" (`Corpus.load_summary`):
+    files loaded, those of them with warnings, paths that gave nothing."""
+    parts = [f"{loaded:,} file{'' if loaded == 1 else 's'} loaded"]
+    if warned:
+        parts.append(f"{warned:,} with warnings")
+    if failed:
+        parts.append(f"{failed:,} failed")
+    return ", ".join(parts)
 
 
 @dataclass(slots=True)
@@ -162,15 +175,9 @@ class Corpus:
         """The counts, as in "3 files loaded, 1 with warnings, 1 failed", for reader and CLI.
         A file that loaded with a warning is loaded; "failed" counts paths that gave nothing
         (a missing file, a folder with no dumps, a file that is not a dump)."""
-        loaded = len(self.files)
         warned = len({e.path for e in self.errors if not e.fatal})
         failed = len({e.path for e in self.errors if e.fatal})
-        parts = [f"{loaded:,} file{'' if loaded == 1 else 's'} loaded"]
-        if warned:
-            parts.append(f"{warned:,} with warnings")
-        if failed:
-            parts.append(f"{failed:,} failed")
-        return ", ".join(parts)
+        return load_summary(len(self.files), warned, failed)
 
 
 _ODD_SPACE_RE = re.compile(r"[^\S ]")  # whitespace other than a plain space
