@@ -53,32 +53,66 @@ class MessageLine(Static):
             self.scroll_visible(animate=False)
 
 
+#: What the first Esc says in an editor with unsaved changes.
+UNSAVED_QUESTION = "Unsaved changes: Esc again drops them, ctrl+s saves."
+
+
 class _Editor(ModalScreen[_T | None]):
     """One rule for every editor: ctrl+s saves; Esc cancels, but asks first (a second Esc)
-    when there are unsaved changes."""
+    when there are unsaved changes.
+
+    The second Esc drops only what the user was asked about: any change made after the
+    question (a letter typed, a tag added or removed, a field filled) takes it back, its
+    message goes, and the next Esc asks again. (The tag and metadata editors kept the
+    question: Esc, typing on, Esc dropped what was typed since without a word.) Changes to
+    any ``Input`` or ``TextArea`` are seen here; an editor calls ``edits_changed`` for the
+    others (the tag editor's list of tags)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="editor_cancel"),
         Binding("ctrl+s", "save", "Save", id="editor_save"),
     ]
 
-    _confirming = False
+    #: ``edits()`` when Esc asked "Unsaved changes"; None while no question stands
+    _asked_at: tuple[object, ...] | None = None
 
     def changed(self) -> bool:
+        raise NotImplementedError
+
+    def edits(self) -> tuple[object, ...]:
+        """Everything being edited, as it stands now (only compared: with what it was when
+        Esc asked). Needed by an editor whose ``changed`` can be true."""
         raise NotImplementedError
 
     def action_save(self) -> None:
         raise NotImplementedError
 
     def warn(self, text: str) -> None:
+        """Say ``text`` below the fields ("": say nothing)."""
         raise NotImplementedError
 
     def action_cancel(self) -> None:
-        if self.changed() and not self._confirming:
-            self._confirming = True
-            self.warn("Unsaved changes: Esc again drops them, ctrl+s saves.")
+        # Compared with what was asked about, rather than a flag cleared by the change
+        # messages: a key typed just before Esc (a burst) can have its Changed message
+        # reach the screen after the Esc binding ran, and must not take back the question
+        # it came before.
+        if self.changed() and self.edits() != self._asked_at:
+            self._asked_at = self.edits()
+            self.warn(UNSAVED_QUESTION)
             return
         self.dismiss(None)
+
+    def edits_changed(self) -> None:
+        """Something being edited changed: a question "Unsaved changes" asked before the
+        change is taken back (its message goes; the next Esc asks again)."""
+        if self._asked_at is not None and self.edits() != self._asked_at:
+            self._asked_at = None
+            self.warn("")
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _field_changed(self) -> None:
+        self.edits_changed()
 
 
 class _TagField(FittedInput):
@@ -178,6 +212,9 @@ class TagEditor(_Editor[list[str]]):
     def warn(self, text: str) -> None:
         self._error(text)
 
+    def edits(self) -> tuple[object, ...]:
+        return (tuple(self.tags), self.query_one("#tag-input", Input).value)
+
     def changed(self) -> bool:
         pending = self.query_one("#tag-input", Input).value.strip()
         return bool(pending) or [t.casefold() for t in self.tags] != [
@@ -235,6 +272,7 @@ class TagEditor(_Editor[list[str]]):
         self._error("")
         event.input.value = ""
         self._refresh_list()
+        self.edits_changed()
 
     def select_last_tag(self) -> None:
         """The list of current tags focused, its last tag selected (next to the field)."""
@@ -259,6 +297,7 @@ class TagEditor(_Editor[list[str]]):
         self._refresh_list()
         if self.tags:
             options.highlighted = min(index, len(self.tags) - 1)
+        self.edits_changed()
 
     def action_save(self) -> None:
         pending = self.query_one("#tag-input", Input).value.strip()
@@ -460,6 +499,9 @@ class MetadataEditor(_Editor[Metadata]):
             year=int(year_text) if year_text else None,
         )
 
+    def edits(self) -> tuple[object, ...]:
+        return tuple(field.value for field in self.query(".field Input").results(Input))
+
     def changed(self) -> bool:
         return self._edited() != self.meta
 
@@ -541,14 +583,8 @@ class NoteEditor(_Editor[NoteResult]):
         (the text area scrolls only itself to its cursor)."""
         self.call_after_refresh(event.text_area.scroll_visible, animate=False)
 
-    @on(TextArea.Changed, "#note-text")
-    def _text_changed(self) -> None:
-        """Typing after "Unsaved changes: Esc again drops them" takes the question back:
-        the message goes (in a short terminal it is scrolled out of view by then) and the
-        next Esc asks again rather than dropping what was typed since."""
-        if self._confirming:
-            self._confirming = False
-            self.query_one("#note-message", MessageLine).say(Content(""))
+    def edits(self) -> tuple[object, ...]:
+        return (self.query_one("#note-text", TextArea).text,)
 
     def changed(self) -> bool:
         return self.query_one("#note-text", TextArea).text != self.note

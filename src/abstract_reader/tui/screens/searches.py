@@ -73,6 +73,9 @@ class SaveSearchDialog(_Editor[str]):
     def changed(self) -> bool:
         return bool(self.name_typed)
 
+    def edits(self) -> tuple[object, ...]:
+        return (self.query_one("#save-search-name", Input).value,)
+
     def warn(self, text: str) -> None:
         self.query_one("#save-search-message", Static).update(
             Content(text).stylize("$text-warning")
@@ -81,7 +84,6 @@ class SaveSearchDialog(_Editor[str]):
     @on(Input.Changed, "#save-search-name")
     def _typed(self) -> None:
         self._overwrite = None  # a question about another name no longer stands
-        self._confirming = False
         self.query_one("#save-search-message", Static).update("")
 
     @on(Input.Submitted, "#save-search-name")
