@@ -255,6 +255,34 @@ async def test_an_empty_view_is_not_exported_and_the_file_is_left_alone(tmp_path
         assert target.read_bytes() == b"@misc{mine, title={Kept}}\n"
 
 
+async def test_after_n_the_name_is_there_to_edit_not_to_replace(tmp_path: Path) -> None:
+    """After "n" to "Overwrite x.bib? y/n" (or Esc) the whole name was selected again: the
+    next key typed replaced it (⌫ emptied the field). The cursor is at the end of the name,
+    nothing selected, and the name is edited: here into another file, which is written."""
+    target = tmp_path / "x.bib"
+    target.write_bytes(b"my own bibliography\n")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await _open_dialog(app, pilot)
+        await _type_path(pilot, target)
+        field = app.screen.query_one("#export-path", Input)
+        for answer in ("n", "escape"):
+            await pilot.press("enter")
+            await until(pilot, lambda: "Overwrite x.bib? y/n" in _message(app))
+            await pilot.press(answer)
+            await until(pilot, lambda: "unchanged" in _message(app))
+            assert field.has_focus
+            assert field.selection.is_empty and field.cursor_position == len(str(target))
+        await pilot.press("backspace", "backspace", "backspace", *"md")  # x.bib → x.md
+        assert field.value == str(tmp_path / "x.md")
+        assert app.screen.query_one("#export-format", Select).value == "markdown"
+        await pilot.press("enter")
+        assert (await _exported(app, pilot)) == f"Exported 55 papers to {tmp_path / 'x.md'}"
+        assert (tmp_path / "x.md").exists()
+        assert target.read_bytes() == b"my own bibliography\n"
+
+
 async def test_a_message_about_another_file_or_format_goes_when_it_changes(
     tmp_path: Path,
 ) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -71,6 +71,28 @@ def _plural(count: int) -> str:
     return f"{count:,} paper{'' if count == 1 else 's'}"
 
 
+class _FileNameField(FittedInput):
+    """The file name. Focused back after the overwrite question (``focus_to_edit``), it
+    has the cursor at the end of the name and nothing selected: Textual's Input selects its
+    whole text when focused, and the key typed after "n" replaced the name the user meant
+    to edit."""
+
+    _keep_cursor = False  #: the next focus leaves the cursor where it is
+
+    def focus_to_edit(self) -> None:
+        """Focus now (the keys typed next come here), the cursor at the end of the name."""
+        self.cursor_position = len(self.value)
+        if not self.has_focus:
+            self._keep_cursor = True
+            self.screen.set_focus(self, scroll_visible=False)
+
+    def _on_focus(self, event: events.Focus) -> None:
+        # Textual calls this before Input's own handler, which selects everything when
+        # select_on_focus is true
+        self.select_on_focus = not self._keep_cursor
+        self._keep_cursor = False
+
+
 class ExportDialog(_Editor[str]):
     """Format, what, file name; Enter or ctrl+s exports. An existing file is replaced only
     after "y" to "Overwrite …? y/n". Dismissed with the success message."""
@@ -115,7 +137,7 @@ class ExportDialog(_Editor[str]):
                 )
             with Horizontal(classes="field"):
                 yield Label("File", classes="field-label")
-                yield FittedInput(
+                yield _FileNameField(
                     value=DEFAULT_STEM + EXTENSIONS[self.default_format],
                     placeholder="a file name (~ is your home folder)",
                     id="export-path",
@@ -250,7 +272,7 @@ class ExportDialog(_Editor[str]):
             return
         self._asking = None
         # not scrolled to: what is said next, below it, is (the field stays in view above it)
-        self.query_one("#export-path", Input).focus(scroll_visible=False)
+        self.query_one("#export-path", _FileNameField).focus_to_edit()
         if yes:
             self._run(ExportRequest(request.fmt, request.what, request.path, force=True))
         else:
