@@ -221,6 +221,52 @@ async def test_the_tag_lists_rename_field_and_question_are_on_screen_when_tiny(
 
 
 @pytest.mark.parametrize("size", [(40, 12), (50, 15)])
+async def test_the_tag_lists_messages_are_whole_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 40×12 the tag list's messages were cut at its box's edge: "Not renamed: a tag is at
+    most 64 characters (70 given)" showed its first line only (the box scrolled to the
+    message as it was before, empty), and the merge question, which named the existing tag
+    twice, was taller than the box. Each is whole on screen, inside the box."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        ids = [paper_list.source.paper(i).id for i in range(3)]
+        app.library.add_tags(ids, ["robust-ensemble-methods"])
+        app.library.add_tags(ids[:1], ["distribution-shift-benchmarks"])
+        app.main.refresh_library()
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await settle(app, pilot)
+
+        async def said_whole(text: str) -> None:
+            # (spaces aside: at 40×12 a tag longer than a line is folded within a word)
+            def unspaced(said: str) -> str:
+                return "".join(said.split())
+
+            await until(
+                pilot, lambda: unspaced(_shown_in(app, "#taglist-message")) == unspaced(text)
+            )
+            await until(pilot, lambda: _inside_the_box(app, "#taglist-message"))
+
+        await pilot.press("r", "ctrl+u", *"x" * 70, "enter")
+        await said_whole("Not renamed: a tag is at most 64 characters (70 given)")
+        # (the first tag by name is highlighted)
+        await pilot.press("ctrl+u", *"Robust-Ensemble-Methods", "enter")
+        await said_whole(
+            "#robust-ensemble-methods exists (3 papers). Enter again merges"
+            " #distribution-shift-benchmarks into it (its papers get that tag); Esc cancels."
+        )
+        await pilot.press("escape", "d")
+        await said_whole("Press d again to remove #distribution-shift-benchmarks from 1 paper(s).")
+        assert app.library.tag_counts() == [
+            ("distribution-shift-benchmarks", 1),
+            ("robust-ensemble-methods", 3),
+        ]
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 15)])
 async def test_the_citation_pickers_formats_are_on_screen_when_tiny(
     tmp_path: Path, size: tuple[int, int]
 ) -> None:

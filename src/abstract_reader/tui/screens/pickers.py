@@ -22,6 +22,7 @@ from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
 from ..widgets.paper_list import tag_label
+from .editors import MessageLine
 
 
 class CitePicker(ModalScreen[tuple[str, bool] | None]):
@@ -138,7 +139,7 @@ class TagList(ModalScreen[TagAction | None]):
             else:
                 yield Static("No tags yet: press t on a paper to tag it.", id="taglist-empty")
             yield FittedInput(placeholder="new name — Enter renames, Esc cancels", id="tag-rename")
-            yield Static(id="taglist-message", markup=False)
+            yield MessageLine(id="taglist-message")
             yield Label(
                 "Enter: show papers with the tag · m: rank like them · r: rename · d: delete · "
                 "Esc: close",
@@ -204,15 +205,15 @@ class TagList(ModalScreen[TagAction | None]):
         elif self._confirm_merge == (tag, onto[0]):
             self.dismiss(TagAction("rename", tag, onto[0], merge=True))
         else:  # asked first: the two tags become one, on every paper
+            # (each tag named once: at 40×12 a question naming the existing tag twice took
+            # more lines than the box shows)
             self._confirm_merge = (tag, onto[0])
             self._say(
                 Content.assemble(
                     tag_label(onto[0]),
                     f" exists ({papers_phrase(onto[1])}). Enter again merges ",
                     tag_label(tag),
-                    " into it: its papers get ",
-                    tag_label(onto[0]),
-                    ". Esc cancels.",
+                    " into it (its papers get that tag); Esc cancels.",
                 ).stylize("$text-warning")
             )
 
@@ -223,10 +224,8 @@ class TagList(ModalScreen[TagAction | None]):
             self._say(Content(""))
 
     def _say(self, message: Content) -> None:
-        said = self.query_one("#taglist-message", Static)
-        said.update(message)
-        if message:  # below the list: in a short terminal the box scrolls to show it
-            self.call_after_refresh(said.scroll_visible, animate=False)
+        # below the list: in a short terminal the box scrolls to show it
+        self.query_one("#taglist-message", MessageLine).say(message)
 
     def action_delete(self) -> None:
         tag = self._selected_tag()
