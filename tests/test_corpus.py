@@ -109,6 +109,28 @@ def test_a_one_line_abstract_is_never_taken_for_a_header(tmp_path: Path, first: 
     assert [p.abstract for p in alone.papers] == ["Graph networks for molecules"]
 
 
+@pytest.mark.parametrize("text", ["My Reading List\n\n", "Title Only\r\n\r\n\r\n"])
+def test_a_title_line_and_a_blank_line_is_a_list_with_no_abstracts_yet(
+    tmp_path: Path, text: str
+) -> None:
+    """The README's own header example, alone with the blank line that marks a header: a
+    reading list begun, not a paper named "My Reading List"."""
+    path = tmp_path / "list.txt"
+    path.write_bytes(text.encode())
+    corpus = load_corpus([path])
+    assert len(corpus.papers) == 0
+    assert [e.message for e in corpus.errors] == [
+        "no abstracts in this file (only whitespace or a header)"
+    ]
+
+
+def test_a_line_of_math_is_no_venue(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "m.txt", "$\\frac{$", "We bound the error.", header=None)
+    corpus = load_corpus([dump])
+    assert {p.venue for p in corpus.papers} == {None}
+    assert [p.abstract for p in corpus.papers] == ["$\\frac{$", "We bound the error."]
+
+
 def test_folder_means_its_txt_files_sorted_by_name(tmp_path: Path) -> None:
     write_dump(tmp_path / "b.txt", "Second file abstract text.")
     write_dump(tmp_path / "a.txt", "First file abstract text.")

@@ -229,10 +229,12 @@ def _header(paragraph: str, joined: str, more: bool) -> tuple[str, int | None] |
     """(venue, year) when the first paragraph of a dump is its header, else None.
 
     "<Venue> <Year> Papers" (or Abstracts, Proceedings); else any title line followed by
-    more text: one short line (at most 12 words, 100 characters) with no sentence
-    punctuation, such as "My Reading List" or "ICML 2025 accepted orals" — kept whole as
-    the venue, with the year it names. A sentence, or the only paragraph of a file, stays
-    an abstract, so a one-line abstract is never taken for a header.
+    a blank line (``more``: more text or a blank line after it): one short line (at most
+    12 words, 100 characters) with no sentence punctuation, such as "My Reading List" or
+    "ICML 2025 accepted orals" — kept whole as the venue, with the year it names. A
+    sentence, or the only line of a file with no blank line after it, stays an abstract, so
+    a one-line abstract is never taken for a header; but a file of "My Reading List" and a
+    blank line is a reading list with no abstracts yet, not a paper named so.
     """
     if header := _HEADER_RE.match(joined):
         return header.group("venue").strip(), int(header.group("year"))
@@ -242,6 +244,8 @@ def _header(paragraph: str, joined: str, more: bool) -> tuple[str, int | None] |
         and len(joined) <= 100
         and len(joined.split()) <= 12
         and not _PROSE_RE.search(joined)
+        and "$" not in joined  # math: "$\frac{$" opening a dump is no venue's name
+        and "\\" not in joined
     ):
         year = _YEAR_WORD_RE.search(joined)
         return joined, int(year.group()) if year else None
@@ -423,7 +427,8 @@ def _parse_text(
         if not printable:  # fast C check; then the real (idempotent) sanitiser
             joined = sanitise(joined)
         if not abstracts and venue is None:
-            more = any(p.strip() for p in itertools.islice(paragraphs, n + 1, None))
+            # more text after it, or a blank line (the format's mark of a header)
+            more = n + 1 < len(paragraphs)
             if found := _header(paragraph, joined, more):
                 venue, year = found
                 header = 1

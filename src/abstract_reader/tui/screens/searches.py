@@ -112,7 +112,7 @@ class SaveSearchDialog(_Editor[str]):
             self.query_one("#save-search-message", Static).update(
                 Content("Kept the stored search: type another name, or Esc to cancel.")
             )
-            self._confirming = True  # as it says: the next Esc cancels, not asks again
+            self._asked_at = self.edits()  # as it says: the next Esc cancels, not asks again
             return
         super().action_cancel()
 
