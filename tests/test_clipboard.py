@@ -178,6 +178,41 @@ def test_cli_cite_copy_inside_tmux_says_so(tmux_server: str, seeds_first_id: str
     assert _tmux_buffer(tmux_server) == result.stdout
 
 
+def test_tmux_over_the_osc52_limit_fills_the_buffer_only_and_says_so(tmux_server: str) -> None:
+    """Over the limit tmux is not asked to pass the text on (load-buffer without -w: its own
+    OSC 52 would be dropped as ours is), and the result does not claim it was."""
+    text = "x" * 80_000  # ~107 KB of OSC 52
+
+    def terminal(text: str) -> CopyResult:
+        raise AssertionError("OSC 52 must not be needed inside tmux")
+
+    result = copy(text, terminal=terminal)
+    assert result.ok and result.method == (
+        "tmux buffer only: 106 KB is over the ~100 KB terminals take through OSC 52,"
+        " so not passed to your terminal's clipboard"
+    )
+    assert _tmux_buffer(tmux_server) == text
+
+
+def test_cli_cite_copy_of_a_long_citation_inside_tmux_says_buffer_only(
+    tmux_server: str, tmp_path: Path
+) -> None:
+    from abstract_reader.corpus import load_corpus
+
+    from .conftest import write_dump
+
+    dump = write_dump(tmp_path / "long.txt", "We propose Longform, " + "a robust mean " * 6_000)
+    paper_id = load_corpus([dump]).papers[0].id
+    result = cli(
+        "cite", paper_id, "-d", str(dump), "-f", "bibtex", "--abstract", "--copy",
+        new_session=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "(tmux buffer only: " in result.stderr and "load-buffer -w" not in result.stderr
+    assert "KB is over the ~100 KB terminals take through OSC 52" in result.stderr
+    assert _tmux_buffer(tmux_server) == result.stdout
+
+
 def test_osc52_payloads_over_100kb_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)

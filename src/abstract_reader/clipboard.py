@@ -8,6 +8,12 @@ checked with ``tmux show-buffer`` — tmux ≥ 3.3 drops an application's wrappe
 ``allow-passthrough`` is on; then OSC 52 through the terminal, refused for payloads over
 ~100 KB (terminals drop them silently). Every result says which way it went.
 
+One rule for OSC 52, the CLI's and the reader's (its own copies and Textual's, ctrl+c on a
+selection): `send_osc52` is the only place a sequence is written, and a text over the limit
+is refused there with the size in one line (`osc52_refusal`) — nothing is sent. Over the
+limit, tmux is asked for its buffer only (``load-buffer`` without ``-w``: tmux would pass it
+on with its own OSC 52, which terminals drop the same way), and the result says so.
+
 A tool runs in its own process group and is killed with its children if it hangs.
 """
 
@@ -28,6 +34,10 @@ OSC52_NOTE = "terminal, OSC 52 — your terminal must allow clipboard writes"
 OSC52_MAX = 100_000  #: bytes of base64 payload; many terminals drop longer OSC 52 silently
 TMUX_NOTE = "tmux buffer via load-buffer -w; tmux passes it to your terminal's clipboard"
 TMUX_OLD_NOTE = "tmux buffer only (tmux < 3.2 cannot pass it to your terminal's clipboard)"
+TMUX_LONG_NOTE = (
+    "tmux buffer only: {size} KB is over the ~{limit} KB terminals take through OSC 52,"
+    " so not passed to your terminal's clipboard"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +149,19 @@ def osc52_sequence(text: str, tmux: bool | None = None) -> str:
     return sequence
 
 
+def send_osc52(text: str, write: Callable[[str], object], tmux: bool | None = None) -> CopyResult:
+    """OSC 52 through ``write`` (the CLI's terminal, the reader's driver): the one place a
+    sequence is sent. A text over the limit is refused and nothing is written."""
+    refused = osc52_refusal(text)
+    if refused is not None:
+        return refused
+    write(osc52_sequence(text, tmux))
+    return CopyResult(True, OSC52_NOTE)
+
+
 def copy_via_tty(text: str) -> CopyResult:
     """OSC 52 written straight to the controlling terminal (the CLI's fallback)."""
-    refused = osc52_refusal(text)
+    refused = osc52_refusal(text)  # before looking for a terminal: the size is the reason
     if refused is not None:
         return refused
     try:
@@ -149,12 +169,11 @@ def copy_via_tty(text: str) -> CopyResult:
     except OSError:
         return CopyResult(False, "", "no terminal to send OSC 52 to")
     try:
-        os.write(fd, osc52_sequence(text).encode("ascii"))
+        return send_osc52(text, lambda sequence: os.write(fd, sequence.encode("ascii")))
     except OSError as exc:
         return CopyResult(False, "", f"writing OSC 52 to the terminal failed: {exc}")
     finally:
         os.close(fd)
-    return CopyResult(True, OSC52_NOTE)
 
 
 def copy_with_tmux(text: str) -> CopyResult | None:
@@ -162,9 +181,14 @@ def copy_with_tmux(text: str) -> CopyResult | None:
     not inside tmux (or no tmux client)."""
     if not os.environ.get("TMUX") or not shutil.which("tmux"):
         return None
-    result = _run_tool("tmux", ["tmux", "load-buffer", "-w", "-"], text)
-    method = TMUX_NOTE
-    if not result.ok and "-w" in result.detail:  # tmux < 3.2: no -w
+    size = osc52_size(text)
+    if size > OSC52_MAX:  # the buffer only: tmux's own OSC 52 would be dropped as ours would
+        result = _run_tool("tmux", ["tmux", "load-buffer", "-"], text)
+        method = TMUX_LONG_NOTE.format(size=size // 1000, limit=OSC52_MAX // 1000)
+    else:
+        result = _run_tool("tmux", ["tmux", "load-buffer", "-w", "-"], text)
+        method = TMUX_NOTE
+    if not result.ok and method == TMUX_NOTE and "-w" in result.detail:  # tmux < 3.2: no -w
         result = _run_tool("tmux", ["tmux", "load-buffer", "-"], text)
         method = TMUX_OLD_NOTE
     if not result.ok:
@@ -184,9 +208,15 @@ def copy_with_tmux(text: str) -> CopyResult | None:
     return CopyResult(True, method)
 
 
+def osc52_size(text: str) -> int:
+    """Bytes of ``text``'s base64 payload in an OSC 52 sequence (what terminals limit)."""
+    return (len(text.encode("utf-8")) + 2) // 3 * 4
+
+
 def osc52_refusal(text: str) -> CopyResult | None:
-    """A refusal when the text is too long for OSC 52, else None."""
-    size = (len(text.encode("utf-8")) + 2) // 3 * 4
+    """A refusal when the text is too long for OSC 52, else None: the CLI's and the reader's
+    message, one line with the size."""
+    size = osc52_size(text)
     if size > OSC52_MAX:
         return CopyResult(
             False,

@@ -254,6 +254,19 @@ class ReaderApp(App[int]):
             keys_of = getattr(self.screen, "help_section", None)
             self.push_screen(HelpScreen(keys_of() if callable(keys_of) else None))
 
+    def copy_to_clipboard(self, text: str) -> None:
+        """Textual's own copies (ctrl+c on a selection, in a field or a text area): OSC 52 by
+        the rule of every copy (`clipboard.send_osc52`). Over the limit nothing is sent and
+        the user is told so with the size — not a copy that silently never arrives."""
+        from ..clipboard import send_osc52
+
+        driver = self._driver
+        result = send_osc52(text, driver.write if driver else lambda _sequence: None, tmux=False)
+        if result.ok:
+            self._clipboard = text
+        else:
+            self.notify(f"The selection: {result.detail}", severity="warning", markup=False)
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for command in palette_commands():

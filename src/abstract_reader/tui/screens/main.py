@@ -1823,42 +1823,37 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="copy", exit_on_error=False)
     def _copy(self, text: str, what: str) -> None:
-        from ...clipboard import copy_with_system_tool
+        """The CLI's chain (`clipboard.copy`): a system tool or the tmux buffer, else OSC 52
+        through this app's terminal — refused over the limit, as the CLI refuses it."""
+        from ...clipboard import copy
 
-        result = copy_with_system_tool(text)
-        self.app.call_from_thread(self._copied, text, what, result)
+        app = self.app
+        result = copy(text, terminal=lambda t: app.call_from_thread(self._terminal_clipboard, t))
+        app.call_from_thread(self._copied, text, what, result)
 
     def _copied(self, text: str, what: str, result: CopyResult) -> None:
         from ...clipboard import OSC52_NOTE
         from .pickers import CopyFallback
 
         if result.ok:
-            self.notify(f"Copied {what} ({result.method})", markup=False)
+            # OSC 52 is not confirmed by the terminal: its note stays a little longer
+            timeout = 6.0 if result.method == OSC52_NOTE else self.app.NOTIFICATION_TIMEOUT
+            self.notify(f"Copied {what} ({result.method})", markup=False, timeout=timeout)
             return
-        if self._terminal_clipboard(text):
-            self.notify(f"Copied {what} ({OSC52_NOTE})", markup=False, timeout=6)
-            return
-        self.app.push_screen(
-            CopyFallback(
-                text, f"{result.detail}; and no terminal to send OSC 52 to. The text is below."
-            )
-        )
+        self.app.push_screen(CopyFallback(text, f"{result.detail}.", f"Not copied: {what}"))
 
-    def _terminal_clipboard(self, text: str) -> bool:
-        """OSC 52 through the terminal (wrapped for tmux); False when there is none."""
+    def _terminal_clipboard(self, text: str) -> CopyResult:
+        """OSC 52 through the terminal (wrapped for tmux) by `clipboard.send_osc52`'s rule:
+        nothing is sent for a text over the limit. Fails when there is no terminal."""
         import os
 
-        from ...clipboard import osc52_sequence
+        from ...clipboard import CopyResult, send_osc52
 
         app = self.app
         driver = app._driver
         if app.is_headless or driver is None or os.environ.get("TERM") == "dumb":
-            return False
-        if os.environ.get("TMUX"):
-            driver.write(osc52_sequence(text, tmux=True))
-        else:
-            app.copy_to_clipboard(text)
-        return True
+            return CopyResult(False, "", "no terminal to send OSC 52 to")
+        return send_osc52(text, driver.write, tmux=bool(os.environ.get("TMUX")))
 
     # -- leaving ----------------------------------------------------------------------------
     def save_place(self) -> None:

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from ...cite import FORMAT_NAMES, FORMATS
 from ...library import LibraryError, clean_tag
 from ...library.model import papers_phrase
+from ...text import sanitise
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
@@ -253,22 +254,40 @@ class TagList(ModalScreen[TagAction | None]):
         self.dismiss(None)
 
 
+#: The most characters the copy fallback shows. A TextArea wraps its whole text when it is
+#: shown and again on keys that move far: a 3 MB abstract on one line took ~30 s to open and
+#: as long for `end` (Textual 8.2.8), 100,000 characters well under a second.
+SHOWN_MAX = 100_000
+
+
 class CopyFallback(ModalScreen[None]):
-    """No clipboard could be reached: show the text so it can be selected by hand."""
+    """Nothing could copy the text: show it so it can be selected by hand. The text is
+    untrusted (an abstract, a title): sanitised, never read as markup, and cut at
+    `SHOWN_MAX` characters with a line that says so."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
 
-    def __init__(self, text: str, reason: str) -> None:
+    def __init__(self, text: str, reason: str, title: str = "Not copied") -> None:
         super().__init__()
-        self.text = text
+        self.text = sanitise(text[:SHOWN_MAX])
+        self.length = len(text)
         self.reason = reason
+        self.title_line = title
 
     def compose(self) -> ComposeResult:
         with Vertical(id="copy-box", classes="modal-box"):
-            yield Static("Could not reach a clipboard", classes="modal-title")
+            yield Static(Content(self.title_line), id="copy-title", classes="modal-title")
             yield Static(
                 Content(self.reason).stylize("$text-warning"), id="copy-reason", markup=False
             )
+            if self.length > SHOWN_MAX:
+                yield Static(
+                    Content(
+                        f"Only the first {SHOWN_MAX:,} of its {self.length:,} characters are shown."
+                    ),
+                    id="copy-cut",
+                    markup=False,
+                )
             yield OrderedTextArea(self.text, read_only=True, id="copy-text")
             yield Label(
                 "Select the text with the mouse (or ctrl+a) and copy it · Esc: close",
