@@ -344,7 +344,8 @@ async def test_a_tag_with_spaces_reads_as_one_tag(tmp_path: Path) -> None:
         paper_id = app.query_one(PaperList).current_id or ""
         app.library.add_tags([paper_id], ["reading list", "theory"])
         await until(pilot, lambda: '#"reading list" #theory' in view_text(app))
-        assert any('#"reading list"' in line for line in list_lines(app))
+        # the row: quoted too (its tags may be cut to leave the venue room: "#\"readi…")
+        assert any('#"readi' in line for line in list_lines(app))
 
 
 async def test_the_config_file_remaps_keys_and_sets_auto_read_and_width(
