@@ -127,9 +127,10 @@ docs/query-language.md):
   !word                papers without any word starting with it
   a | b                either
   "two words"          the words next to each other, in this order
-  #tag  #"two words"   papers with the tag
+  #tag  #"two words"   papers with the tag (in quotes, \" is a " and \\ a \)
   is:STATE             bookmarked, unread, read, tagged, noted, marked or new
-  venue:V  year:2026  year:2024-2026  title:word  id:d059a4d9
+  venue:V  year:2026  year:2024-2026  title:word  id:d059a4d9   (the year as shown:
+                       the one set with meta --year, else the record's, else the dump's)
   like:ID  like:#tag   every paper ranked by likeness to the paper (the tagged papers)
   @name                a saved search (abstract-reader searches)
 A part that cannot be used (a lone ", a bare !, an unknown is:) is a usage error here:
@@ -176,9 +177,25 @@ def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
     )
 
 
+def _tag_argument(raw: str) -> str:
+    """A tag given to ``--tag``, read as ``tag ID TAG`` stores one (`clean_tag`: ``#hash`` is
+    the tag ``hash``); one that cannot be a tag is a usage error."""
+    from .library import LibraryError, clean_tag
+
+    try:
+        return clean_tag(raw)
+    except LibraryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--query", help="only papers matching this search query")
-    parser.add_argument("--tag", action="append", help="only papers with this tag (repeatable)")
+    parser.add_argument(
+        "--tag",
+        action="append",
+        type=_tag_argument,
+        help="only papers with this tag (repeatable; a leading # is optional, as for tag)",
+    )
     parser.add_argument("--bookmarked", action="store_true", help="only bookmarked papers")
     parser.add_argument("--unread", action="store_true", help="only unread papers")
 
@@ -587,9 +604,10 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
         index = SearchIndex(
             corpus, cache_dir=default_cache_dir(), cache_key=cache_key_for(corpus.files)
         )
-        from .metadata import title_overrides
+        from .metadata import title_overrides, year_overrides
 
         index.set_title_overrides(title_overrides(snapshot))
+        index.set_year_overrides(year_overrides(snapshot))
         from .saved import SavedSearchError, expand
         from .seen import WithNew
 
@@ -766,7 +784,16 @@ def cmd_tag(args: argparse.Namespace) -> int:
         if args.command == "tag":
             library.add_tags(ids, args.tags)
         else:
-            library.remove_tags(ids, args.tags)
+            had = {name.casefold() for name in library.snapshot.tags.get(ids[0], [])}
+            library.remove_tags(ids, args.tags)  # (refuses a name that cannot be a tag)
+            from .library import clean_tag
+
+            names = {clean_tag(raw).casefold(): clean_tag(raw) for raw in args.tags}
+            missing = [name for key, name in names.items() if key not in had]
+            if missing:  # nothing to remove is no failure (exit 0), but said
+                noun = "tag" if len(missing) == 1 else "tags"
+                left = "nothing removed" if len(missing) == len(names) else "the rest removed"
+                _error(f"{ids[0][:12]} had no {noun} {', '.join(repr(m) for m in missing)}; {left}")
         return f"{ids[0][:12]}: {', '.join(library.snapshot.tags.get(ids[0], [])) or '(no tags)'}"
 
     return _write_action(args, act)

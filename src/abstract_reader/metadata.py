@@ -222,3 +222,10 @@ def title_overrides(snapshot: Snapshot) -> dict[str, str]:
     """Paper id → title from the library, for the search index's titles (the first layer of
     the rule; the paper's own title is the index's default)."""
     return {pid: m.title for pid, m in snapshot.metadata.items() if m.title}
+
+
+def year_overrides(snapshot: Snapshot) -> dict[str, int]:
+    """Paper id → year from the library, for the search index's ``year:`` (the first layer
+    of the rule, as `effective_metadata` and the year order apply it; the paper's own year,
+    its record's over its dump's, is the index's default)."""
+    return {pid: m.year for pid, m in snapshot.metadata.items() if m.year and not m.empty}

@@ -19,7 +19,7 @@ from . import status
 from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
-from .metadata import EffectiveMetadata, effective, title_overrides
+from .metadata import EffectiveMetadata, effective, title_overrides, year_overrides
 from .sorting import SORTS, TITLE_ORDER_NOW_MAX, TitleOrder, sort_rows
 from .text import shown_title
 
@@ -57,14 +57,15 @@ _IS_FACT: dict[str, Dependency] = {
     "marked": "marks",
     "new": "new",
 }
-#: Term kinds that match words against titles, which the library's metadata may override.
-_TITLE_KINDS = frozenset({"words", "phrase", "phrase_loose", "title", "title_start"})
+#: Term kinds that read what the library's metadata may override: words matched against
+#: titles, and years.
+_META_KINDS = frozenset({"words", "phrase", "phrase_loose", "title", "title_start", "year"})
 
 
 def query_dependencies(query: Query) -> frozenset[Dependency]:
     """The facts a parsed query reads: `#tag` and `is:tagged` → tags, `is:bookmarked` →
     bookmarks, `is:read`/`is:unread` → read, `is:noted` → notes, words (which also match real
-    titles) and `title:` → meta, `is:marked` → marks; `like:#tag` / `like:is:…` read what
+    titles), `title:` and `year:` → meta, `is:marked` → marks; `like:#tag` / `like:is:…` read what
     their seeds are chosen by. Case never matters: the parser has already folded field
     names."""
     found: set[Dependency] = set()
@@ -85,7 +86,7 @@ def query_dependencies(query: Query) -> frozenset[Dependency]:
             dependency = _IS_FACT.get(term.value[3:])
             if dependency is not None:
                 found.add(dependency)
-        elif term.kind in _TITLE_KINDS:
+        elif term.kind in _META_KINDS:
             found.add("meta")
         elif term.kind == "like":  # ranks by likeness to seed papers: which ones may change
             if term.value.startswith("#"):
@@ -175,12 +176,12 @@ class Session:
         """Catch up with every write since the last call (this process's and others'); the
         facts that changed, and ``saved`` when the saved searches did (they are settings,
         which the library re-reads with any change but does not report). The index's real
-        titles follow the metadata."""
+        titles and years follow the metadata."""
         from .saved import saved
 
         changed: frozenset[Dependency] = self.library.refresh()
         if "meta" in changed:
-            self.sync_titles()
+            self.sync_metadata()
         searches = saved(self.library)
         if searches != self._saved:
             self._saved = searches
@@ -366,10 +367,13 @@ class Session:
         begin_session(self.library, self.corpus.files)
         return frozenset(new_ids(self.library, self.corpus))
 
-    def sync_titles(self) -> None:
-        """Give the index the real titles set in the library (search matches them)."""
+    def sync_metadata(self) -> None:
+        """Give the index the real titles and the years set in the library (words and
+        ``title:`` match those titles, ``year:`` those years)."""
         if self.index is not None:
-            self.index.set_title_overrides(title_overrides(self.library.snapshot))
+            snapshot = self.library.snapshot
+            self.index.set_title_overrides(title_overrides(snapshot))
+            self.index.set_year_overrides(year_overrides(snapshot))
 
     # -- the filter's history --------------------------------------------------------------
     def history(self) -> list[str]:

@@ -19,6 +19,7 @@ from .model import (
     TagExists,
     changed_facts,
     clean_tag,
+    tag_query,
 )
 from .schema import (
     BACKUP_INTERVAL_S,
@@ -52,4 +53,5 @@ __all__ = [
     "busy_timeout_s",
     "changed_facts",
     "clean_tag",
+    "tag_query",
 ]

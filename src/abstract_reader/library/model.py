@@ -139,6 +139,17 @@ def clean_tag(raw: str) -> str:
     return tag
 
 
+def tag_query(tag: str) -> str:
+    """A tag as the query language writes it (`search.query` reads it back): ``#theory``,
+    ``#a"b``; quoted when it has a space or a ``|``, or starts with ``"`` — then ``"`` and
+    ``\\`` in it are escaped with a backslash: ``#"reading list"``, ``#"say \\"hi\\""``.
+    The reader fills its filter with this (``T``), and shows tags this way."""
+    if not (any(ch.isspace() or ch == "|" for ch in tag) or tag.startswith('"')):
+        return f"#{tag}"
+    escaped = tag.replace("\\", "\\\\").replace('"', '\\"')
+    return f'#"{escaped}"'
+
+
 def papers_phrase(n: int) -> str:
     return f"{n} paper" if n == 1 else f"{n} papers"
 

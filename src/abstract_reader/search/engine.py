@@ -336,6 +336,8 @@ class SearchIndex:
         self._unsaved: tuple[Path, str] | None = None
         self._saved: tuple[Path, str] | None = None  #: saved, not read from there yet
         self._title_overrides: dict[int, str] = {}
+        #: years set in the library: (their papers' rows, those years), for ``year:``
+        self._year_overrides: tuple[IntArray, IntArray] | None = None
         try:
             data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
             started = early.take() if early is not None and data is None else None
@@ -484,6 +486,21 @@ class SearchIndex:
         self._title_overrides = overrides
         self._phrase_cache.clear()  # phrases are also checked in titles
         self._word_terms.clear()  # and words scored in them
+
+    def set_year_overrides(self, years: dict[str, int]) -> None:
+        """Years set in the library (`metadata.year_overrides`): ``year:`` matches them
+        instead of the papers' own (the year order and the rows show them too)."""
+        docs: list[int] = []
+        values: list[int] = []
+        for paper_id, year in years.items():
+            try:
+                docs.append(self.corpus.index_of(paper_id))
+            except KeyError:
+                continue
+            values.append(year)
+        self._year_overrides = (
+            (np.asarray(docs, np.int64), np.asarray(values, np.int64)) if docs else None
+        )
 
     def title_of(self, doc: int) -> str:
         over = self._title_overrides.get(doc)
@@ -773,8 +790,14 @@ class SearchIndex:
             codes = [i for i, v in enumerate(self._venue_names) if v.startswith(term.value)]
             return np.isin(self._venues, codes), None
         if kind == "year":
-            lo, _, hi = term.value.partition("-")
-            return (self._years >= int(lo)) & (self._years <= int(hi or lo)), None
+            first, _, last = term.value.partition("-")
+            lo, hi = int(first), int(last or first)
+            mask = (self._years >= lo) & (self._years <= hi)
+            overrides = self._year_overrides
+            if overrides is not None:  # the library's years over the papers' own
+                docs, years = overrides
+                mask[docs] = (years >= lo) & (years <= hi)
+            return mask, None
         if kind in ("tag", "is"):
             return self._library_mask(term, library), None
         if kind == "id":  # the one paper with that id prefix (none if unknown or ambiguous)

@@ -106,7 +106,30 @@ _LIKE_HELP = "like: takes an id prefix, #tag or is:STATE"
 
 
 _IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged", "new"}
-_LEXER = re.compile(r'!?(?:like:)?#"[^"]*"?|"[^"]*"?|\||[^\s"|]+')
+#: A quoted part: up to the next ``"`` that no backslash escapes (``\"`` is a quote in it,
+#: ``\\`` a backslash: how a tag with a ``"`` is written, `library.tag_query`).
+_QUOTED = r'"(?:\\[\s\S]|[^"\\]|\\)*"?'
+#: A quoted tag (``#"reading list"``), a quoted phrase, ``|``, an unquoted tag (running to a
+#: space or ``|``: ``#a"b`` is the tag a"b), or a word with its operators.
+_LEXER = re.compile(rf'!?(?:like:)?#{_QUOTED}|{_QUOTED}|\||!?(?:like:)?#[^\s"|][^\s|]*|[^\s"|]+')
+
+
+def _unquote(quoted: str) -> tuple[str, bool]:
+    """A quoted part as `_QUOTED` found it (``"…"``, or unclosed) → (its text with the escapes
+    undone, whether it was closed)."""
+    out: list[str] = []
+    i, n = 1, len(quoted)
+    while i < n:
+        ch = quoted[i]
+        if ch == "\\" and i + 1 < n and quoted[i + 1] in '"\\':
+            out.append(quoted[i + 1])
+            i += 2
+        elif ch == '"':
+            return "".join(out), True
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out), False
 
 
 def _words(raw: str, *, exact: bool, last: bool) -> tuple[Word, ...]:
@@ -195,8 +218,7 @@ def _parse_token(token: str, last: bool, ignored: _Ignored) -> Term | None:
         negated = True
         token = token[1:]
     if token.startswith('"'):
-        closed = len(token) > 1 and token.endswith('"')
-        inner = token[1:-1] if closed else token[1:]
+        inner, closed = _unquote(token)
         words = _words(inner, exact=True, last=False)
         if not words:
             ignored.add(raw, "a quote with no word in it" if closed else "a lone quote")
@@ -222,8 +244,8 @@ def _parse_token(token: str, last: bool, ignored: _Ignored) -> Term | None:
         return Term("id", value=value, negated=negated)
     if token.startswith("#"):
         tag = token[1:]
-        if tag.startswith('"'):  # #"reading list": a tag with spaces
-            tag = tag.strip('"')
+        if tag.startswith('"'):  # #"reading list": a tag with spaces (#"a\"b": with a ")
+            tag = _unquote(tag)[0]
         if not tag.strip():
             ignored.add(raw, "a # with no tag name")
             return None
@@ -234,9 +256,13 @@ def _parse_token(token: str, last: bool, ignored: _Ignored) -> Term | None:
             if not value:
                 ignored.add(raw, f"{name}: with nothing after it")
                 return None
-            if name == "year" and not re.fullmatch(r"\d{4}(?:-\d{4})?", value):
-                ignored.add(raw, "year: takes a year or a range, 2026 or 2024-2026")
-                return None
+            if name == "year":
+                if not re.fullmatch(r"\d{4}(?:-\d{4})?", value):
+                    ignored.add(raw, "year: takes a year or a range, 2026 or 2024-2026")
+                    return None
+                since, _, until = value.partition("-")
+                if until and until < since:  # 2026-2024: the same years as 2024-2026
+                    value = f"{until}-{since}"
             if name == "title":
                 words = _words(value, exact=False, last=last)
                 if not words:
@@ -274,7 +300,8 @@ def _parse_like(target: str, raw: str, negated: bool, ignored: _Ignored) -> Term
     lowered = target.lower()
     value = ""
     if target.startswith("#"):
-        tag = " ".join(target[1:].strip('"').split())
+        tag = target[1:]
+        tag = " ".join((_unquote(tag)[0] if tag.startswith('"') else tag).split())
         value = f"#{tag}" if tag else ""
     elif lowered.startswith("is:"):
         state = "bookmarked" if lowered[3:] == "bookmark" else lowered[3:]

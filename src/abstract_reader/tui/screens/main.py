@@ -41,7 +41,14 @@ from ...corpus import (
     listed_problems,
     more_problems,
 )
-from ...library import Library, LibraryBusy, LibraryError, Metadata, NoteConflict
+from ...library import (
+    Library,
+    LibraryBusy,
+    LibraryError,
+    Metadata,
+    NoteConflict,
+    tag_query,
+)
 from ...metadata import EffectiveMetadata
 from ...paper import SOURCES_SHOWN
 from ...priority import lower_this_thread
@@ -784,7 +791,7 @@ class MainScreen(Screen[None]):
         does, later)."""
         _settle_objects()
         self.session.index = index
-        self.session.sync_titles()
+        self.session.sync_metadata()
         if self.session.query_text:
             self._run_filter()
         self._update_status()
@@ -1512,7 +1519,7 @@ class MainScreen(Screen[None]):
                 return
             if action.kind in ("filter", "like"):
                 tag = action.tag
-                query = f'#"{tag}"' if " " in tag else f"#{tag}"  # quoted: a tag with spaces
+                query = tag_query(tag)  # (quoted, escaped, when it needs to be)
                 query = f"like:{query}" if action.kind == "like" else query
                 self._fill_filter(query)
                 self.query_one(PaperList).focus()

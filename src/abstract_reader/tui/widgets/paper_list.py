@@ -28,6 +28,7 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.style import Style
 
+from ...library import tag_query
 from ..commands import bindings
 from .keys_in_order import keys_follow_focus
 
@@ -47,9 +48,9 @@ class Row:
 
 
 def tag_label(tag: str) -> str:
-    """How a tag is shown: `#theory`, and `#"reading list"` (quoted, as the filter takes it)
-    when it has a space, so it reads as one tag."""
-    return f'#"{tag}"' if " " in tag else f"#{tag}"
+    """How a tag is shown: as the filter takes it (`library.tag_query`), `#theory`, and
+    `#"reading list"` (quoted) when it has a space, so it reads as one tag."""
+    return tag_query(tag)
 
 
 @runtime_checkable
