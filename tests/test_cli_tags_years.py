@@ -97,3 +97,8 @@ def test_untag_of_a_tag_the_paper_did_not_have_says_so(seeds: Corpus, db: Path) 
     )
     quiet = cli("untag", rse.id[:8], "KEPT", db=db)  # had it (tags ignore case): no line
     assert (quiet.returncode, quiet.stderr, quiet.stdout) == (0, "", f"{short}: (no tags)\n")
+
+
+def test_the_query_help_names_the_escapes() -> None:
+    helptext = cli("list", "--help").stdout
+    assert 'papers with the tag (in quotes, \\" is a " and \\\\ a \\)' in helptext

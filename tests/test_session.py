@@ -52,13 +52,24 @@ def test_tags(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["robust", "title:robust", "TITLE:robust", "Title:Robust", "^rob", "'robust", "a-b"]
+    "text",
+    [
+        "robust",
+        "title:robust",
+        "TITLE:robust",
+        "Title:Robust",
+        "^rob",
+        "'robust",
+        "a-b",
+        "YEAR:2026",
+        "!year:2024-2026",
+    ],
 )
-def test_words_read_titles_which_metadata_may_override(text: str) -> None:
+def test_words_and_years_read_what_metadata_may_override(text: str) -> None:
     assert query_dependencies(parse_query(text)) == {"meta"}
 
 
-@pytest.mark.parametrize("text", ["venue:neurips", "YEAR:2026", "", "is:nonsense"])
+@pytest.mark.parametrize("text", ["venue:neurips", "", "is:nonsense"])
 def test_no_library_fact(text: str) -> None:
     assert query_dependencies(parse_query(text)) == frozenset()
 

@@ -127,7 +127,7 @@ docs/query-language.md):
   !word                papers without any word starting with it
   a | b                either
   "two words"          the words next to each other, in this order
-  #tag  #"two words"   papers with the tag (in quotes, \" is a " and \\ a \)
+  #tag  #"two words"   papers with the tag (in quotes, \\" is a " and \\\\ a \\)
   is:STATE             bookmarked, unread, read, tagged, noted, marked or new
   venue:V  year:2026  year:2024-2026  title:word  id:d059a4d9   (the year as shown:
                        the one set with meta --year, else the record's, else the dump's)
