@@ -15,6 +15,7 @@ from abstract_reader.session import (
     Dependency,
     Session,
     metadata_change,
+    metadata_conflicts,
     query_dependencies,
     tag_change,
 )
@@ -197,3 +198,12 @@ def test_status_counts_only_loaded_papers(seeds: Corpus) -> None:
     # progress first (no index yet), then the count
     assert parts[:4] == ["indexing…", "55 papers", "54 unread", "1 bookmarked"]
     assert "1 saved paper not in these dumps" in parts
+
+
+def test_metadata_conflicts_are_fields_changed_in_both_places_differently() -> None:
+    shown = Metadata(title="Old", year=2020)
+    edited = Metadata(title="Mine", url="https://mine.example", year=2021)
+    stored = Metadata(title="Theirs", authors=("A",), year=2021)
+    # the title: both, differently; the year: both, alike; authors / URL: one side only
+    assert metadata_conflicts(shown, edited, stored) == ("title",)
+    assert metadata_conflicts(shown, edited, shown) == ()

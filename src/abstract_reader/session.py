@@ -136,15 +136,32 @@ def tag_change(shown: Sequence[str], edited: Sequence[str]) -> TagChange:
     return TagChange(added, removed)
 
 
+#: The metadata's fields, in the editor's order.
+METADATA_FIELDS = ("title", "authors", "url", "doi", "year")
+
+
 def metadata_change(shown: Metadata, edited: Metadata, stored: Metadata) -> Metadata:
     """The stored metadata with only the fields the user changed in the editor: a field that
     another process set meanwhile, and the user did not touch, is kept."""
-    names = ("title", "authors", "url", "doi", "year")
     values = {
         name: getattr(edited if getattr(edited, name) != getattr(shown, name) else stored, name)
-        for name in names
+        for name in METADATA_FIELDS
     }
     return Metadata(**values)
+
+
+def metadata_conflicts(shown: Metadata, edited: Metadata, stored: Metadata) -> tuple[str, ...]:
+    """The fields changed both in the editor (``edited`` against the ``shown`` it opened
+    with) and elsewhere meanwhile (``stored`` now), to different values: saving the editor's
+    would drop the other writer's unseen, so the user chooses. A field both set alike is
+    no conflict."""
+    return tuple(
+        name
+        for name in METADATA_FIELDS
+        if getattr(edited, name) != getattr(shown, name)
+        and getattr(stored, name) != getattr(shown, name)
+        and getattr(stored, name) != getattr(edited, name)
+    )
 
 
 @dataclass(slots=True)

@@ -201,6 +201,7 @@ EXTRA_BINDING_IDS = frozenset(
         "conflict_theirs",
         "conflict_merge",
         "conflict_cancel",
+        "conflict_save",
         *("triage_keep", "triage_skip", "triage_tag", "triage_later", "triage_back"),
         *("triage_undo", "triage_leave", "taglist_like"),
         *("filter_apply", "filter_back"),

@@ -691,3 +691,113 @@ class NoteConflictDialog(ModalScreen[NoteChoice | None]):
                     "$text-warning"
                 )
             )
+
+
+MetaChoice = Literal["mine", "theirs"]
+
+#: The metadata editor's label of each field.
+FIELD_LABELS = {"title": "Title", "authors": "Authors", "url": "URL", "doi": "DOI", "year": "Year"}
+
+
+def field_text(meta: Metadata, name: str) -> str:
+    """A metadata field as the editor shows it (authors joined by "; "; "" for none)."""
+    value = getattr(meta, name)
+    if name == "authors":
+        return "; ".join(value)
+    return "" if value is None else str(value)
+
+
+class MetadataConflictDialog(ModalScreen[dict[str, MetaChoice]]):
+    """Fields changed both in the metadata editor and elsewhere while it was open (the CLI's
+    ``meta``, another reader): each with both values, and the user chooses which to keep,
+    for all fields at once (m, t) or field by field (Enter switches one, ctrl+s saves).
+    As with a note, nothing is dropped without being asked: Esc chooses nothing."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "choose_all('mine')", "Keep mine", id="conflict_mine"),
+        Binding("t", "choose_all('theirs')", "Keep theirs", id="conflict_theirs"),
+        Binding("ctrl+s", "save", "Save as marked", id="conflict_save"),
+        Binding("escape", "refuse", "Choose", show=False, id="conflict_cancel"),
+    ]
+
+    def __init__(self, mine: Metadata, theirs: Metadata, fields: tuple[str, ...]) -> None:
+        """``fields``: the conflicting ones (names of ``Metadata``'s fields)."""
+        super().__init__()
+        self.mine = mine
+        self.theirs = theirs
+        self.fields = fields
+        #: each field's choice so far: yours, until switched
+        self.choices: dict[str, MetaChoice] = dict.fromkeys(fields, "mine")
+
+    def compose(self) -> ComposeResult:
+        names = ", ".join(FIELD_LABELS[name] for name in self.fields)
+        with Vertical(id="meta-conflict-box", classes="modal-box"):
+            yield Static(
+                Content(f"Changed elsewhere while you edited it: {names}"),
+                classes="modal-title",
+                markup=False,
+            )
+            yield OptionList(
+                *(Option(self._prompt(name), id=name) for name in self.fields),
+                id="meta-conflicts",
+            )
+            yield MessageLine(id="meta-conflict-message")
+            yield Label(
+                "m: keep mine · t: keep theirs"
+                if len(self.fields) == 1
+                else "m: keep all mine · t: keep all theirs · Enter: switch a field"
+                " · ctrl+s: save as marked",
+                classes="modal-hint",
+            )
+        yield Footer()  # the dialog's own keys
+
+    def _prompt(self, name: str) -> Content:
+        """A field: its label, then yours and theirs, the one kept marked ●. The values are
+        library and typed text: sanitised, and never read as markup."""
+        from ...text import sanitise
+
+        def side(who: MetaChoice, caption: str, meta: Metadata) -> Content:
+            text = sanitise(field_text(meta, name))
+            kept = self.choices[name] == who
+            return Content.assemble(
+                ("  ● " if kept else "  ○ ", "$text-accent" if kept else "$text-muted"),
+                (f"{caption:<21}", "bold" if kept else ""),
+                Content(text) if text else ("(empty)", "$text-muted italic"),
+            )
+
+        return Content("\n").join(
+            [
+                Content(FIELD_LABELS[name]).stylize("bold"),
+                side("mine", "yours (not saved)", self.mine),
+                side("theirs", "theirs (stored now)", self.theirs),
+            ]
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#meta-conflicts", OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#meta-conflicts")
+    def _switch(self, event: OptionList.OptionSelected) -> None:
+        name = event.option.id
+        if name not in self.choices:
+            return
+        self.choices[name] = "theirs" if self.choices[name] == "mine" else "mine"
+        event.option_list.replace_option_prompt(name, self._prompt(name))
+
+    def action_choose_all(self, choice: str) -> None:
+        if choice in ("mine", "theirs"):
+            self.dismiss(dict.fromkeys(self.fields, cast("MetaChoice", choice)))
+
+    def action_save(self) -> None:
+        self.dismiss(dict(self.choices))
+
+    def action_refuse(self) -> None:
+        """Esc drops nothing: one of the two values of each field would be lost."""
+        text = (
+            "Choose m or t: one of the two values would be lost otherwise."
+            if len(self.fields) == 1
+            else "Choose m or t, or switch fields and ctrl+s: a value would be lost otherwise."
+        )
+        self.query_one("#meta-conflict-message", MessageLine).say(
+            Content(text).stylize("$text-warning")
+        )

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Self
 
@@ -52,7 +53,7 @@ from ...library import (
 from ...metadata import EffectiveMetadata
 from ...paper import SOURCES_SHOWN
 from ...priority import lower_this_thread
-from ...session import Dependency, Session, metadata_change, tag_change
+from ...session import Dependency, Session, metadata_change, metadata_conflicts, tag_change
 from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise, shown_title
 from ..commands import (
@@ -1599,18 +1600,9 @@ class MainScreen(Screen[None]):
         if paper is None:
             return
         shown = self.library.snapshot.metadata.get(paper.id, Metadata())
-
-        def save(edited: Metadata | None) -> None:
-            if edited is None or edited == shown:
-                return
-            self.refresh_library()  # what is stored now, so untouched fields are kept
-            stored = self.library.snapshot.metadata.get(paper.id, Metadata())
-            merged = metadata_change(shown, edited, stored)
-            self._write(lambda: self.library.set_metadata(paper.id, merged))
-
         files = list(self.session.corpus.metadata_files)
         editor = MetadataEditor(shown, paper.title, looking=bool(files))
-        self.app.push_screen(editor, save)
+        self.app.push_screen(editor, lambda edited: self._save_metadata(paper, shown, edited))
         if files:
             self._find_candidates(editor, paper.abstract, files)
 
@@ -1627,6 +1619,45 @@ class MainScreen(Screen[None]):
 
         verdict = candidates(abstract, records())
         self.app.call_from_thread(editor.show_candidates, verdict.candidates)
+
+    def _save_metadata(self, paper: Paper, shown: Metadata, edited: Metadata | None) -> None:
+        """Save the fields changed in the editor (``edited`` against the ``shown`` it opened
+        with) over what is stored now: a field changed only elsewhere meanwhile is kept; one
+        changed both here and elsewhere, to another value, is the user's choice (both
+        values shown), never overwritten unseen, as with a note."""
+        if edited is None or edited == shown:
+            return
+        self.refresh_library()  # what is stored now, so untouched fields are kept
+        stored = self.library.snapshot.metadata.get(paper.id, Metadata())
+        conflicts = metadata_conflicts(shown, edited, stored)
+        if conflicts and not self.library.read_only:  # (read-only: nothing is saved anyway)
+            self._metadata_conflict(paper, shown, edited, stored, conflicts)
+            return
+        merged = metadata_change(shown, edited, stored)
+        self._write(lambda: self.library.set_metadata(paper.id, merged))
+
+    def _metadata_conflict(
+        self,
+        paper: Paper,
+        shown: Metadata,
+        edited: Metadata,
+        stored: Metadata,
+        conflicts: tuple[str, ...],
+    ) -> None:
+        from .editors import MetaChoice, MetadataConflictDialog
+
+        def chosen(choices: dict[str, MetaChoice] | None) -> None:
+            if choices is None:
+                return
+            # The edit as the user resolved it, over what the dialog showed as stored: a
+            # field changed again elsewhere while the dialog was open asks again.
+            merged = metadata_change(shown, edited, stored)
+            theirs = {
+                name: getattr(stored, name) for name in conflicts if choices[name] == "theirs"
+            }
+            self._save_metadata(paper, stored, replace(merged, **theirs))
+
+        self.app.push_screen(MetadataConflictDialog(edited, stored, conflicts), chosen)
 
     def action_note(self, start: str | None = None) -> None:
         from .editors import NoteEditor
