@@ -29,6 +29,7 @@ from abstract_reader.library import (
     LibraryBusy,
     LibraryError,
     Metadata,
+    MetadataConflict,
     NoteConflict,
     TagExists,
 )
@@ -351,6 +352,31 @@ def test_note_conflict_when_the_note_was_deleted_or_created(two: tuple[Library, 
     b.set_note(IDS[1], "")
     with pytest.raises(NoteConflict):
         a.set_note(IDS[1], "mine again", expected="mine")
+
+
+def test_a_metadata_write_checked_against_what_was_read_writes_nothing_over_another(
+    two: tuple[Library, Library],
+) -> None:
+    """The reader's editor saves over the metadata it last read; a write from elsewhere
+    landing after that read is found inside the save's transaction, not overwritten."""
+    a, b = two
+    a.set_metadata(IDS[0], Metadata(title="Shown", year=2024))
+    b.refresh()
+    read = b.snapshot.metadata[IDS[0]]
+    a.set_metadata(IDS[0], Metadata(title="CLI T2", year=2024))  # lands after that read
+    with pytest.raises(MetadataConflict) as caught:
+        b.set_metadata(IDS[0], Metadata(title="Reader T2", year=2024), expected=read)
+    assert caught.value.theirs == Metadata(title="CLI T2", year=2024)
+    assert isinstance(caught.value, LibraryError) and "\n" not in str(caught.value)
+    b.refresh()
+    assert b.snapshot.metadata[IDS[0]].title == "CLI T2"
+    assert b.undo() is None  # nothing was written
+    # over what is stored now (or none stored: empty metadata), it writes
+    b.set_metadata(IDS[0], Metadata(title="Reader T2", year=2024), expected=caught.value.theirs)
+    assert b.snapshot.metadata[IDS[0]].title == "Reader T2"
+    b.set_metadata(IDS[1], Metadata(url="https://example.org/p"), expected=Metadata())
+    with pytest.raises(MetadataConflict):
+        a.set_metadata(IDS[1], Metadata(doi="10.1/x"), expected=Metadata())
 
 
 # -- busy ---------------------------------------------------------------------------------------

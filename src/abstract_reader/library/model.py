@@ -40,6 +40,17 @@ class NoteConflict(LibraryError):
         self.theirs = theirs
 
 
+class MetadataConflict(LibraryError):
+    """The stored metadata is not what the edit's check expected; nothing was written.
+
+    ``theirs`` is the metadata stored now (empty if none)."""
+
+    def __init__(self, paper_id: str, theirs: Metadata) -> None:
+        super().__init__(f"the metadata of {paper_id} was changed elsewhere meanwhile; not saved")
+        self.paper_id = paper_id
+        self.theirs = theirs
+
+
 class TagExists(LibraryError):
     """A rename onto a tag that exists already (pass ``merge=True`` to merge the two)."""
 

@@ -33,6 +33,7 @@ from .model import (
     UNCHECKED,
     LibraryError,
     Metadata,
+    MetadataConflict,
     NoteConflict,
     ReadOnlyLibrary,
     Snapshot,
@@ -696,7 +697,15 @@ class Library:
 
         self._transact("note", build)
 
-    def set_metadata(self, paper_id: str, meta: Metadata) -> None:
+    def set_metadata(
+        self, paper_id: str, meta: Metadata, *, expected: Metadata | Unchecked = UNCHECKED
+    ) -> None:
+        """Set a paper's metadata (all of it: the caller merges fields).
+
+        With ``expected`` (the metadata the caller last saw stored; empty for none): if the
+        stored metadata, read as the snapshot reads it, is another, raise
+        ``MetadataConflict`` and write nothing — in the write's own transaction, so no write
+        from elsewhere can land between the check and the write."""
         if meta.year is not None and not 1000 <= meta.year <= 9999:
             raise LibraryError(f"year must have four digits ({meta.year} given)")
         clean = Metadata(
@@ -709,6 +718,11 @@ class Library:
         row = None if clean.empty else _meta_row(clean)
 
         def build(change: _Change) -> None:
+            if not isinstance(expected, Unchecked):
+                current = change._paper_row("metadata", paper_id)
+                theirs = Metadata() if current is None else _metadata((paper_id, *current))
+                if theirs != expected:
+                    raise MetadataConflict(paper_id, theirs)
             change.apply({"op": "meta", "id": paper_id, "row": row})
 
         self._transact("metadata", build)

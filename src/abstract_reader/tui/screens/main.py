@@ -47,6 +47,7 @@ from ...library import (
     LibraryBusy,
     LibraryError,
     Metadata,
+    MetadataConflict,
     NoteConflict,
     tag_query,
 )
@@ -879,13 +880,13 @@ class MainScreen(Screen[None]):
         *,
         retry: bool = True,
         done: str | None = None,
-        on_conflict: Callable[[NoteConflict], None] | None = None,
+        on_conflict: Callable[[NoteConflict | MetadataConflict], None] | None = None,
     ) -> bool:
         """Make one change on the library and show it. A change the library could not take
         is said so, never dropped silently; one it was too busy for is tried once more."""
         try:
             change()
-        except NoteConflict as conflict:
+        except (NoteConflict, MetadataConflict) as conflict:
             if on_conflict is None:
                 raise
             on_conflict(conflict)
@@ -1634,7 +1635,12 @@ class MainScreen(Screen[None]):
             self._metadata_conflict(paper, shown, edited, stored, conflicts)
             return
         merged = metadata_change(shown, edited, stored)
-        self._write(lambda: self.library.set_metadata(paper.id, merged))
+        # written only over what was just read: a write from elsewhere landing in between
+        # is found in the write's transaction, and the edit is weighed against it again
+        self._write(
+            lambda: self.library.set_metadata(paper.id, merged, expected=stored),
+            on_conflict=lambda _conflict: self._save_metadata(paper, shown, edited),
+        )
 
     def _metadata_conflict(
         self,
@@ -1679,7 +1685,11 @@ class MainScreen(Screen[None]):
             return
         self._write(
             lambda: self.library.set_note(paper.id, result.text, expected=started_from),
-            on_conflict=lambda c: self._note_conflict(paper, result.text, c.theirs),
+            on_conflict=lambda c: (
+                self._note_conflict(paper, result.text, c.theirs)
+                if isinstance(c, NoteConflict)
+                else None
+            ),
         )
 
     def _note_conflict(self, paper: Paper, mine: str, theirs: str) -> None:
