@@ -160,3 +160,43 @@ def test_cite_says_a_broken_config_file_is_ignored(conf: Path) -> None:
     assert result.returncode == 0 and result.stdout.startswith("@inproceedings")
     warnings = result.stderr.splitlines()
     assert len(warnings) == 1 and str(conf) in warnings[0] and "not valid TOML" in warnings[0]
+
+
+def test_show_says_a_remap_onto_another_bindings_key_and_who_wins(conf: Path) -> None:
+    """`toggle_read = "j"` (j is also the list's down and the paper view's view_down) and
+    `copy = "B"` after `bookmark = "B"`: `config --show` said nothing (the reader silently
+    left read marks without a key). One line each, naming the file, the line, the key and
+    both ids, and what is in effect; a mistyped id is said too, as the reader says it."""
+    conf.write_text(
+        '[keys]\nbookmark = "B"\ntoggle_read = "j"\ncopy = ["B", "y"]\nbookmrk = "x"\n',
+        encoding="utf-8",
+    )
+    result = cli("config", "--show")
+    assert result.returncode == 1
+    lines = [line.removeprefix("abstract-reader: ") for line in result.stderr.splitlines()]
+    assert len(lines) == 3, lines
+    assert lines[0] == (
+        f"{conf}: line 3: keys.toggle_read: j is also down's (the list) and view_down's "
+        "(the paper view); the remap wins: j is toggle_read's, down and view_down lose it"
+    )
+    assert lines[1].startswith(f"{conf}: line 4: keys.copy: B is already bookmark's in")
+    assert "copy does not get it" in lines[1]
+    assert lines[2].startswith(f"{conf}: line 5: keys.bookmrk: no such binding id")
+    assert 'toggle_read = "j"' in result.stdout  # the file's settings are still printed
+
+
+def test_an_unknown_theme_is_one_line_naming_the_themes(conf: Path) -> None:
+    """`theme = "nosuchtheme"` passed `config --show` (and the reader) silently."""
+    conf.write_text('theme = "nosuchtheme"\n', encoding="utf-8")
+    result = cli("config", "--show")
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+    line = result.stderr.strip().removeprefix("abstract-reader: ")
+    assert line.startswith(f"{conf}: line 1: theme: no theme 'nosuchtheme' (the themes: ")
+    assert "nord" in line and "textual-dark" in line and line.endswith("the default applies")
+    assert "# theme = (not set)" in result.stdout
+    conf.write_text('theme = "nordd"\n', encoding="utf-8")
+    config, warnings = load_config()
+    assert config.theme is None
+    assert warnings == [
+        f"{conf}: line 1: theme: no theme 'nordd' (did you mean nord?); the default applies"
+    ]

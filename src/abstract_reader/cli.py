@@ -1287,6 +1287,10 @@ def cmd_config(args: argparse.Namespace) -> int:
         _say(sys.stdout, str(path))
         return 0
     config, warnings = load_config(path)
+    if config.keys:  # checked against the reader's bindings, as the reader does at start-up
+        from .tui.keymap import resolve_keys  # (Textual's key names: only when keys are set)
+
+        warnings += resolve_keys(config).warnings
     for warning in warnings:
         _error(warning)
     exists = "" if path.is_file() else " (not there: these are the defaults)"

@@ -35,6 +35,16 @@ from .text import escape_for_terminal
 CONFIG_ENV = "ABSTRACT_READER_CONFIG"
 MAX_CONFIG_BYTES = 1 << 20
 
+#: The themes the reader has: Textual's (``App.available_themes``; a test keeps this list
+#: in step with the Textual installed). The core does not import Textual, so it is named here.
+THEMES: tuple[str, ...] = (
+    *("textual-dark", "textual-light", "nord", "gruvbox", "catppuccin-mocha", "dracula"),
+    *("tokyo-night", "monokai", "flexoki", "catppuccin-latte", "catppuccin-frappe"),
+    *("catppuccin-macchiato", "solarized-light", "solarized-dark", "rose-pine"),
+    *("rose-pine-moon", "rose-pine-dawn", "atom-one-dark", "atom-one-light", "ansi-dark"),
+    "ansi-light",
+)
+
 _BINDING_ID = re.compile(r"[a-z][a-z0-9_.-]{0,63}")
 # "q", "?", "B", "ctrl+b", "shift+tab", "f5", "space", "question_mark", "ctrl+shift+left"
 _KEY = re.compile(r"(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*(?:[a-z][a-z0-9_]*|[^\s+,])")
@@ -51,6 +61,22 @@ class Config:
     theme: str | None = None  #: None: the library's saved theme, else Textual's default
     list_width: int | str | None = None  #: columns, or "NN%"; None: the reader's layout
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  #: binding id -> keys
+    #: where they were read, for messages (not settings): the file as messages name it …
+    source: str = field(default="", compare=False, repr=False)
+    #: … and the line of each ``[keys]`` entry
+    key_lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def key_warning(self, binding_id: str, problem: str) -> str:
+        """One line about the ``[keys]`` entry ``binding_id``, as the file's other warnings
+        are written: the file, the line, ``keys.ID: problem``."""
+        line = self.key_lines.get(binding_id)
+        where = f"line {line}: " if line else ""
+        name = escape_for_terminal(binding_id)
+        return f"{self.source or 'config'}: {where}keys.{name}: {problem}"
+
+
+#: the settings a config file can set (the fields of ``Config`` that are not about its source)
+SETTINGS: tuple[str, ...] = tuple(f.name for f in fields(Config) if f.compare)
 
 
 def config_path() -> Path:
@@ -130,7 +156,7 @@ def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list
             "the default applies" if value is None else f"the default ({toml_value(value)}) applies"
         )
 
-    known = [f.name for f in fields(Config)]
+    known = list(SETTINGS)
     for key, value in data.items():
         if key not in known:
             warn(key, f"unknown setting (known: {', '.join(known)}); ignored")
@@ -160,10 +186,10 @@ def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list
                     f"expected one of {', '.join(formats)}, got {_show(value)}; {default_of(key)}",
                 )
         elif key == "theme":
-            if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", value):
+            if isinstance(value, str) and value in THEMES:
                 values[key] = value
             else:
-                warn(key, f"expected a theme name, got {_show(value)}; {default_of(key)}")
+                warn(key, f"{_no_theme(value)}; {default_of(key)}")
         elif key == "list_width":
             width = _list_width(value)
             if width is None:
@@ -194,7 +220,22 @@ def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list
                     continue
                 keys[binding] = parsed
             values[key] = keys
-    return Config(**values), warnings
+            values["key_lines"] = {
+                binding: line for binding in keys if (line := _line_of(text, binding, "keys"))
+            }
+    return Config(**values, source=shown), warnings
+
+
+def _no_theme(value: object) -> str:
+    """Why ``value`` is not a theme, with the nearest names (else all of them)."""
+    import difflib
+
+    if not isinstance(value, str):
+        return f"expected a theme name, got {_show(value)}"
+    near = difflib.get_close_matches(value.lower(), THEMES, n=3, cutoff=0.6)
+    if near:
+        return f"no theme {_show(value)} (did you mean {', '.join(near)}?)"
+    return f"no theme {_show(value)} (the themes: {', '.join(THEMES)})"
 
 
 def _list_width(value: object) -> int | str | None:
@@ -230,14 +271,14 @@ def _show(value: object) -> str:
 def to_toml(config: Config) -> str:
     """The settings as a config file would set them (unset optional ones as comments)."""
     lines: list[str] = []
-    for f in fields(Config):
-        if f.name == "keys":
+    for name in SETTINGS:
+        if name == "keys":
             continue
-        value = getattr(config, f.name)
+        value = getattr(config, name)
         if value is None:
-            lines.append(f"# {f.name} = (not set)")
+            lines.append(f"# {name} = (not set)")
         else:
-            lines.append(f"{f.name} = {toml_value(value)}")
+            lines.append(f"{name} = {toml_value(value)}")
     lines.append("")
     lines.append("[keys]")
     if not config.keys:

@@ -562,3 +562,98 @@ async def test_every_key_the_reader_binds_by_id_can_be_remapped_and_is_documente
         assert refused == []
     documented = (Path(__file__).resolve().parents[2] / "docs" / "keys.md").read_text("utf-8")
     assert [i for i in sorted(ids) if f"`{i}`" not in documented] == []
+
+
+def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
+    return config
+
+
+def _help_lines(app: ReaderApp) -> list[str]:
+    """The help's lines, their runs of spaces as one."""
+    text = str(app.screen.query_one("#help-text").render())
+    return [" ".join(line.split()) for line in text.splitlines()]
+
+
+async def test_the_help_lists_the_keys_the_config_file_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `bookmark = "B"` and `toggle_read = "j"` the `?` help still said "b  bookmark
+    on/off" and "r  read on/off" (the footer said B Bookmark): it printed the table's keys.
+    It lists the keys in effect, for the lines of the list's keys (j is toggle_read's now,
+    so "next / previous paper" is ↓ / k, ↑) and of triage's own keys too."""
+    _config_file(
+        tmp_path,
+        monkeypatch,
+        '[keys]\nbookmark = "B"\ntoggle_read = "j"\ntriage_keep = "K"\n',
+    )
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: len(app.screen_stack) > 1)
+        lines = _help_lines(app)
+        assert "B bookmark on/off (all marked papers when some are marked)" in lines
+        assert "j read on/off (marked papers too)" in lines
+        assert "↓ / k, ↑ next / previous paper" in lines
+        assert not any(line.startswith(("b bookmark", "r read", "j / k")) for line in lines)
+        await pilot.press("escape")
+        await pilot.press("exclamation_mark")  # triage: its own keys come first in its help
+        await until(pilot, lambda: type(app.screen).__name__ == "TriageScreen")
+        await pilot.press("question_mark")
+        await until(pilot, lambda: app.screen.query("#help-text").first() is not None)
+        lines = _help_lines(app)
+        assert "K keep: bookmark the paper, and on to the next" in lines
+        assert "r skip: mark it read, and on to the next" in lines
+
+
+async def test_a_remapped_key_another_binding_has_wins_and_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`toggle_read = "j"`: j stayed the list's "down" (the list, nearer the focus, was asked
+    first), r no longer toggled, so read marks had no key at all, and nothing was said. The
+    remap wins: j toggles read, ↓ still moves down, and one warning names the file, the
+    line, the key and both ids."""
+    config = _config_file(tmp_path, monkeypatch, '[keys]\nbookmark = "B"\ntoggle_read = "j"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        first = paper_list.current_id
+        assert first is not None
+        await pilot.press("j")
+        await until(pilot, lambda: first in app.library.snapshot.read)
+        assert paper_list.current_id == first  # j did not move
+        await pilot.press("r")  # r is nothing now
+        await pilot.press("down")
+        await until(pilot, lambda: paper_list.current_id != first)
+        assert first in app.library.snapshot.read
+        await pilot.press("B")
+        await until(pilot, lambda: paper_list.current_id in app.library.snapshot.bookmarks)
+        clashes = [n.message for n in app._notifications if "toggle_read" in n.message]
+        assert len(clashes) == 1 and "\n" not in clashes[0]
+        assert clashes[0].startswith(f"{config}: line 3: keys.toggle_read: j is also down's")
+        assert "view_down" in clashes[0] and "the remap wins" in clashes[0]
+
+
+async def test_an_unknown_theme_is_said_and_the_default_applies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`theme = "nosuchtheme"` was accepted without a word (the reader kept its theme)."""
+    config = _config_file(tmp_path, monkeypatch, 'theme = "nosuchtheme"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "textual-dark"
+        said = [n.message for n in app._notifications if "nosuchtheme" in n.message]
+        assert len(said) == 1 and said[0].startswith(f"{config}: line 1: theme: no theme")
+        assert "nord" in said[0] and "the default applies" in said[0]
+
+
+def test_the_config_files_theme_names_are_the_readers(tmp_path: Path) -> None:
+    """config.THEMES (the core cannot ask Textual) are the themes the reader has."""
+    from abstract_reader.config import THEMES
+
+    assert sorted(THEMES) == sorted(make_app(tmp_path).available_themes)

@@ -14,7 +14,7 @@ from typing import ClassVar
 from rich.console import RenderableType
 from textual import events
 from textual.app import App, SystemCommand
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.screen import Screen
@@ -27,7 +27,8 @@ from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
 from ..text import escape_for_terminal, sanitise_paste
-from .commands import COMMANDS, EXTRA_BINDING_IDS, bindings, palette_commands
+from .commands import NO_KEY, bindings, palette_commands
+from .keymap import resolve_keys
 from .output import Shown, changed_chops
 from .screens import main as main_screen
 from .screens.main import NARROW_WIDTH, MainScreen
@@ -148,18 +149,19 @@ class ReaderApp(App[int]):
 
     def _apply_keys(self, config: Config) -> None:
         """Keys remapped in the config file, by binding id (the first column of the command
-        table); an id the reader does not know is one warning."""
-        known = {c.id for c in COMMANDS} | EXTRA_BINDING_IDS
-        keymap: dict[str, str] = {}
-        for binding_id, keys in config.keys.items():
-            if binding_id not in known:
-                self.config_warnings.append(
-                    f"config: [keys] {binding_id}: no such binding id (see docs/keys.md); ignored"
-                )
-                continue
-            keymap[binding_id] = ",".join(keys)
-        if keymap:
-            self.set_keymap(keymap)
+        table), settled against the keys they share a place with (``keymap.py``): an unknown
+        id and each clash are one warning."""
+        settings = resolve_keys(config)
+        self.config_warnings.extend(settings.warnings)
+        #: the bindings whose keys are not their defaults: their keys in effect (the help's)
+        self.keys_in_effect = settings.keys
+        if settings.keymap:
+            self.set_keymap(settings.keymap)
+
+    def get_key_display(self, binding: Binding) -> str:
+        if binding.key == NO_KEY:  # (a remap took its only key: see keymap.py)
+            return "(no key)"
+        return super().get_key_display(binding)
 
     def on_mount(self) -> None:
         self.app_resume_signal.subscribe(self, self._resumed)
@@ -252,7 +254,8 @@ class ReaderApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             # a screen with keys of its own (triage) puts them first
             keys_of = getattr(self.screen, "help_section", None)
-            self.push_screen(HelpScreen(keys_of() if callable(keys_of) else None))
+            first = keys_of(self.keys_in_effect) if callable(keys_of) else None
+            self.push_screen(HelpScreen(first, self.keys_in_effect))
 
     def copy_to_clipboard(self, text: str) -> None:
         """Textual's own copies (ctrl+c on a selection, in a field or a text area): OSC 52 by

@@ -13,9 +13,9 @@ checks that ``docs/keys.md`` lists each of them. Where a command lives:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from textual.binding import Binding
 
@@ -188,27 +188,120 @@ def paper_footer_priority() -> list[str]:
     return [actions[id_] for id_ in PAPER_FOOTER_PRIORITY]
 
 
+#: The dialogs' (and the filter bar's) own keys that have ids, so they can be remapped, by
+#: the group of keys that are active together: each dialog's ``BINDINGS`` takes its group from
+#: here, so the keys ``keymap.py`` checks for clashes are the keys bound.
+DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
+    "filter": (
+        Binding("enter", "submit", "Apply", key_display="⏎", id="filter_apply", priority=True),
+        Binding(
+            "escape",
+            "screen.escape",
+            "Back to the list",
+            key_display="Esc",
+            id="filter_back",
+            priority=True,
+        ),
+    ),
+    "editor": (
+        Binding("escape", "cancel", "Cancel", id="editor_cancel"),
+        Binding("ctrl+s", "save", "Save", id="editor_save"),
+    ),
+    # priority: Tab moves the focus when it arrives, before the keys typed after it are
+    # forwarded; otherwise a fast "title⇥authors" put the authors into the title.
+    "meta": (
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="meta_next"),
+        Binding(
+            "shift+tab",
+            "app.focus_previous",
+            "Previous field",
+            show=False,
+            priority=True,
+            id="meta_previous",
+        ),
+        Binding("ctrl+y", "use_candidate", "Use candidate", priority=True, id="meta_candidate"),
+    ),
+    "note": (Binding("ctrl+o", "external_editor", "$EDITOR", id="note_external_editor"),),
+    # only while the question is asked (check_action); the file name field gives up the
+    # focus meanwhile (a focused Input takes every letter before any binding sees it)
+    "export": (
+        Binding("ctrl+s", "save", "Export", id="editor_save"),  # the editors' key, named
+        Binding("y", "answer(True)", "Yes", priority=True, id="export_yes"),
+        Binding("n", "answer(False)", "No", priority=True, id="export_no"),
+    ),
+    "conflict": (
+        Binding("m", "choose('mine')", "Keep mine", id="conflict_mine"),
+        Binding("t", "choose('theirs')", "Keep theirs", id="conflict_theirs"),
+        Binding("g", "choose('merge')", "Merge both", id="conflict_merge"),
+        Binding("escape", "choose('')", "Choose", show=False, id="conflict_cancel"),
+    ),
+    # the metadata conflict: the note conflict's ids for the same choices, for every field
+    "meta_conflict": (
+        Binding("m", "choose_all('mine')", "Keep mine", id="conflict_mine"),
+        Binding("t", "choose_all('theirs')", "Keep theirs", id="conflict_theirs"),
+        Binding("ctrl+s", "save", "Save as marked", id="conflict_save"),
+        Binding("escape", "refuse", "Choose", show=False, id="conflict_cancel"),
+    ),
+    "triage": (
+        Binding("b", "keep", "Keep", id="triage_keep"),
+        Binding("r", "skip", "Skip", id="triage_skip"),
+        Binding("t", "tag", "Tag", id="triage_tag"),
+        Binding("l,right", "later", "Later", id="triage_later"),
+        Binding("p,left", "back", "Back", id="triage_back"),
+        Binding("u", "undo", "Undo", id="triage_undo"),
+        Binding("escape,q", "leave", "Leave", id="triage_leave"),
+    ),
+    "taglist": (Binding("m", "like", "Rank like it", id="taglist_like"),),
+    "saved": (
+        Binding("escape", "cancel", "Close", id="saved_close"),
+        # priority: the field's own ctrl+d (delete the next letter) is also on Del
+        Binding("ctrl+d", "delete", "Delete", priority=True, id="saved_delete"),
+    ),
+}
+
 #: Binding ids of the dialogs' own keys (remappable too).
 EXTRA_BINDING_IDS = frozenset(
-    {
-        "editor_cancel",
-        "editor_save",
-        "meta_next",
-        "meta_previous",
-        "meta_candidate",
-        "note_external_editor",
-        "conflict_mine",
-        "conflict_theirs",
-        "conflict_merge",
-        "conflict_cancel",
-        "conflict_save",
-        *("triage_keep", "triage_skip", "triage_tag", "triage_later", "triage_back"),
-        *("triage_undo", "triage_leave", "taglist_like"),
-        *("filter_apply", "filter_back"),
-        *("saved_close", "saved_delete"),
-        *("export_yes", "export_no"),
-    }
+    b.id for group in DIALOG_BINDINGS.values() for b in group if b.id is not None
 )
+
+#: Where keys are active together (the focused widget, its screen and, under a screen that
+#: is not modal, the App): the groups of bindings of each place. Two bindings of one place
+#: must not share a key; ``keymap.py`` settles a remap that makes them.
+PLACES: dict[str, tuple[str, ...]] = {
+    "the list": ("app", "main", "list"),
+    "the paper view": ("app", "main", "view"),
+    "the filter bar": ("app", "main", "filter"),
+    "the full-screen paper": ("app", "paper", "view"),
+    "triage": ("app", "triage", "view"),
+    "the help": ("view",),
+    "the tag editor": ("editor",),
+    "the metadata editor": ("editor", "meta"),
+    "the note editor": ("editor", "note"),
+    "the export dialog": ("editor", "export"),
+    "the note conflict": ("conflict",),
+    "the metadata conflict": ("meta_conflict",),
+    "the tag list": ("taglist",),
+    "the saved searches": ("saved",),
+}
+
+
+def group_bindings(group: str) -> list[Binding]:
+    """The bindings of one group of ``PLACES``, as declared (default keys)."""
+    if group in DIALOG_BINDINGS:
+        return list(DIALOG_BINDINGS[group])
+    if group == "paper":
+        return paper_screen_bindings()
+    return bindings(cast(Where, group))
+
+
+def default_keys() -> dict[str, tuple[str, ...]]:
+    """Every binding id with its default keys."""
+    out: dict[str, tuple[str, ...]] = {}
+    for group in ("app", "main", "list", "view", "paper", *DIALOG_BINDINGS):
+        for binding in group_bindings(group):
+            if binding.id:
+                out[binding.id] = tuple(k.strip() for k in binding.key.split(","))
+    return out
 
 
 def _binding(command: Command, action: str | None = None, *, show: bool = True) -> Binding:
@@ -243,13 +336,85 @@ def palette_commands() -> Iterator[Command]:
     return (c for c in COMMANDS if c.palette)
 
 
-def help_rows() -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """(section, [(keys, what)]) in table order; a command without keys of its own (the
-    second half of a pair such as k in j / k) is described by its partner's line."""
-    sections: dict[str, list[tuple[str, str]]] = {}
+#: How the help writes Textual's key names (as docs/keys.md does).
+_KEY_LABELS = {
+    "down": "↓",
+    "up": "↑",
+    "left": "←",
+    "right": "→",
+    "pagedown": "PgDn",
+    "pageup": "PgUp",
+    "home": "Home",
+    "end": "End",
+    "enter": "Enter",
+    "escape": "Esc",
+    "tab": "Tab",
+    "backspace": "⌫",
+    "delete": "Del",
+    "space": "space",
+}
+#: The key a binding is given when a remap took its only key away (``keymap.py``): no
+#: terminal sends it, and no footer shows it (``FittedFooter``).
+NO_KEY = "abstract_reader_no_key"
+
+
+def key_label(key: str) -> str:
+    """A Textual key name as people write it: ``question_mark`` → ``?``, ``down`` → ``↓``."""
+    from textual.keys import key_to_character
+
+    *modifiers, name = key.split("+") if len(key) > 1 else [key]
+    label = _KEY_LABELS.get(name)
+    if label is None:
+        character = key_to_character(name) if len(name) > 1 else name
+        label = character if character and character.isprintable() else name
+    return "+".join([*modifiers, label])
+
+
+def keys_label(keys: Sequence[str], separator: str = ", ") -> str:
+    """Keys as the help lists them; "(no key)" when a remap left a binding none."""
+    shown = [key_label(k) for k in keys if k != NO_KEY]
+    return separator.join(shown) if shown else "(no key)"
+
+
+def _help_groups() -> Iterator[tuple[Command, list[Command]]]:
+    """Each help line's command and the ones its line describes too (k in j / k: the keyed
+    commands after it, without a display of their own, of the same place)."""
+    group: list[Command] = []
     for command in COMMANDS:
         if command.display:
-            sections.setdefault(command.section, []).append((command.display, command.help))
+            if group:
+                yield group[0], group
+            group = [command]
+        elif command.keys and group and command.where == group[0].where:
+            group.append(command)
+        elif command.keys:  # (the full-screen paper's Esc: the help has no line of its own)
+            if group:
+                yield group[0], group
+            group = []
+            yield command, [command]
+    if group:
+        yield group[0], group
+
+
+def help_rows(
+    keys: Mapping[str, tuple[str, ...]] | None = None,
+) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """(section, [(keys, what)]) in table order; a command without keys of its own (the
+    second half of a pair such as k in j / k) is described by its partner's line. ``keys``:
+    the bindings remapped by the config file (id → the keys in effect); a line one of them
+    is on lists the keys in effect, "x / k, ↑" for down = "x" (its commands separated by
+    " / ", each one's keys by ", ")."""
+    keys = keys or {}
+    sections: dict[str, list[tuple[str, str]]] = {}
+    for leader, group in _help_groups():
+        remapped = [c for c in group if c.id in keys]
+        if remapped:
+            shown = " / ".join(keys_label(keys.get(c.id, tuple(c.keys.split(",")))) for c in group)
+        elif leader.display:
+            shown = leader.display
+        else:
+            continue  # (a line-less command, not remapped)
+        sections.setdefault(leader.section, []).append((shown, leader.help))
     sections.setdefault("Moving", []).extend(
         [
             ("Tab / Shift+Tab", "move focus between filter, list and paper"),

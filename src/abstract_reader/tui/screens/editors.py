@@ -21,6 +21,7 @@ from ...library import LibraryError, Metadata, clean_tag
 from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
+from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
@@ -68,10 +69,7 @@ class _Editor(ModalScreen[_T | None]):
     any ``Input`` or ``TextArea`` are seen here; an editor calls ``edits_changed`` for the
     others (the tag editor's list of tags)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="editor_cancel"),
-        Binding("ctrl+s", "save", "Save", id="editor_save"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["editor"])
 
     #: ``edits()`` when Esc asked "Unsaved changes"; None while no question stands
     _asked_at: tuple[object, ...] | None = None
@@ -345,20 +343,8 @@ class MetadataEditor(_Editor[Metadata]):
     }
     """
 
-    # priority: Tab moves the focus when it arrives, before the keys typed after it are
-    # forwarded; otherwise a fast "title⇥authors" put the authors into the title.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="meta_next"),
-        Binding(
-            "shift+tab",
-            "app.focus_previous",
-            "Previous field",
-            show=False,
-            priority=True,
-            id="meta_previous",
-        ),
-        Binding("ctrl+y", "use_candidate", "Use candidate", priority=True, id="meta_candidate"),
-    ]
+    # (priority: see the table)
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["meta"])
 
     def __init__(self, meta: Metadata, derived_title: str, *, looking: bool = False) -> None:
         """``looking``: candidates from the loaded metadata files are on their way
@@ -542,9 +528,7 @@ class NoteEditor(_Editor[NoteResult]):
     """A TextArea; ctrl+s saves, Esc cancels (asking first when the text changed), ctrl+o
     edits the text in $VISUAL / $EDITOR (the reader is suspended meanwhile)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+o", "external_editor", "$EDITOR", id="note_external_editor"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["note"])
 
     def __init__(self, note: str, what: str, *, hint: str = "") -> None:
         super().__init__()
@@ -651,12 +635,7 @@ class NoteConflictDialog(ModalScreen[NoteChoice | None]):
     """The note changed elsewhere while it was being edited: both versions side by side,
     and the user chooses. Nothing is dropped without being asked."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "choose('mine')", "Keep mine", id="conflict_mine"),
-        Binding("t", "choose('theirs')", "Keep theirs", id="conflict_theirs"),
-        Binding("g", "choose('merge')", "Merge both", id="conflict_merge"),
-        Binding("escape", "choose('')", "Choose", show=False, id="conflict_cancel"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["conflict"])
 
     def __init__(self, mine: str, theirs: str) -> None:
         super().__init__()
@@ -713,12 +692,7 @@ class MetadataConflictDialog(ModalScreen[dict[str, MetaChoice]]):
     for all fields at once (m, t) or field by field (Enter switches one, ctrl+s saves).
     As with a note, nothing is dropped without being asked: Esc chooses nothing."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "choose_all('mine')", "Keep mine", id="conflict_mine"),
-        Binding("t", "choose_all('theirs')", "Keep theirs", id="conflict_theirs"),
-        Binding("ctrl+s", "save", "Save as marked", id="conflict_save"),
-        Binding("escape", "refuse", "Choose", show=False, id="conflict_cancel"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["meta_conflict"])
 
     def __init__(self, mine: Metadata, theirs: Metadata, fields: tuple[str, ...]) -> None:
         """``fields``: the conflicting ones (names of ``Metadata``'s fields)."""

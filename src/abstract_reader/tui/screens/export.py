@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Footer, Input, Label, Select, Static
@@ -20,6 +20,7 @@ from textual.worker import Worker, WorkerState
 from ...cite import EXPORT_FORMATS, FORMAT_NAMES
 from ...outfile import OutputError, TargetError, TargetExists
 from ...text import escape_for_terminal
+from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
 from .editors import MessageLine, _Editor
 
@@ -97,13 +98,8 @@ class ExportDialog(_Editor[str]):
     """Format, what, file name; Enter or ctrl+s exports. An existing file is replaced only
     after "y" to "Overwrite …? y/n". Dismissed with the success message."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # only while the question is asked (check_action); the file name field gives up the
-        # focus meanwhile (a focused Input takes every letter before any binding sees it)
-        Binding("ctrl+s", "save", "Export", id="editor_save"),  # the editors' key, named
-        Binding("y", "answer(True)", "Yes", priority=True, id="export_yes"),
-        Binding("n", "answer(False)", "No", priority=True, id="export_no"),
-    ]
+    # y / n only while the question is asked (check_action)
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["export"])
 
     def __init__(
         self, sets: list[PaperSet], default_what: str, default_format: str, exporter: Exporter

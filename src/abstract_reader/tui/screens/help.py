@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -60,11 +61,17 @@ def _row(key: str, what: str, column: int, width: int | None) -> Content:
 Section = tuple[str, list[tuple[str, str]]]
 
 
-def help_content(width: int | None = None, first: Section | None = None) -> Content:
+def help_content(
+    width: int | None = None,
+    first: Section | None = None,
+    keys: Mapping[str, tuple[str, ...]] | None = None,
+) -> Content:
     """The help text; wrapped for ``width`` columns when given. ``first``: the keys of the
-    screen the help was asked from (triage), before everything else."""
+    screen the help was asked from (triage), before everything else. ``keys``: the keys in
+    effect of the bindings the config file remapped (``keymap.KeySettings.keys``)."""
     lines: list[Content] = []
-    for section, rows in [first, *help_rows()] if first else help_rows():
+    rows_of = help_rows(keys)
+    for section, rows in [first, *rows_of] if first else rows_of:
         lines.append(Content(section).stylize("bold $text-accent"))
         for key, what in rows:
             lines.append(_row(key, what, KEY_COLUMN, width))
@@ -80,12 +87,19 @@ def help_content(width: int | None = None, first: Section | None = None) -> Cont
 class HelpText(Static):
     """The help, re-wrapped to its width whenever that changes."""
 
-    def __init__(self, first: Section | None = None, *, id: str | None = None) -> None:
-        super().__init__(help_content(first=first), id=id, markup=False)
+    def __init__(
+        self,
+        first: Section | None = None,
+        keys: Mapping[str, tuple[str, ...]] | None = None,
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(help_content(first=first, keys=keys), id=id, markup=False)
         self.first = first
+        self.keys = keys
 
     def on_resize(self) -> None:
-        self.update(help_content(self.content_region.width or None, self.first))
+        self.update(help_content(self.content_region.width or None, self.first, self.keys))
 
 
 class HelpBox(BurstScroll):
@@ -102,13 +116,17 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,q", "dismiss", "Close"),
     ]
 
-    def __init__(self, first: Section | None = None) -> None:
-        """``first``: the keys of the screen the help was asked from, shown first."""
+    def __init__(
+        self, first: Section | None = None, keys: Mapping[str, tuple[str, ...]] | None = None
+    ) -> None:
+        """``first``: the keys of the screen the help was asked from, shown first; ``keys``:
+        the keys in effect of the bindings the config file remapped."""
         super().__init__()
         self.first = first
+        self.keys = keys
 
     def compose(self) -> ComposeResult:
         with HelpBox(id="help-box", classes="modal-box"):
             yield Static(Content("abstract-reader — keys").stylize("bold"), classes="modal-title")
-            yield HelpText(self.first, id="help-text")
+            yield HelpText(self.first, self.keys, id="help-text")
         yield Footer()  # the dialog's own keys

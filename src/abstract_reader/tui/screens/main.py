@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Region
@@ -59,6 +59,7 @@ from ...sorting import SORTS, canonical_sort
 from ...text import render, sanitise, shown_title
 from ..commands import (
     COMMANDS,
+    DIALOG_BINDINGS,
     MAIN_FOOTER_PALETTE_AFTER,
     MAIN_FOOTER_PRIORITY,
     bindings,
@@ -282,17 +283,7 @@ class FilterInput(FittedInput):
     keys of a quick "⏎ j j" reach the filter (still focused while its Enter waited in its
     queue) and are typed into it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "Apply", key_display="⏎", id="filter_apply", priority=True),
-        Binding(
-            "escape",
-            "screen.escape",
-            "Back to the list",
-            key_display="Esc",
-            id="filter_back",
-            priority=True,
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["filter"])
 
     async def action_submit(self) -> None:
         self.screen.set_focus(self.screen.query_one(PaperList))  # at once: see the class

@@ -19,6 +19,7 @@ from ...cite import FORMAT_NAMES, FORMATS
 from ...library import LibraryError, clean_tag
 from ...library.model import papers_phrase
 from ...text import sanitise
+from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
@@ -111,7 +112,7 @@ class TagList(ModalScreen[TagAction | None]):
         Binding("escape", "cancel", "Close"),
         Binding("r", "rename", "Rename"),
         Binding("d", "delete", "Delete"),
-        Binding("m", "like", "Rank like it", id="taglist_like"),
+        *DIALOG_BINDINGS["taglist"],
     ]
 
     def __init__(self, counts: list[tuple[str, int]]) -> None:

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...saved import SavedSearchError, check_name, matching
+from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from .editors import _Editor
@@ -147,11 +148,7 @@ class SavedSearches(ModalScreen[SearchAction | None]):
     one; ctrl+d deletes it after a second ctrl+d; Esc takes a pending question back, else
     closes."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Close", id="saved_close"),
-        # priority: the field's own ctrl+d (delete the next letter) is also on Del
-        Binding("ctrl+d", "delete", "Delete", priority=True, id="saved_delete"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["saved"])
 
     def __init__(self, load: Callable[[], dict[str, str]]) -> None:
         super().__init__()

@@ -5,15 +5,17 @@ Every decision is an ordinary library change made through the main screen's ``_w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...library import LibraryError
 from ...session import tag_change
+from ..commands import DIALOG_BINDINGS, default_keys, keys_label
 from ..widgets.paper_view import PaperView
 
 if TYPE_CHECKING:
@@ -26,15 +28,7 @@ class TriageScreen(Screen[None]):
     """One paper at a time over a fixed list of paper ids (the filter's result when opened)."""
 
     #: its own keys; their ids are in ``commands.EXTRA_BINDING_IDS`` (remappable)
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b", "keep", "Keep", id="triage_keep"),
-        Binding("r", "skip", "Skip", id="triage_skip"),
-        Binding("t", "tag", "Tag", id="triage_tag"),
-        Binding("l,right", "later", "Later", id="triage_later"),
-        Binding("p,left", "back", "Back", id="triage_back"),
-        Binding("u", "undo", "Undo", id="triage_undo"),
-        Binding("escape,q", "leave", "Leave", id="triage_leave"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["triage"])
 
     DEFAULT_CSS = """
     TriageScreen #triage-progress { height: 1; padding: 0 1; background: $boost; }
@@ -42,18 +36,26 @@ class TriageScreen(Screen[None]):
     TriageScreen #triage-view #paper-header { padding: 1 0 0 0; }
     """
 
-    def help_section(self) -> tuple[str, list[tuple[str, str]]]:
-        """Triage's keys, first in the `?` help asked from here."""
+    def help_section(
+        self, keys: Mapping[str, tuple[str, ...]]
+    ) -> tuple[str, list[tuple[str, str]]]:
+        """Triage's keys, first in the `?` help asked from here; ``keys``: the keys in effect
+        of the bindings the config file remapped."""
+        defaults = default_keys()
+
+        def shown(binding_id: str) -> str:
+            return keys_label(keys.get(binding_id, defaults[binding_id]), " / ")
+
         return (
             "Triage (this screen)",
             [
-                ("b", "keep: bookmark the paper, and on to the next"),
-                ("r", "skip: mark it read, and on to the next"),
-                ("t", "tag it (and stay)"),
-                ("l / →", "later: leave it unread, on to the next"),
-                ("p / ←", "back to the paper before"),
-                ("u", "undo the last change"),
-                ("Esc / q", "leave triage"),
+                (shown("triage_keep"), "keep: bookmark the paper, and on to the next"),
+                (shown("triage_skip"), "skip: mark it read, and on to the next"),
+                (shown("triage_tag"), "tag it (and stay)"),
+                (shown("triage_later"), "later: leave it unread, on to the next"),
+                (shown("triage_back"), "back to the paper before"),
+                (shown("triage_undo"), "undo the last change"),
+                (shown("triage_leave"), "leave triage"),
             ],
         )
 

@@ -16,6 +16,8 @@ from textual import events
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from ..commands import NO_KEY
+
 
 class FittedFooter(Footer):
     """A ``Footer`` given ``priority``: the binding actions most wanted first. Keys whose
@@ -59,6 +61,8 @@ class FittedFooter(Footer):
         room = width
         shown: set[FooterKey] = set()
         for key in sorted(keys, key=self._rank):  # (a stable sort: ties keep their order)
+            if key.key == NO_KEY:  # a binding a remap left without a key (keymap.py)
+                continue
             needed = self._width(key)
             if needed > room:
                 break  # and every less wanted key is left out too: none comes back narrower
