@@ -28,6 +28,7 @@ SEEDS = ROOT / "seeds"
 DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.hookimpl(optionalhook=True)  # (a pytest run without xdist has no such hook)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """What ``-n auto`` (the README's test command) means: half again as many workers as
     cores. The UI tests spend much of their time waiting (for workers, the next frame, a
