@@ -36,17 +36,23 @@ async def _asked_again_then_dropped(app: ReaderApp, pilot: Pilot[Any]) -> None:
     await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
 
 
+async def _draft_tag_asked_about(app: ReaderApp, pilot: Pilot[Any]) -> str:
+    """``t``, "draft" typed in the tag editor, Esc: the question stands. The paper's id."""
+    await settle(app, pilot)
+    paper_id = app.query_one(PaperList).current_id or ""
+    await pilot.press("t", *"draft")
+    await until(pilot, lambda: isinstance(app.screen, TagEditor))
+    await pilot.press("escape")
+    await until(pilot, lambda: _asked(app))
+    return paper_id
+
+
 async def test_typing_in_the_tag_editor_after_the_question_takes_it_back(
     tmp_path: Path,
 ) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        paper_id = app.query_one(PaperList).current_id or ""
-        await pilot.press("t", *"draft")
-        await until(pilot, lambda: isinstance(app.screen, TagEditor))
-        await pilot.press("escape")
-        await until(pilot, lambda: _asked(app))
+        paper_id = await _draft_tag_asked_about(app, pilot)
         await pilot.press(*"-two")  # typing on
         await until(pilot, lambda: "draft-two" in box_text(app))
         assert not _asked(app)  # taken back
@@ -59,12 +65,7 @@ async def test_adding_a_tag_after_the_question_takes_it_back(tmp_path: Path) -> 
     line): Esc dropped the tag at once, with nothing on screen saying it would."""
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        paper_id = app.query_one(PaperList).current_id or ""
-        await pilot.press("t", *"draft")
-        await until(pilot, lambda: isinstance(app.screen, TagEditor))
-        await pilot.press("escape")
-        await until(pilot, lambda: _asked(app))
+        paper_id = await _draft_tag_asked_about(app, pilot)
         await pilot.press("enter")  # adds #draft
         await until(pilot, lambda: "#draft" in box_text(app))
         assert not _asked(app)
