@@ -839,8 +839,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
     loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
     if orphans:
-        noun = "paper" if len(orphans) == 1 else "papers"
-        _say(sys.stdout, f"{len(orphans)} {noun} with records are not in the loaded dumps:")
+        _say(sys.stdout, f"{_papers(len(orphans))} with records are not in the loaded dumps:")
         for pid in orphans:
             _say(sys.stdout, f"  {pid}  {_kept_for(pid, library.snapshot)}")
     return 1 if corpus.fatal_errors else 0

@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...library import LibraryError, Metadata, clean_tag
+from ...library import LibraryError, Metadata, clean_tag, tag_query
 from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
@@ -25,7 +25,6 @@ from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
-from ..widgets.paper_list import tag_label
 
 if TYPE_CHECKING:
     from ...match import Candidate
@@ -191,7 +190,7 @@ class TagEditor(_Editor[list[str]]):
             options.add_options(
                 [
                     Option(
-                        Content.assemble(tag_label(t), (self._count_note(t), "$text-muted")),
+                        Content.assemble(tag_query(t), (self._count_note(t), "$text-muted")),
                         id=t,
                     )
                     for t in self.tags
@@ -334,6 +333,18 @@ class _HintInput(FittedInput):
             whole.display = placeholder != forms[0]
 
 
+#: The metadata editor's label of each field (its input's id is ``meta-`` and the name).
+FIELD_LABELS = {"title": "Title", "authors": "Authors", "url": "URL", "doi": "DOI", "year": "Year"}
+
+
+def field_text(meta: Metadata, name: str) -> str:
+    """A metadata field as the editor shows it (authors joined by "; "; "" for none)."""
+    value = getattr(meta, name)
+    if name == "authors":
+        return "; ".join(value)
+    return "" if value is None else str(value)
+
+
 class MetadataEditor(_Editor[Metadata]):
     DEFAULT_CSS = """
     #meta-title-hint {
@@ -370,26 +381,28 @@ class MetadataEditor(_Editor[Metadata]):
             )
             full_title.display = False
             with Horizontal(classes="field"):
-                yield Label("Title", classes="field-label")
+                yield Label(FIELD_LABELS["title"], classes="field-label")
                 yield _HintInput(
-                    value=m.title or "",
+                    value=field_text(m, "title"),
                     placeholders=(self.derived_title, *TITLE_ELSEWHERE),
                     shown_whole=full_title,
                     id="meta-title",
                 )
             yield full_title
-            for label, field_id, value, placeholder in (
+            for name, placeholder in (
                 # examples, said to be: a new user took "Ada Lovelace; Alan Turing" in grey
                 # for authors already set
-                ("Authors", "meta-authors", "; ".join(m.authors), "e.g. Ada Lovelace; Alan Turing"),
-                ("URL", "meta-url", m.url or "", "e.g. https://openreview.net/forum?id=…"),
-                ("DOI", "meta-doi", m.doi or "", "e.g. 10.1234/abc or https://doi.org/10.1234/abc"),
-                ("Year", "meta-year", str(m.year or ""), "e.g. 2026"),
+                ("authors", "e.g. Ada Lovelace; Alan Turing"),
+                ("url", "e.g. https://openreview.net/forum?id=…"),
+                ("doi", "e.g. 10.1234/abc or https://doi.org/10.1234/abc"),
+                ("year", "e.g. 2026"),
             ):
                 with Horizontal(classes="field"):
-                    yield Label(label, classes="field-label")
+                    yield Label(FIELD_LABELS[name], classes="field-label")
                     hints = [placeholder, *word_cuts("", placeholder)]
-                    yield FittedInput(value=value, placeholders=hints, id=field_id)
+                    yield FittedInput(
+                        value=field_text(m, name), placeholders=hints, id=f"meta-{name}"
+                    )
             error_line = MessageLine(id="meta-error")
             error_line.display = False
             yield error_line
@@ -440,14 +453,8 @@ class MetadataEditor(_Editor[Metadata]):
             return
         self.used = 0 if self.used is None else (self.used + 1) % len(self.candidates)
         meta = metadata_of(self.candidates[self.used].record)
-        for field_id, value in (
-            ("meta-title", meta.title or ""),
-            ("meta-authors", "; ".join(meta.authors)),
-            ("meta-url", meta.url or ""),
-            ("meta-doi", meta.doi or ""),
-            ("meta-year", str(meta.year or "")),
-        ):
-            self.query_one(f"#{field_id}", Input).value = value
+        for name in FIELD_LABELS:
+            self.query_one(f"#meta-{name}", Input).value = field_text(meta, name)
         self._show_candidates()
 
     def warn(self, text: str) -> None:
@@ -673,17 +680,6 @@ class NoteConflictDialog(ModalScreen[NoteChoice | None]):
 
 
 MetaChoice = Literal["mine", "theirs"]
-
-#: The metadata editor's label of each field.
-FIELD_LABELS = {"title": "Title", "authors": "Authors", "url": "URL", "doi": "DOI", "year": "Year"}
-
-
-def field_text(meta: Metadata, name: str) -> str:
-    """A metadata field as the editor shows it (authors joined by "; "; "" for none)."""
-    value = getattr(meta, name)
-    if name == "authors":
-        return "; ".join(value)
-    return "" if value is None else str(value)
 
 
 class MetadataConflictDialog(ModalScreen[dict[str, MetaChoice]]):

@@ -67,7 +67,7 @@ from ..commands import (
 )
 from ..widgets.fitted_footer import FittedFooter
 from ..widgets.fitted_input import FittedInput
-from ..widgets.paper_list import PaperList, Row, tag_label
+from ..widgets.paper_list import PaperList, Row
 from ..widgets.paper_view import DISPLAY_LIMIT, PaperDetails, PaperView
 from ..widgets.status_line import StatusLine
 from .paper import PaperScreen
@@ -1521,14 +1521,14 @@ class MainScreen(Screen[None]):
                     lambda: self.library.rename_tag(
                         action.tag, action.new_name, merge=action.merge
                     ),
-                    done=f"Merged {tag_label(action.tag)} into {tag_label(action.new_name)}"
+                    done=f"Merged {tag_query(action.tag)} into {tag_query(action.new_name)}"
                     if action.merge
-                    else f"Renamed {tag_label(action.tag)} to {tag_label(action.new_name)}",
+                    else f"Renamed {tag_query(action.tag)} to {tag_query(action.new_name)}",
                 )
             elif action.kind == "delete":
                 self._write(
                     lambda: self.library.delete_tag(action.tag),
-                    done=f"Deleted {tag_label(action.tag)}",
+                    done=f"Deleted {tag_query(action.tag)}",
                 )
 
         self.app.push_screen(TagList(self.library.tag_counts()), chosen)
@@ -1612,11 +1612,14 @@ class MainScreen(Screen[None]):
         verdict = candidates(abstract, records())
         self.app.call_from_thread(editor.show_candidates, verdict.candidates)
 
-    def _save_metadata(self, paper: Paper, shown: Metadata, edited: Metadata | None) -> None:
+    def _save_metadata(
+        self, paper: Paper, shown: Metadata, edited: Metadata | None, *, again: bool = False
+    ) -> None:
         """Save the fields changed in the editor (``edited`` against the ``shown`` it opened
         with) over what is stored now: a field changed only elsewhere meanwhile is kept; one
         changed both here and elsewhere, to another value, is the user's choice (both
-        values shown), never overwritten unseen, as with a note."""
+        values shown), never overwritten unseen, as with a note. ``again``: the write found
+        another write after this read once already; a second time it is said, not retried."""
         if edited is None or edited == shown:
             return
         self.refresh_library()  # what is stored now, so untouched fields are kept
@@ -1626,11 +1629,18 @@ class MainScreen(Screen[None]):
             self._metadata_conflict(paper, shown, edited, stored, conflicts)
             return
         merged = metadata_change(shown, edited, stored)
+
         # written only over what was just read: a write from elsewhere landing in between
         # is found in the write's transaction, and the edit is weighed against it again
+        def conflict(found: NoteConflict | MetadataConflict) -> None:
+            if again:  # (writes keep landing between the read and the write)
+                self.notify(str(found), title="Not saved", severity="error", markup=False)
+            else:
+                self._save_metadata(paper, shown, edited, again=True)
+
         self._write(
             lambda: self.library.set_metadata(paper.id, merged, expected=stored),
-            on_conflict=lambda _conflict: self._save_metadata(paper, shown, edited),
+            on_conflict=conflict,
         )
 
     def _metadata_conflict(

@@ -16,14 +16,13 @@ from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...cite import FORMAT_NAMES, FORMATS
-from ...library import LibraryError, clean_tag
+from ...library import LibraryError, clean_tag, tag_query
 from ...library.model import papers_phrase
 from ...text import sanitise
 from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
-from ..widgets.paper_list import tag_label
 from .editors import MessageLine
 
 
@@ -130,7 +129,7 @@ class TagList(ModalScreen[TagAction | None]):
                     *[
                         Option(
                             Content.assemble(
-                                (f"{count:>{width}}  ", "$text-muted"), tag_label(name)
+                                (f"{count:>{width}}  ", "$text-muted"), tag_query(name)
                             ),
                             id=name,
                         )
@@ -212,9 +211,9 @@ class TagList(ModalScreen[TagAction | None]):
             self._confirm_merge = (tag, onto[0])
             self._say(
                 Content.assemble(
-                    tag_label(onto[0]),
+                    tag_query(onto[0]),
                     f" exists ({papers_phrase(onto[1])}). Enter again merges ",
-                    tag_label(tag),
+                    tag_query(tag),
                     " into it (its papers get that tag); Esc cancels.",
                 ).stylize("$text-warning")
             )
@@ -239,7 +238,7 @@ class TagList(ModalScreen[TagAction | None]):
         self._confirm_delete = tag
         count = dict(self.counts)[tag]
         self._say(
-            Content(f"Press d again to remove {tag_label(tag)} from {count} paper(s).").stylize(
+            Content(f"Press d again to remove {tag_query(tag)} from {count} paper(s).").stylize(
                 "$text-warning"
             )
         )

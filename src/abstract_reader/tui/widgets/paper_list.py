@@ -47,12 +47,6 @@ class Row:
     spans: tuple[tuple[int, int], ...] = ()
 
 
-def tag_label(tag: str) -> str:
-    """How a tag is shown: as the filter takes it (`library.tag_query`), `#theory`, and
-    `#"reading list"` (quoted) when it has a space, so it reads as one tag."""
-    return tag_query(tag)
-
-
 @runtime_checkable
 class OpensPapers(Protocol):
     """The screen of a list: it opens a paper (`PaperList.action_open`) at once, before the
@@ -533,7 +527,7 @@ def _row_text(
     right_spans: list[tuple[int, int, Style]] = []
     room = width - 4 - 1
     if row.tags:
-        tag_text = " ".join(tag_label(t) for t in row.tags)
+        tag_text = " ".join(tag_query(t) for t in row.tags)
         tag_spans = [(0, len(tag_text), tag_style)] if tag_text else []
         # too long: the tags are cut, not the venue after them (with room for 4 cells of tags)
         tag_room = max(0, room // 3) - cell_len(row.venue) - 1

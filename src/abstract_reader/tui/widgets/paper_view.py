@@ -13,11 +13,11 @@ from textual.geometry import Size
 from textual.style import Style
 from textual.widgets import Static
 
+from ...library import tag_query
 from ...text import Rendered, cap, sanitise
 from ..commands import bindings
 from .burst_scroll import BurstScroll
 from .keys_in_order import keys_follow_focus
-from .paper_list import tag_label
 
 #: Characters of an abstract the view shows; the rest is announced, so nothing freezes.
 DISPLAY_LIMIT = 20_000
@@ -158,7 +158,7 @@ class PaperView(BurstScroll, can_focus=True):
         more = f", … and {d.more_sources:,} more" if d.more_sources else ""
         lines.append(Content(f"{noun}: " + ", ".join(d.sources) + more).stylize("$text-muted"))
         if d.tags:
-            lines.append(Content(" ".join(tag_label(t) for t in d.tags)).stylize("$text-success"))
+            lines.append(Content(" ".join(tag_query(t) for t in d.tags)).stylize("$text-success"))
         if d.url:
             lines.append(_link_line("url", d.url, d.url))
         if d.doi:
