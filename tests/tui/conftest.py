@@ -71,9 +71,7 @@ def list_lines(app: ReaderApp) -> list[str]:
 
 def view_text(app: ReaderApp) -> str:
     view = app.query_one(PaperView)
-    header = view.query_one("#paper-header").render()
-    body = view.query_one("#paper-body").render()
-    return f"{getattr(header, 'plain', header)}\n{getattr(body, 'plain', body)}"
+    return f"{view.header.plain}\n{view.body.plain}"
 
 
 def current_title(app: ReaderApp) -> str:

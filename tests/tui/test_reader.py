@@ -163,7 +163,7 @@ async def test_narrow_layout_and_live_resize(tmp_path: Path, seeds: Corpus) -> N
         assert full.details is not None and full.details.title == seeds.papers[1].title
         # and a person can actually see it
         assert full.display and full.size.width >= 70 and full.size.height > 10
-        header = str(full.query_one("#paper-header").render())
+        header = full.header.plain
         assert seeds.papers[1].title[:30] in header
         await pilot.press("escape")
         assert not isinstance(app.screen, PaperScreen)
@@ -756,7 +756,7 @@ async def test_keys_on_the_narrow_paper_screen(tmp_path: Path, seeds: Corpus) ->
         assert isinstance(app.screen, PaperScreen)
         await pilot.press("b")  # acts on the paper shown, and the screen shows it
         assert seeds.papers[1].id in app.library.snapshot.bookmarks
-        assert "★ bookmarked" in str(app.screen.query_one("#paper-header").render())
+        assert "★ bookmarked" in app.screen.query_one(PaperView).header.plain
         await pilot.press("n")  # the next unread paper, shown in place
         await pilot.pause()
         assert isinstance(app.screen, PaperScreen)

@@ -38,6 +38,7 @@ async def same_as_drawn_afresh(app: ReaderApp, pilot: Pilot[Any]) -> None:
     paper_list = app.query_one(PaperList)
     paper_list._strips.clear()
     paper_list._drawn.clear()
+    app.query_one(PaperView)._lines = None
     for widget in app.screen.walk_children(with_self=True):
         widget._styles_cache.clear()
         widget.refresh(layout=True)
@@ -138,13 +139,12 @@ async def test_the_abstract_wraps_at_one_width_whether_or_not_the_paper_scrolls(
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         view = app.query_one(PaperView)
-        body = app.query_one("#paper-body")
         seen: dict[bool, set[int]] = {True: set(), False: set()}
         for key in ("j", "j", "k", "k"):
             assert view.details is not None
             scrolls = view.max_scroll_y > 0
             assert scrolls == view.details.body.text.startswith("Sentence 0")
-            seen[scrolls].add(body.size.width)
+            seen[scrolls].add(view.scrollable_content_region.width)
             await pilot.press(key)
             await settle(app, pilot)
         assert seen[True] and seen[False]  # both kinds of paper were shown

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.content import Content
-from textual.widgets import Static
 
 from abstract_reader.tui.widgets.paper_view import DISPLAY_LIMIT, PaperView
 
@@ -14,10 +13,8 @@ from .conftest import make_app, settle, type_filter, until
 
 
 def _body(app: object) -> Content:
-    view = app.query_one(PaperView)  # type: ignore[attr-defined]
-    content = view.query_one("#paper-body", Static).render()
-    assert isinstance(content, Content)
-    return content
+    view: PaperView = app.query_one(PaperView)  # type: ignore[attr-defined]
+    return view.body
 
 
 async def test_a_hostile_abstract_is_shown_capped_and_q_still_quits(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import TagEditor
 from abstract_reader.tui.screens.triage import TriageScreen
 from abstract_reader.tui.widgets.paper_list import PaperList
+from abstract_reader.tui.widgets.paper_view import PaperView
 
 from .conftest import make_app, settle, type_filter, until
 
@@ -177,8 +178,8 @@ async def test_triage_shows_a_change_another_process_made_to_the_paper(tmp_path:
         assert paper_id is not None
         with Library(_db(tmp_path)) as cli:
             cli.add_tags([paper_id], ["fromcli"])
-        header = app.screen.query_one("#paper-header")
-        await until(pilot, lambda: "#fromcli" in str(header.render()))
+        view = app.screen.query_one(PaperView)
+        await until(pilot, lambda: "#fromcli" in view.header.plain)
 
 
 async def test_help_asked_in_triage_shows_triage_keys_first(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from textual.geometry import Region
-from textual.widgets import Static
 
 from abstract_reader.library import Metadata
 from abstract_reader.text import render, sanitise
@@ -22,10 +21,19 @@ WIDE = (120, 40)
 
 
 def _links(app: ReaderApp, part: str) -> set[str]:
-    """The link targets in the rendered segments of the view's header or body."""
-    widget = app.query_one(PaperView).query_one(part, Static)
-    strips = widget.render_lines(Region(0, 0, *widget.outer_size))  # padding included
-    return {seg.style.link for strip in strips for seg in strip if seg.style and seg.style.link}
+    """The link targets in the lines the view draws (padding included), of its header or
+    its body: the text's line of a cell is in its style's offset, as the mouse reads it."""
+    view = app.query_one(PaperView)
+    header_lines = range(1, 2 + view.header.plain.count("\n"))  # after the blank first line
+    strips = view.render_lines(Region(0, 0, *view.outer_size))
+    links = set()
+    for strip in strips:
+        for seg in strip:
+            if seg.style and seg.style.link:
+                in_header = seg.style.meta["offset"][1] in header_lines
+                if in_header == (part == "header"):
+                    links.add(seg.style.link)
+    return links
 
 
 def _terminal_output(app: ReaderApp) -> str:
@@ -58,7 +66,7 @@ async def test_metadata_links_are_osc8_hyperlinks(tmp_path: Path) -> None:
         )
         await until(pilot, lambda: "openreview" in view_text(app))
         await pilot.pause()
-        assert _links(app, "#paper-header") == {
+        assert _links(app, "header") == {
             "https://openreview.net/forum?id=Ab-1_x",
             "https://doi.org/10.1234/abc",
         }
@@ -76,9 +84,7 @@ async def test_urls_in_the_abstract_are_links(tmp_path: Path) -> None:
         await settle(app, pilot)
         assert "github.com/NeurIPSAnon12345" in view_text(app)
         # the sentence's full stop is not part of the link
-        assert _links(app, "#paper-body") == {
-            "https://github.com/NeurIPSAnon12345/VeriStressGT.git"
-        }
+        assert _links(app, "body") == {"https://github.com/NeurIPSAnon12345/VeriStressGT.git"}
 
 
 @pytest.mark.parametrize(
@@ -100,7 +106,7 @@ async def test_a_hostile_url_is_no_link_and_no_control_byte(tmp_path: Path, url:
         app.library.set_metadata(paper_id, Metadata(url=url))
         await until(pilot, lambda: "not a link" in view_text(app))
         await pilot.pause()
-        assert _links(app, "#paper-header") == set()
+        assert _links(app, "header") == set()
         _assert_nothing_but_sgr(_terminal_output(app))
         # … and straight into the view, raw, as another caller might
         view = app.query_one(PaperView)
@@ -120,7 +126,7 @@ async def test_a_hostile_url_is_no_link_and_no_control_byte(tmp_path: Path, url:
         view.show(details)
         await pilot.pause()
         assert "not a link" in view_text(app)
-        assert _links(app, "#paper-header") == set()
-        body_links = _links(app, "#paper-body")  # "https://evil.example/a" of "…/a b" is one
+        assert _links(app, "header") == set()
+        body_links = _links(app, "body")  # "https://evil.example/a" of "…/a b" is one
         assert all(re.fullmatch(r"https?://[!-~]+", link) for link in body_links)
         _assert_nothing_but_sgr(_terminal_output(app), links=True)

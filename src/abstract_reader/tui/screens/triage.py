@@ -33,7 +33,6 @@ class TriageScreen(Screen[None]):
     DEFAULT_CSS = """
     TriageScreen #triage-progress { height: 1; padding: 0 1; background: $boost; }
     TriageScreen #triage-view { height: 1fr; padding: 0 1; }
-    TriageScreen #triage-view #paper-header { padding: 1 0 0 0; }
     """
 
     def help_section(

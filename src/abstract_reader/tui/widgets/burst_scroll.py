@@ -1,4 +1,4 @@
-"""A scrolling box whose line and page keys each count, however fast they come.
+"""Scrolling whose line and page keys each count, however fast they come.
 
 Textual's ``scroll_down`` defers its scroll until after the next refresh and starts from
 the scroll target as it is then: keys that arrive in one burst (a held `j`, or `j j j`
@@ -10,10 +10,13 @@ it left it.
 from __future__ import annotations
 
 from textual.actions import SkipAction
-from textual.containers import VerticalScroll
+from textual.containers import ScrollableContainer, VerticalScroll
 
 
-class BurstScroll(VerticalScroll):
+class BurstScrolling(ScrollableContainer):
+    """The scroll actions; mixed into a container (`BurstScroll`) or a widget that draws
+    its own lines (`PaperView`, a ``ScrollView``)."""
+
     def _scroll_by(self, lines: float) -> None:
         if not self.allow_vertical_scroll:
             raise SkipAction()
@@ -30,3 +33,7 @@ class BurstScroll(VerticalScroll):
 
     def action_page_up(self) -> None:
         self._scroll_by(-self.scrollable_content_region.height)
+
+
+class BurstScroll(BurstScrolling, VerticalScroll):
+    """A vertical scrolling container with `BurstScrolling`'s keys."""
