@@ -64,13 +64,15 @@ def test_tags(text: str) -> None:
         "a-b",
         "YEAR:2026",
         "!year:2024-2026",
+        "venue:neurips",
+        "!VENUE:icml",
     ],
 )
-def test_words_and_years_read_what_metadata_may_override(text: str) -> None:
+def test_words_years_and_venues_read_what_metadata_may_override(text: str) -> None:
     assert query_dependencies(parse_query(text)) == {"meta"}
 
 
-@pytest.mark.parametrize("text", ["venue:neurips", "", "is:nonsense"])
+@pytest.mark.parametrize("text", ["", "is:nonsense"])
 def test_no_library_fact(text: str) -> None:
     assert query_dependencies(parse_query(text)) == frozenset()
 
@@ -90,7 +92,7 @@ def test_like_reads_what_chooses_its_seeds(text: str, expected: set[str]) -> Non
 
 def test_alternatives_and_combinations() -> None:
     query = parse_query("is:read | #x  IS:Bookmarked  venue:neurips")
-    assert query_dependencies(query) == {"read", "tags", "bookmarks"}
+    assert query_dependencies(query) == {"read", "tags", "bookmarks", "meta"}
 
 
 WRITES: dict[str, Fact] = {

@@ -130,7 +130,8 @@ docs/query-language.md):
   #tag  #"two words"   papers with the tag (in quotes, \\" is a " and \\\\ a \\)
   is:STATE             bookmarked, unread, read, tagged, noted, marked or new
   venue:V  year:2026  year:2024-2026  title:word  id:d059a4d9   (the year as shown:
-                       the one set with meta --year, else the record's, else the dump's)
+                       the one set with meta --year, else the record's, else the dump's;
+                       the venue as shown: the one match found, else the record's or dump's)
   like:ID  like:#tag   every paper ranked by likeness to the paper (the tagged papers)
   @name                a saved search (abstract-reader searches)
 A part that cannot be used (a lone ", a bare !, an unknown is:) is a usage error here:
@@ -604,10 +605,11 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
         index = SearchIndex(
             corpus, cache_dir=default_cache_dir(), cache_key=cache_key_for(corpus.files)
         )
-        from .metadata import title_overrides, year_overrides
+        from .metadata import title_overrides, venue_overrides, year_overrides
 
         index.set_title_overrides(title_overrides(snapshot))
         index.set_year_overrides(year_overrides(snapshot))
+        index.set_venue_overrides(venue_overrides(snapshot))
         from .saved import SavedSearchError, expand
         from .seen import WithNew
 

@@ -229,3 +229,46 @@ def year_overrides(snapshot: Snapshot) -> dict[str, int]:
     of the rule, as `effective_metadata` and the year order apply it; the paper's own year,
     its record's over its dump's, is the index's default)."""
     return {pid: m.year for pid, m in snapshot.metadata.items() if m.year and not m.empty}
+
+
+def provenance_entries(snapshot: Snapshot) -> dict[str, str]:
+    """Paper id → its stored provenance (the raw JSON), as the library's settings hold it."""
+    start = len(PROVENANCE_PREFIX)
+    return {
+        key[start:]: raw
+        for key, raw in snapshot.settings.items()
+        if key.startswith(PROVENANCE_PREFIX)
+    }
+
+
+class VenueOverrides:
+    """Paper id → the venue ``match`` found for the paper (its provenance), for the search
+    index's ``venue:`` — the first layer of the rule for the venue, as `effective_metadata`
+    applies it (the paper's own venue, its record's over its dump's, is the index's default).
+
+    Callable on each snapshot; a provenance is parsed once while it stays the same (the reader
+    asks after every metadata write: parsing 100,000 provenances took ~1.7 s)."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[str, tuple[str, str | None]] = {}  #: id → (raw JSON, its venue)
+
+    def __call__(self, snapshot: Snapshot) -> dict[str, str]:
+        parsed: dict[str, tuple[str, str | None]] = {}
+        venues: dict[str, str] = {}
+        for paper_id, raw in provenance_entries(snapshot).items():
+            known = self._parsed.get(paper_id)
+            if known is not None and known[0] == raw:
+                venue = known[1]
+            else:
+                found = Provenance.from_json(raw)
+                venue = found.venue if found is not None else None
+            parsed[paper_id] = (raw, venue)
+            if venue:
+                venues[paper_id] = venue
+        self._parsed = parsed
+        return venues
+
+
+def venue_overrides(snapshot: Snapshot) -> dict[str, str]:
+    """`VenueOverrides` once (a command that asks once)."""
+    return VenueOverrides()(snapshot)

@@ -19,7 +19,13 @@ from . import status
 from .corpus import Corpus, Paper
 from .facts import Fact
 from .library import Library, Metadata
-from .metadata import EffectiveMetadata, effective, title_overrides, year_overrides
+from .metadata import (
+    EffectiveMetadata,
+    VenueOverrides,
+    effective,
+    title_overrides,
+    year_overrides,
+)
 from .sorting import SORTS, TITLE_ORDER_NOW_MAX, TitleOrder, sort_rows
 from .text import shown_title
 
@@ -58,15 +64,17 @@ _IS_FACT: dict[str, Dependency] = {
     "new": "new",
 }
 #: Term kinds that read what the library's metadata may override: words matched against
-#: titles, and years.
-_META_KINDS = frozenset({"words", "phrase", "phrase_loose", "title", "title_start", "year"})
+#: titles, years, and venues (``match`` stores the venue it found with its provenance).
+_META_KINDS = frozenset(
+    {"words", "phrase", "phrase_loose", "title", "title_start", "year", "venue"}
+)
 
 
 def query_dependencies(query: Query) -> frozenset[Dependency]:
     """The facts a parsed query reads: `#tag` and `is:tagged` → tags, `is:bookmarked` →
     bookmarks, `is:read`/`is:unread` → read, `is:noted` → notes, words (which also match real
-    titles), `title:` and `year:` → meta, `is:marked` → marks; `like:#tag` / `like:is:…` read what
-    their seeds are chosen by. Case never matters: the parser has already folded field
+    titles), `title:`, `year:` and `venue:` → meta, `is:marked` → marks; `like:#tag` /
+    `like:is:…` read what their seeds are chosen by. Case never matters: the parser has already folded field
     names."""
     found: set[Dependency] = set()
 
@@ -187,6 +195,7 @@ class Session:
     #: the order is ``title`` but the corpus's `TitleOrder` is not made yet (the reader has
     #: a worker make it); the rows are in the result's (or corpus's) order meanwhile
     sort_pending: bool = False
+    _venues: VenueOverrides = field(default_factory=VenueOverrides)  #: (parsed once each)
 
     # -- the library ----------------------------------------------------------------------
     def refresh(self) -> frozenset[Dependency]:
@@ -385,12 +394,14 @@ class Session:
         return frozenset(new_ids(self.library, self.corpus))
 
     def sync_metadata(self) -> None:
-        """Give the index the real titles and the years set in the library (words and
-        ``title:`` match those titles, ``year:`` those years)."""
+        """Give the index the real titles and the years set in the library, and the venues
+        ``match`` found (words and ``title:`` match those titles, ``year:`` those years,
+        ``venue:`` those venues)."""
         if self.index is not None:
             snapshot = self.library.snapshot
             self.index.set_title_overrides(title_overrides(snapshot))
             self.index.set_year_overrides(year_overrides(snapshot))
+            self.index.set_venue_overrides(self._venues(snapshot))
 
     # -- the filter's history --------------------------------------------------------------
     def history(self) -> list[str]:

@@ -131,9 +131,15 @@ def changed_facts(old: Snapshot, new: Snapshot) -> set[Fact]:
         facts.add("tags")
     if old.notes != new.notes:
         facts.add("notes")
-    if old.metadata != new.metadata:
-        facts.add("meta")
+    if old.metadata != new.metadata or _provenances(old) != _provenances(new):
+        facts.add("meta")  # (match's provenance gives the venue: `metadata.effective`)
     return facts
+
+
+def _provenances(snapshot: Snapshot) -> dict[str, str]:
+    from ..metadata import PROVENANCE_PREFIX
+
+    return {k: v for k, v in snapshot.settings.items() if k.startswith(PROVENANCE_PREFIX)}
 
 
 def clean_tag(raw: str) -> str:

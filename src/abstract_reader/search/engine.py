@@ -338,6 +338,8 @@ class SearchIndex:
         self._title_overrides: dict[int, str] = {}
         #: years set in the library: (their papers' rows, those years), for ``year:``
         self._year_overrides: tuple[IntArray, IntArray] | None = None
+        #: venues found by ``match``: (their papers' rows, codes into the names), for ``venue:``
+        self._venue_overrides: tuple[IntArray, IntArray, list[str]] | None = None
         try:
             data = _load_cache(cache_dir, cache_key, corpus) if cache_dir and cache_key else None
             started = early.take() if early is not None and data is None else None
@@ -500,6 +502,22 @@ class SearchIndex:
             values.append(year)
         self._year_overrides = (
             (np.asarray(docs, np.int64), np.asarray(values, np.int64)) if docs else None
+        )
+
+    def set_venue_overrides(self, venues: dict[str, str]) -> None:
+        """Venues ``match`` found for papers (`metadata.VenueOverrides`): ``venue:`` matches
+        them instead of the papers' own (as the rows and the paper view show them)."""
+        docs: list[int] = []
+        codes: list[int] = []
+        names: dict[str, int] = {}
+        for paper_id, venue in venues.items():
+            try:
+                docs.append(self.corpus.index_of(paper_id))
+            except KeyError:
+                continue
+            codes.append(names.setdefault(venue.lower(), len(names)))
+        self._venue_overrides = (
+            (np.asarray(docs, np.int64), np.asarray(codes, np.int64), list(names)) if docs else None
         )
 
     def title_of(self, doc: int) -> str:
@@ -788,7 +806,14 @@ class SearchIndex:
             return self._title_start(term.words[0]), np.full(self.n, TITLE_BONUS, np.float32)
         if kind == "venue":
             codes = [i for i, v in enumerate(self._venue_names) if v.startswith(term.value)]
-            return np.isin(self._venues, codes), None
+            mask = np.isin(self._venues, codes)
+            venues = self._venue_overrides
+            if venues is not None:  # the venues match found over the papers' own
+                docs, found, names = venues
+                mask[docs] = np.isin(
+                    found, [i for i, v in enumerate(names) if v.startswith(term.value)]
+                )
+            return mask, None
         if kind == "year":
             first, _, last = term.value.partition("-")
             lo, hi = int(first), int(last or first)
