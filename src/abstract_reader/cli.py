@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
+from .plural import papers_phrase
 from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
@@ -627,7 +628,7 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
         for part in result.ignored:
             _error(f"warning: {part}")
         if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
-            _note(f"{_papers(len(result))}, {result.ranked_like}")
+            _note(f"{papers_phrase(len(result))}, {result.ranked_like}")
         rows = result.order
     sort = getattr(args, "sort", "relevance")
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
@@ -809,7 +810,7 @@ def cmd_bookmark(args: argparse.Namespace) -> int:
         else:
             library.set_read(ids, not args.off)
             verb = "marked unread" if args.off else "marked read"
-        return f"{len(ids)} paper{'s' if len(ids) != 1 else ''} {verb}"
+        return f"{papers_phrase(len(ids))} {verb}"
 
     return _write_action(args, act)
 
@@ -829,7 +830,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
             left = {name for name, _count in library.tag_counts()}
             for name, count in before:  # said: the list below simply no longer shows it
                 if name not in left:
-                    _error(f"tag {name!r} removed from {_papers(count)}")
+                    _error(f"tag {name!r} removed from {papers_phrase(count)}")
     except TagExists as exc:
         raise Failure(
             f"a tag named {exc.new!r} already exists; pass --merge to merge {exc.old!r} into it"
@@ -841,14 +842,10 @@ def cmd_tags(args: argparse.Namespace) -> int:
     loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
     if orphans:
-        _say(sys.stdout, f"{_papers(len(orphans))} with records are not in the loaded dumps:")
+        _say(sys.stdout, f"{papers_phrase(len(orphans))} with records are not in the loaded dumps:")
         for pid in orphans:
             _say(sys.stdout, f"  {pid}  {_kept_for(pid, library.snapshot)}")
     return 1 if corpus.fatal_errors else 0
-
-
-def _papers(count: int) -> str:
-    return f"{count:,} paper{'' if count == 1 else 's'}"
 
 
 def _kept_for(paper_id: str, snapshot: Snapshot) -> str:
@@ -987,7 +984,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
     if args.copy:
         sys.stdout.flush()
         result = copy(text)
-        count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+        count = papers_phrase(len(papers))
         if not result.ok:
             raise Failure(f"could not copy: {result.detail}")
         _note(f"Copied {FORMAT_NAMES[fmt]} for {count} ({result.method})")
@@ -1018,7 +1015,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             )
         except OutputError as exc:
             raise Failure(str(exc)) from None
-        _note(f"Exported {_papers(len(records))} to {args.output}")
+        _note(f"Exported {papers_phrase(len(records))} to {args.output}")
     else:
         sys.stdout.write(format_records(records, args.format, with_abstract=with_abstract))
     return 1 if corpus.fatal_errors else 0
@@ -1058,7 +1055,7 @@ def cmd_library(args: argparse.Namespace) -> int:
         raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
-    _note(f"Merged records of {_papers(touched)} from {args.file}")
+    _note(f"Merged records of {papers_phrase(touched)} from {args.file}")
     return 0
 
 
@@ -1228,14 +1225,13 @@ def _match_report(planned: list[Any], args: argparse.Namespace, written: int) ->
             for c in cands:
                 _say(out, f"    {c['score']:5.1f}  {c['source']}:{c['record']}  {c['title']}")
     total = len(planned)
-    noun = "paper" if total == 1 else "papers"
     done = (
         f"{due} would be written (dry run: nothing written)"
         if args.dry_run
         else f"{written} written, {counts['matched'] - written} already there"
     )
     summary = (
-        f"{total} {noun} with derived titles: {counts['matched']} matched ({done}), "
+        f"{papers_phrase(total)} with derived titles: {counts['matched']} matched ({done}), "
         f"{counts['ambiguous']} ambiguous, {counts['unmatched']} unmatched, "
         f"{counts['kept']} kept (set by hand; --force replaces)"
     )
@@ -1359,7 +1355,7 @@ def cmd_digest(args: argparse.Namespace) -> int:
     text = digest(records, args.format, subtitle=" · ".join(subtitle))
     if args.output and args.output != "-":
         _write_file(args.output, text, force=args.force)
-        _note(f"Wrote a digest of {_papers(len(records))} to {args.output}")
+        _note(f"Wrote a digest of {papers_phrase(len(records))} to {args.output}")
     else:
         sys.stdout.write(text)
     return 1 if corpus.fatal_errors else 0

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .cite import bibtex_key, doi_url, web_url
 from .metadata import venue_year
+from .plural import papers_phrase
 from .record import Record
 from .text import render, shown_title
 
@@ -65,7 +66,7 @@ def digest(records: Sequence[Record], fmt: str, *, subtitle: str = "") -> str:
     """The digest of ``records`` in ``fmt`` (one of FORMATS). ``subtitle``: what was
     selected (the query, the date), shown under the heading."""
     groups = group_by_tag(records)
-    count = f"{len(records)} paper{'s' if len(records) != 1 else ''}"
+    count = papers_phrase(len(records))
     if fmt == "markdown":
         return _markdown(groups, count, subtitle)
     if fmt == "text":

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from .plural import count_phrase, papers_phrase
+
 MORE = "…"
 
 
@@ -139,7 +141,7 @@ def count_part(shown: int, loaded: int, *, filtered: bool, partial: bool) -> Sta
         return StatusPart(f"{shown:,} shown")
     if filtered:
         return StatusPart(f"{shown:,} of {loaded:,}")
-    return StatusPart(f"{loaded:,} paper" if loaded == 1 else f"{loaded:,} papers")
+    return StatusPart(papers_phrase(loaded))
 
 
 #: An order's name on a narrower line (the full one is "sorted by " + ``SORTS[name]``).
@@ -201,9 +203,8 @@ def listed_part(head: str, items: Sequence[str], joiner: str = " ") -> StatusPar
 
 
 def orphans_part(orphans: int) -> StatusPart:
-    s = "s" if orphans != 1 else ""
     return StatusPart(
-        f"{orphans:,} saved paper{s} not in these dumps",
+        f"{count_phrase(orphans, 'saved paper')} not in these dumps",
         [f"{orphans:,} saved not loaded"],
         detail=True,
     )

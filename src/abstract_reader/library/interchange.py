@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..plural import papers_phrase
 from ..text import escape_for_terminal, sanitise
 from .model import (
     LibraryError,
@@ -23,7 +24,6 @@ from .model import (
     clean_field,
     clean_tag,
     json_list,
-    papers_phrase,
 )
 from .schema import SCHEMA_VERSION
 

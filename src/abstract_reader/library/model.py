@@ -167,10 +167,6 @@ def tag_query(tag: str) -> str:
     return f'#"{escaped}"'
 
 
-def papers_phrase(n: int) -> str:
-    return f"{n} paper" if n == 1 else f"{n} papers"
-
-
 def as_facts(names: object) -> set[Fact]:
     parts = set(as_text(names).split(","))
     return {f for f in ALL_FACTS if f in parts}

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..facts import Fact
+from ..plural import papers_phrase
 from ..text import sanitise
 from ..text.sanitise import valid_text
 from .model import (
@@ -48,7 +49,6 @@ from .model import (
     clean_tag,
     is_busy,
     json_list,
-    papers_phrase,
 )
 from .schema import backup, begin_write, busy_error, busy_timeout_s, open_library, shown
 

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from ...cite import FORMAT_NAMES, FORMATS
 from ...library import LibraryError, clean_tag, tag_query
-from ...library.model import papers_phrase
+from ...plural import papers_phrase
 from ...text import sanitise
 from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
