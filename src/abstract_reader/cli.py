@@ -266,7 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
 
-    p = sub.add_parser("list", help="one line per paper (or JSON Lines)")
+    p = sub.add_parser(
+        "list",
+        help="one line per paper (or JSON Lines)",
+        description="One line per paper: id, flags (★ bookmarked, • unread), venue and year "
+        '("unknown venue" when neither is known; --json: null), title, [tags].',
+    )
     p.raw_epilog = QUERY_HELP
     _common(p)
     _filters(p)
@@ -676,7 +681,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     library = _open_library(args)
     records = _iter_records(corpus, library, args, abstracts=args.json)
     out = sys.stdout
-    from .metadata import venue_year
+    from .metadata import venue_label
     from .text import shown_title
 
     if args.json:
@@ -686,16 +691,16 @@ def cmd_list(args: argparse.Namespace) -> int:
             out.write(_json_line(json_record(rec)))
     else:
         for rec in records:
-            venue = venue_year(rec.venue, rec.year)
+            venue = venue_label(rec.venue, rec.year)
             flags = ("★" if rec.bookmarked else " ") + (" " if rec.read else "•")
             tags = f"  [{', '.join(rec.tags)}]" if rec.tags else ""
             title = shown_title(rec.title)
-            _say(out, f"{rec.id[:12]}  {flags}  {venue or '?':<13}  {title}{tags}")
+            _say(out, f"{rec.id[:12]}  {flags}  {venue:<13}  {title}{tags}")
     return 1 if corpus.fatal_errors else 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .metadata import venue_year
+    from .metadata import venue_label
     from .paper import SOURCES_SHOWN
     from .record import record
     from .text import cap, escape_for_terminal, render, shown_title
@@ -710,9 +715,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     width = min(100, shutil.get_terminal_size((100, 24)).columns)
     lines = [shown_title(rec.title) + ("   (derived title)" if rec.title_derived else "")]
     lines.append("=" * min(width, len(lines[0])))
-    venue = venue_year(rec.venue, rec.year)
     lines.append(f"id:        {rec.id}")
-    lines.append(f"venue:     {venue or 'unknown'}")
+    lines.append(f"venue:     {venue_label(rec.venue, rec.year)}")
     # a name escaped: it may hold a newline (a fake line after it); a paper found a
     # million times (one abstract repeated in a dump) names SOURCES_SHOWN, unless --full
     shown = rec.sources if args.full else rec.sources[:SOURCES_SHOWN]

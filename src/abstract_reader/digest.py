@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cite import bibtex_key, doi_url, web_url
-from .metadata import venue_year
+from .metadata import venue_label
 from .plural import papers_phrase
 from .record import Record
 from .text import render, shown_title
@@ -77,7 +77,7 @@ def digest(records: Sequence[Record], fmt: str, *, subtitle: str = "") -> str:
 
 
 def _venue(rec: Record) -> str:
-    return venue_year(rec.venue, rec.year)
+    return venue_label(rec.venue, rec.year)
 
 
 def _link(rec: Record) -> str | None:
@@ -106,7 +106,7 @@ def _markdown(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) 
             if link:  # (web_url leaves no space, "<" or ">" in it)
                 title = f"[{title}](<{link}>)"
             lines += [f"### {title}", ""]
-            facts = [_md(_venue(rec)) or "venue unknown"]
+            facts = [_md(_venue(rec))]
             if rec.authors:
                 facts.append(_md(", ".join(rec.authors)))
             if rec.tags:
@@ -136,7 +136,7 @@ def _text(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
         for e in entries:
             rec = e.record
             lines += ["", f"* {shown_title(rec.title)}"]
-            facts = [_venue(rec) or "venue unknown"]
+            facts = [_venue(rec)]
             if rec.tags:
                 facts.append("tags: " + ", ".join(rec.tags))
             if rec.bookmarked:
@@ -169,7 +169,7 @@ def _html(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
             title = esc(shown_title(rec.title))
             if link:
                 title = f'<a href="{esc(link)}">{title}</a>'
-            facts = [esc(_venue(rec) or "venue unknown")]
+            facts = [esc(_venue(rec))]
             if rec.tags:
                 facts.append("tags: " + esc(", ".join(rec.tags)))
             if rec.bookmarked:

@@ -50,6 +50,16 @@ _VENUE_TRACK_RE = re.compile(
 )
 
 
+#: What a person reads for a paper with no venue and no year known (the reader's rows and
+#: paper view, `list`, `show`, the digest); machine formats (JSON, CSV) leave the field empty.
+UNKNOWN_VENUE = "unknown venue"
+
+
+def venue_label(venue: str | None, year: int | None) -> str:
+    """`venue_year`, or `UNKNOWN_VENUE` when neither is known: the venue as people read it."""
+    return venue_year(venue, year) or UNKNOWN_VENUE
+
+
 def venue_year(venue: str | None, year: int | None) -> str:
     """ "NeurIPS 2026"; never a second year when the venue names one ("NeurIPS 2025
     poster"); a venue with a track gets the year after its name ("NeurIPS 2026 poster",
@@ -171,7 +181,7 @@ class EffectiveMetadata:
     @property
     def venue_label(self) -> str:
         """The venue as a row and the paper view show it: "NeurIPS 2026"."""
-        return venue_year(self.venue, self.year) or "unknown venue"
+        return venue_label(self.venue, self.year)
 
 
 def effective_metadata(

@@ -47,6 +47,6 @@ class Paper:
 
     @property
     def venue_year(self) -> str:
-        from .metadata import venue_year
+        from .metadata import venue_label
 
-        return venue_year(self.venue, self.year) or "unknown venue"
+        return venue_label(self.venue, self.year)
