@@ -74,15 +74,31 @@ def record_from(raw: object, file: str, index: int) -> Item:
 
 #: a line longer than this is not read into memory (a record of the snapshot is a few KB)
 MAX_LINE_BYTES = 16 << 20
+#: Non-blank lines read, at most, before the first arXiv record: those that are not one (a
+#: first line cut short by a download, a stray header) are reported one a line and the rest
+#: loads; a file with no record among its first ones is not arXiv JSON Lines (one line, the
+#: file skipped) — a wrong file is never read to its end, nor reported a line at a time.
+RECOGNISE_LINES = 20
 
 
 def read(path: Path) -> Iterator[Item]:
-    """Stream the records; the first non-blank line must be an arXiv-like JSON object."""
+    """Stream the records; one of the first `RECOGNISE_LINES` non-blank lines must be an
+    arXiv-like JSON object (the lines before it are malformed records)."""
     return _records(open_source(path), path.name)  # (closed by the generator's finally)
 
 
 def _records(handle: Any, name: str) -> Iterator[Item]:
     checked = False
+    before: list[RecordProblem] = []  #: the lines before the first record, said once known
+    refusal = ""  #: why the file is not arXiv JSON Lines, if no record comes (the first line's)
+
+    def not_yet(problem: RecordProblem, why: str) -> None:
+        nonlocal refusal
+        refusal = refusal or why
+        before.append(problem)
+        if len(before) >= RECOGNISE_LINES:
+            raise SourceError(refusal)
+
     try:
         lines = iter(functools.partial(handle.readline, MAX_LINE_BYTES + 1), b"")
         for number, line in enumerate(lines, start=1):
@@ -90,9 +106,11 @@ def _records(handle: Any, name: str) -> Iterator[Item]:
                 while line and not line.endswith(b"\n"):  # the rest, a piece at a time
                     line = handle.readline(MAX_LINE_BYTES)
                 why = f"longer than {MAX_LINE_BYTES >> 20} MB"
+                problem = RecordProblem(name, f"line {number}", f"{why}; not read")
                 if not checked:
-                    raise SourceError(f"not JSON Lines (line {number}: {why})")
-                yield RecordProblem(name, f"line {number}", f"{why}; not read")
+                    not_yet(problem, f"not JSON Lines (line {number}: {why})")
+                    continue
+                yield problem
                 continue
             if not checked and line.startswith((b"\xff\xfe", b"\xfe\xff")):
                 raise SourceError(UTF16)  # (lines of UTF-16 are not split at b"\n")
@@ -102,20 +120,28 @@ def _records(handle: Any, name: str) -> Iterator[Item]:
                 raw = json.loads(line)
             except (ValueError, UnicodeDecodeError, RecursionError) as exc:
                 deep = isinstance(exc, RecursionError)  # nested a thousand deep
-                if not checked:
-                    why = "nested too deeply" if deep else str(exc).split(":")[0]
-                    raise SourceError(f"not JSON Lines (line {number}: {why})") from None
                 why = "not valid JSON (nested too deeply)" if deep else "not valid JSON"
-                yield RecordProblem(name, f"line {number}", why)
+                problem = RecordProblem(name, f"line {number}", why)
+                if not checked:
+                    short = "nested too deeply" if deep else str(exc).split(":")[0]
+                    not_yet(problem, f"not JSON Lines (line {number}: {short})")
+                    continue
+                yield problem
                 continue
             if not checked:
                 if not isinstance(raw, dict) or not ({"id", "abstract", "title"} & raw.keys()):
-                    raise SourceError(
-                        "not arXiv metadata records (the first line has no id/title/abstract)"
+                    item = record_from(raw, name, number)  # (a problem: no id, or no object)
+                    assert isinstance(item, RecordProblem)
+                    not_yet(
+                        item,
+                        "not arXiv metadata records (the first line has no id/title/abstract)",
                     )
+                    continue
                 checked = True
+                yield from before  # (a file of records after all: its lines before the first)
+                before.clear()
             yield record_from(raw, name, number)
         if not checked:
-            raise SourceError("no records (empty file)")
+            raise SourceError(refusal or "no records (empty file)")
     finally:
         handle.close()
