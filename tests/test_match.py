@@ -316,3 +316,26 @@ def test_malformed_records_follow_the_load_problems_rule(
     once = cli("match", "-d", str(SEEDS), "-d", str(bad), "--dry-run", "-v")
     assert once.returncode == 0
     assert once.stderr.count(said[0]) == 1
+
+
+def test_minus_v_lists_every_malformed_record_of_a_file_loaded_with_d(tmp_path: Path) -> None:
+    """A metadata file given with -d kept at most 20 malformed records, -v or not: -v listed
+    20 and "… and 10 more malformed records skipped". Now -v lists every one (in `list` and
+    `match` alike); without -v a file still keeps 20 (a wrong 3M-line file is not held)."""
+    from abstract_reader.corpus import MAX_RECORD_PROBLEMS, CorpusBuilder
+
+    bad = _malformed(tmp_path / "bad.jsonl", 30)
+    said = [f"abstract-reader: warning: {bad}: line {n}: not valid JSON" for n in range(2, 32)]
+    for args in (["list"], ["match", "--dry-run"]):
+        verbose = cli(*args, "-d", str(SEEDS), "-d", str(bad), "-v")
+        assert verbose.returncode == 0, verbose.stderr
+        assert verbose.stderr.splitlines() == [
+            *said,
+            "abstract-reader: 4 files loaded, 1 with warnings",
+        ], args
+    quiet = cli("list", "-d", str(SEEDS), "-d", str(bad))
+    assert quiet.stderr.splitlines()[:12] == said[:12]
+    assert "(-v lists them all)" in quiet.stderr
+    builder = CorpusBuilder([bad])
+    builder.add_file(bad)
+    assert len(builder.finish().errors) == MAX_RECORD_PROBLEMS + 1  # (+ the count's line)

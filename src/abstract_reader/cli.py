@@ -507,10 +507,17 @@ def _first_word(argv: Sequence[str]) -> str | None:
 def _load(args: argparse.Namespace, *, report: bool = True) -> Corpus:
     """The dumps loaded; their problems reported (`_report_problems`) unless ``report`` is
     False (the caller reports them with its own)."""
+    from .corpus import MAX_RECORD_PROBLEMS
     from .corpus_cache import load_corpus_cached
     from .paths import cache_dir
 
-    corpus = load_corpus_cached(args.dumps, cache_dir() / "corpus")
+    # -v lists every malformed record of a metadata file (-d); else a file keeps a few
+    every = getattr(args, "verbose", False)
+    corpus = load_corpus_cached(
+        args.dumps,
+        cache_dir() / "corpus",
+        record_problems=None if every else MAX_RECORD_PROBLEMS,
+    )
     if report:
         _report_problems(corpus.errors, args.verbose, corpus.load_summary())
     return corpus

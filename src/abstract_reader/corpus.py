@@ -48,7 +48,10 @@ MIN_PREFIX = 4
 #: the first bytes of a dump that say whether it is text at all (`not_text`)
 BINARY_SAMPLE = 8192
 FIRST_BATCH = 500  #: the rows of a table's first batch (`CorpusBuilder.add_file_in_batches`)
-MAX_RECORD_PROBLEMS = 20  #: malformed records reported one a line per file; then a count
+#: malformed records of a metadata file kept one a line (then one line counts the rest):
+#: a wrong 3M-line file can be all malformed records. `CorpusBuilder(record_problems=None)`
+#: keeps them all (the CLI's -v, which lists every one).
+MAX_RECORD_PROBLEMS = 20
 #: The most load problems (errors and warnings of all the paths) listed at once, by the
 #: reader's notice and on the CLI's stderr (`-v` there lists them all); then one line counts
 #: the rest. A folder of 10,000 empty files is 12 lines, not a wall that scrolls the summary
@@ -659,10 +662,16 @@ class CorpusBuilder:
     """Loads a corpus file by file, so that a reader can show papers as they arrive."""
 
     def __init__(
-        self, paths: Iterable[str | os.PathLike[str]] | None = None, *, titler: bool | None = None
+        self,
+        paths: Iterable[str | os.PathLike[str]] | None = None,
+        *,
+        titler: bool | None = None,
+        record_problems: int | None = MAX_RECORD_PROBLEMS,
     ) -> None:
         """``titler``: derive titles in a second process (None: when the dumps are at least
-        `TITLER_MIN_BYTES`); the papers are the same either way."""
+        `TITLER_MIN_BYTES`); the papers are the same either way. ``record_problems``: the
+        malformed records of each metadata file kept as load errors (None: all)."""
+        self._record_problems = record_problems
         path_list = [bundled_dumps()] if paths is None else list(paths)
         self.files, errors = expand_paths(path_list)
         self.corpus = Corpus(errors=errors)
@@ -845,6 +854,7 @@ class CorpusBuilder:
         table = corpus.papers
         rows = RowBatch()
         problems = 0
+        kept = self._record_problems
         started = False
         try:
             for item in read_records(path):
@@ -854,7 +864,7 @@ class CorpusBuilder:
                     corpus.metadata_files.append(shown)
                 if isinstance(item, RecordProblem):
                     problems += 1
-                    if problems <= MAX_RECORD_PROBLEMS:
+                    if kept is None or problems <= kept:
                         corpus.errors.append(LoadError(shown, str(item), fatal=False))
                     continue
                 if not item.abstract:
@@ -869,8 +879,8 @@ class CorpusBuilder:
             corpus.errors.append(LoadError(shown, str(exc)))
         except Exception as exc:  # a fault of ours or a parser's: this file stops, named
             corpus.errors.append(LoadError(shown, f"could not be read ({fault_text(exc)})"))
-        if problems > MAX_RECORD_PROBLEMS:
-            more = problems - MAX_RECORD_PROBLEMS
+        if kept is not None and problems > kept:
+            more = problems - kept
             corpus.errors.append(
                 LoadError(shown, f"… and {more} more malformed records skipped", fatal=False)
             )

@@ -92,6 +92,7 @@ from .cachefile import (
 from .corpus import (
     BINARY_SAMPLE,
     ID_LENGTH,
+    MAX_RECORD_PROBLEMS,
     Corpus,
     CorpusBuilder,
     LoadError,
@@ -1127,9 +1128,12 @@ def load_corpus_cached(
     paths: Iterable[str | os.PathLike[str]] | None,
     cache_dir: Path,
     min_bytes: int = MIN_BYTES,
+    *,
+    record_problems: int | None = MAX_RECORD_PROBLEMS,
 ) -> Corpus:
-    """``load_corpus``, from the cache when the same dumps were parsed before."""
-    builder = CorpusBuilder(paths)
+    """``load_corpus``, from the cache when the same dumps were parsed before.
+    ``record_problems``: as `CorpusBuilder`'s (metadata files are never cached)."""
+    builder = CorpusBuilder(paths, record_problems=record_problems)
     corpus = builder.corpus
     total = sum(_size(p) for p in builder.files)
     # only dumps are cached: metadata records carry fields this format does not keep
