@@ -339,3 +339,37 @@ def test_minus_v_lists_every_malformed_record_of_a_file_loaded_with_d(tmp_path: 
     builder = CorpusBuilder([bad])
     builder.add_file(bad)
     assert len(builder.finish().errors) == MAX_RECORD_PROBLEMS + 1  # (+ the count's line)
+
+
+def test_load_problems_are_said_before_the_matching(seeds: Corpus, tmp_path: Path) -> None:
+    """`match` said every load problem after matching (minutes against the arXiv snapshot):
+    now the dumps' problems come before the matching starts, and a FILE's malformed records
+    as it is read — before the next source (here a cached OpenReview download, whose
+    "using the cached download" line is said while matching) — the count and summary last."""
+    from abstract_reader.net import openreview_cache
+
+    venue = "Test.cc/2026/Conference"
+    cache = openreview_cache(Path(os.environ["ABSTRACT_READER_CACHE"]) / "net", venue)
+    cache.parent.mkdir(parents=True)
+    paper = seeds.papers[0]
+    note = {
+        "id": "n1",
+        "forum": "n1",
+        "content": {"title": {"value": "T"}, "abstract": {"value": paper.abstract}},
+    }
+    cache.write_text(json.dumps({"notes": [note]}), encoding="utf-8")
+    bad = _malformed(tmp_path / "bad.jsonl", 2)
+    missing = tmp_path / "missing.txt"
+    run = cli(
+        "match", str(bad), "--openreview", venue, "-d", str(SEEDS), "-d", str(missing),
+        "--dry-run",
+    )  # fmt: skip
+    assert run.returncode == 1  # (a dump that failed to load)
+    assert run.stderr.splitlines() == [
+        f"abstract-reader: {missing}: no such file or directory",
+        f"abstract-reader: warning: {bad}: line 2: not valid JSON",
+        f"abstract-reader: warning: {bad}: line 3: not valid JSON",
+        f"OpenReview {venue}: using the cached download {cache} (--refresh to renew)",
+        "abstract-reader: 5 files loaded, 1 with warnings, 1 failed",  # (3 dumps, 2 sources)
+    ]
+    assert "1 matched" in run.stdout

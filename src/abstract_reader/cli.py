@@ -523,22 +523,20 @@ def _load(args: argparse.Namespace, *, report: bool = True) -> Corpus:
     return corpus
 
 
-def _report_problems(
-    errors: Sequence[LoadError], verbose: bool, summary: str, unkept: int = 0
-) -> None:
+def _report_problems(errors: Sequence[LoadError], verbose: bool, summary: str) -> None:
     """Every command's rule for its load problems: at most `LOAD_PROBLEMS_SHOWN` lines,
     failed paths before warnings, then "… and N more load errors (-v lists them all)",
-    then ``summary`` when there are several; -v lists them all. ``unkept``: warnings
-    counted but not kept (`_MatchProblems`)."""
+    then ``summary`` when there are several; -v lists them all (`_MatchProblems` says
+    them the same way, as they come)."""
     from .corpus import listed_problems, more_problems
 
     # (a folder of 10,000 empty files: a dozen lines and a count, not 10,000; -v: all)
     listed, left = listed_problems(errors, len(errors) if verbose else None)
     for problem in listed:
         _error(str(problem) if problem.fatal else f"warning: {problem}")
-    if left or unkept:
-        _error(f"{more_problems(left, unkept)} (-v lists them all)")
-    if len(errors) + unkept > 1:  # one problem is its own line; several get the count too
+    if left:
+        _error(f"{more_problems(left)} (-v lists them all)")
+    if len(errors) > 1:  # one problem is its own line; several get the count too
         _error(summary)
 
 
@@ -1076,9 +1074,11 @@ def _progress(text: str) -> None:
 
 def cmd_match(args: argparse.Namespace) -> int:
     # the dumps' problems and the metadata files' malformed records are reported together,
-    # under the rule of every command's load problems (`_report_problems`), once read
+    # under the rule of every command's load problems (`_report_problems`): the dumps' at
+    # once, before the matching (which can take minutes), the files' as they are read
     corpus = _load(args, report=False)
     problems = _MatchProblems(corpus, args.verbose)
+    problems.start()
     try:
         return _match(args, corpus, problems)
     finally:
@@ -1086,38 +1086,57 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 class _MatchProblems:
-    """The load problems of `match`: the dumps', then each metadata file's malformed records
-    as warnings naming the file. Without -v only as many as are listed are kept (a wrong
-    3M-line file can be all malformed records); the others are counted."""
+    """The load problems of `match`, said as they are known: the dumps' (with the metadata
+    files loaded with -d) before the matching starts, then each metadata file's malformed
+    records as warnings naming the file, while it is read; at the end, the count of those
+    not listed and the summary. The rule is `_report_problems`'s: at most
+    `LOAD_PROBLEMS_SHOWN` lines, failed paths first; -v lists every one. Nothing is kept
+    (a wrong 3M-line file can be all malformed records): the others are counted."""
 
     def __init__(self, corpus: Corpus, verbose: bool) -> None:
-        from .corpus import LOAD_PROBLEMS_SHOWN
-
         self.corpus = corpus
         self.verbose = verbose
-        self.limit = LOAD_PROBLEMS_SHOWN
-        self.kept: list[LoadError] = []
-        self.unkept = 0
+        self.listed = 0  #: problem lines said so far
+        self.count = 0  #: problems, said or not
+        self.left: list[LoadError] = []  #: the dumps' problems not listed
+        self.unkept = 0  #: the files' problems not listed
         self.warned = {e.path for e in corpus.errors if not e.fatal}
         self.read: list[str] = []  #: metadata files read that the dumps' load did not
 
+    def _say(self, problem: LoadError) -> None:
+        _error(str(problem) if problem.fatal else f"warning: {problem}")
+        self.listed += 1
+
+    def start(self) -> None:
+        """Say the dumps' problems (as many as the rule lists), before any matching."""
+        from .corpus import listed_problems
+
+        errors = self.corpus.errors
+        listed, self.left = listed_problems(errors, len(errors) if self.verbose else None)
+        for problem in listed:
+            self._say(problem)
+        self.count = len(errors)
+
     def add(self, shown: str, message: str) -> None:
-        from .corpus import LoadError
+        from .corpus import LOAD_PROBLEMS_SHOWN, LoadError
 
         self.warned.add(shown)
-        if self.verbose or len(self.kept) < self.limit:
-            self.kept.append(LoadError(shown, message, fatal=False))
+        self.count += 1
+        if self.verbose or self.listed < LOAD_PROBLEMS_SHOWN:
+            self._say(LoadError(shown, message, fatal=False))
         else:
             self.unkept += 1
 
     def report(self) -> None:
-        from .corpus import load_summary
+        """The count of the problems not listed, then the summary (as `_report_problems`)."""
+        from .corpus import load_summary, more_problems
 
-        errors = [*self.corpus.errors, *self.kept]
-        failed = len({e.path for e in errors if e.fatal})
-        loaded = len(self.corpus.files) + len(self.read)
-        summary = load_summary(loaded, len(self.warned), failed)
-        _report_problems(errors, self.verbose, summary, self.unkept)
+        if self.left or self.unkept:
+            _error(f"{more_problems(self.left, self.unkept)} (-v lists them all)")
+        if self.count > 1:  # one problem is its own line; several get the count too
+            failed = len({e.path for e in self.corpus.errors if e.fatal})
+            loaded = len(self.corpus.files) + len(self.read)
+            _error(load_summary(loaded, len(self.warned), failed))
 
 
 def _match(args: argparse.Namespace, corpus: Corpus, problems: _MatchProblems) -> int:
