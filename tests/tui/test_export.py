@@ -313,3 +313,21 @@ async def test_a_message_about_another_file_or_format_goes_when_it_changes(
         assert preview.endswith("papers.csv")
         await until(pilot, lambda: _message(app) == "")
         assert target.read_bytes() == b"mine\n"
+
+
+async def test_the_name_opens_with_the_cursor_at_its_end_nothing_selected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dialog opened with the whole name selected (the line putting the cursor at its
+    end ran before Textual's focus, which selects everything): ⌫ emptied the field and a
+    letter replaced the name. Typed keys edit the name at its end."""
+    monkeypatch.chdir(tmp_path)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await _open_dialog(app, pilot)
+        field = app.screen.query_one("#export-path", Input)
+        assert field.has_focus
+        assert field.selection.is_empty and field.cursor_position == len("papers.bib")
+        await pilot.press("backspace", "backspace", "backspace", *"md")
+        assert field.value == "papers.md"

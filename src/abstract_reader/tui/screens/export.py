@@ -73,8 +73,8 @@ def _plural(count: int) -> str:
 
 
 class _FileNameField(FittedInput):
-    """The file name. Focused back after the overwrite question (``focus_to_edit``), it
-    has the cursor at the end of the name and nothing selected: Textual's Input selects its
+    """The file name. Focused when the dialog opens and back after the overwrite question
+    (``focus_to_edit``), it has the cursor at the end of the name and nothing selected: Textual's Input selects its
     whole text when focused, and the key typed after "n" replaced the name the user meant
     to edit."""
 
@@ -146,11 +146,12 @@ class ExportDialog(_Editor[str]):
         yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:
-        field = self.query_one("#export-path", Input)
+        field = self.query_one("#export-path", _FileNameField)
+        # the cursor at the end of the name, nothing selected (``field.focus()`` then the
+        # cursor set here did not: Textual's focus, handled after this, selected it all)
         # in a short terminal the box scrolls: to the field, once it is laid out (Textual's
         # own scroll on focus comes before that and took the box to its end, the field above)
-        field.focus(scroll_visible=False)
-        field.cursor_position = len(field.value)
+        field.focus_to_edit()
         self._preview()
         self.call_after_refresh(field.scroll_visible, animate=False)
 
