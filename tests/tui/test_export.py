@@ -331,3 +331,56 @@ async def test_the_name_opens_with_the_cursor_at_its_end_nothing_selected(
         assert field.selection.is_empty and field.cursor_position == len("papers.bib")
         await pilot.press("backspace", "backspace", "backspace", *"md")
         assert field.value == "papers.md"
+
+
+@pytest.mark.parametrize("key", ["enter", "ctrl+s"])
+async def test_n_typed_ahead_after_enter_answers_the_question_and_names_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """Enter then "n" in one burst (typed ahead while the reader was busy) exported to a
+    file named "n": the n reached the field before the dialog read it. Now the keys typed
+    while the export starts wait for it: "n" answers the question that Enter raised."""
+    from .test_key_bursts import burst
+
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "papers.bib"
+    target.write_bytes(b"my own bibliography\n")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await _open_dialog(app, pilot)
+        burst(app, key, "n")
+        await until(pilot, lambda: "unchanged" in _message(app))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _message(app) == f"Not exported; {tmp_path / 'papers.bib'} is unchanged."
+        assert not (tmp_path / "n").exists()
+        assert target.read_bytes() == b"my own bibliography\n"
+        field = app.screen.query_one("#export-path", Input)
+        assert field.value == "papers.bib" and field.has_focus
+        # y typed ahead replaces it, as y answered would
+        burst(app, key, "y")
+        assert (await _exported(app, pilot)).endswith("papers.bib")
+        assert len(_bib_ids(target.read_text("utf-8"))) == 55
+
+
+async def test_keys_typed_ahead_of_an_export_that_needs_no_question_are_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No file to protect: the export is written under the name as it was at Enter, and the
+    n typed behind it names nothing and does nothing (no next paper in the list)."""
+    from .test_key_bursts import burst
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        cursor = app.query_one(PaperList).cursor
+        await _open_dialog(app, pilot)
+        burst(app, "enter", "n", "enter")
+        assert (await _exported(app, pilot)).endswith("papers.bib")
+        await settle(app, pilot)
+        assert (tmp_path / "papers.bib").is_file()
+        assert not (tmp_path / "n").exists() and not (tmp_path / "papers.bibn").exists()
+        assert app.query_one(PaperList).cursor == cursor
+        assert not isinstance(app.screen, ExportDialog)

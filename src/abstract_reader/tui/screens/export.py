@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from ...outfile import OutputError, TargetError, TargetExists
 from ...text import escape_for_terminal
 from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
+from ..widgets.keys_in_order import run_own_binding
 from .editors import MessageLine, _Editor
 
 #: A file name's extension for each export format (the default name follows the format).
@@ -93,10 +95,46 @@ class _FileNameField(FittedInput):
         self.select_on_focus = not self._keep_cursor
         self._keep_cursor = False
 
+    async def _on_key(self, event: events.Key) -> None:
+        """Keys typed after Enter or ctrl+s never change the name being exported.
+
+        Typed ahead ("⏎n" while the reader was busy), the "n" was already on its way to
+        this field when Enter reached it; the dialog, sent Input.Submitted, read the field
+        after the "n" was typed into it and exported to a file named "n". Here Enter and
+        ctrl+s export at once, as the key reaches the field (the dialog then takes the
+        focus away, and holds the keys typed behind: `ExportDialog.on_key`), and a key that
+        reaches the field once it has lost the focus goes on to the dialog."""
+        screen = self.screen
+        if screen.focused is not self:
+            event.stop()
+            event.prevent_default()
+            (screen.focused or screen).post_message(events.Key(event.key, event.character))
+            return
+        if await run_own_binding(self, event):  # Enter: action_submit, below
+            return
+        # the dialog's keys (ctrl+s, Esc) now, not after the keys queued behind them
+        if not event.is_printable and await self.app._check_bindings(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    async def action_submit(self) -> None:
+        """Enter exports the name as it is now (the dialog is called, not sent a message
+        that would arrive after the keys typed behind Enter)."""
+        dialog = self.screen
+        if isinstance(dialog, ExportDialog):
+            dialog.action_save()
+
 
 class ExportDialog(_Editor[str]):
     """Format, what, file name; Enter or ctrl+s exports. An existing file is replaced only
-    after "y" to "Overwrite …? y/n". Dismissed with the success message."""
+    after "y" to "Overwrite …? y/n". Dismissed with the success message.
+
+    The keys typed while an export is being written (typed ahead after Enter) are held:
+    if the export asks "Overwrite …? y/n", they are handled then, in order (a "n" typed
+    ahead answers it); if it is written, or fails, they are dropped. None of them reaches
+    the file name meanwhile."""
 
     # y / n only while the question is asked (check_action)
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["export"])
@@ -111,6 +149,8 @@ class ExportDialog(_Editor[str]):
         self.exporter = exporter
         self._asking: ExportRequest | None = None  #: the overwrite waiting for y / n
         self._writing: ExportRequest | None = None  #: the export being written
+        #: keys typed while an export was written (key, character), in order
+        self._held: deque[tuple[str, str | None]] = deque()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box", classes="modal-box"):
@@ -231,9 +271,13 @@ class ExportDialog(_Editor[str]):
             return self._asking is not None
         return True
 
-    @on(Input.Submitted, "#export-path")
-    def _submitted(self) -> None:
-        self.action_save()
+    def on_key(self, event: events.Key) -> None:
+        """A key that reaches the dialog itself (no field focused: ``_run`` took the focus)
+        while an export is written waits for its outcome."""
+        if self._writing is not None:
+            event.stop()
+            event.prevent_default()
+            self._held.append((event.key, event.character))
 
     def action_save(self) -> None:
         if self._writing is not None:
@@ -277,6 +321,7 @@ class ExportDialog(_Editor[str]):
 
     def _run(self, request: ExportRequest) -> None:
         self._writing = request
+        self.set_focus(None)  # the keys typed next are held (on_key), not typed into the name
         self._say("Exporting…", "$text-muted")
         self._export(request)
 
@@ -285,7 +330,7 @@ class ExportDialog(_Editor[str]):
         return self.exporter(request)
 
     @on(Worker.StateChanged)
-    def _export_done(self, event: Worker.StateChanged) -> None:
+    async def _export_done(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "export" or event.state not in (
             WorkerState.SUCCESS,
             WorkerState.ERROR,
@@ -298,17 +343,37 @@ class ExportDialog(_Editor[str]):
         if event.state == WorkerState.SUCCESS:
             count = event.worker.result
             assert isinstance(count, int)
+            self._held.clear()  # typed into a dialog that is closing: nothing to do
             self.dismiss(f"Exported {_plural(count)} to {shown_path(request.path)}")
             return
         error = event.worker.error
         if isinstance(error, TargetExists) and not request.force:
             self._ask(request, error)
-        elif isinstance(error, TargetError):
+            await self._replay_held()  # what was typed ahead answers the question
+            return
+        # not a question: the keys typed ahead meant nothing here (never a file's name)
+        self._held.clear()
+        self.query_one("#export-path", _FileNameField).focus_to_edit()
+        if isinstance(error, TargetError):
             self._say(error.reason)
         elif isinstance(error, OutputError):
             self._say(str(error))
         else:
             self._say(f"Could not export: {type(error).__name__}: {error}")
+
+    async def _replay_held(self) -> None:
+        """The keys held while the export was written, as if typed now, in order: y, n or
+        Esc answer the question, and the keys after the answer go to the file name (which
+        has the focus back). (Awaited by the handler: the keys reaching the dialog
+        meanwhile wait in its queue, behind these.)"""
+        while self._held and self._writing is None and self.is_active:
+            key, character = self._held.popleft()
+            if await self.app._check_bindings(key, priority=True):  # y, n
+                continue
+            if self.focused is not None:  # the name, after the answer
+                self.focused.post_message(events.Key(key, character))
+            else:
+                await self.app._check_bindings(key)  # Esc: "no"
 
     def _ask(self, request: ExportRequest, error: TargetExists) -> None:
         self._asking = request
