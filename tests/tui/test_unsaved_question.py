@@ -108,3 +108,43 @@ async def test_editing_metadata_after_the_question_takes_it_back(tmp_path: Path)
         assert not _asked(app)
         await _asked_again_then_dropped(app, pilot)
         assert paper_id not in app.library.snapshot.metadata
+
+
+async def test_a_refused_save_after_the_question_makes_the_next_esc_ask_again(
+    tmp_path: Path,
+) -> None:
+    """Esc asked; ctrl+s was refused (a tag over 64 characters), its error replacing the
+    question on screen; the next Esc closed the editor and dropped the tag without a word.
+    Now the question must be on screen for Esc to drop anything: Esc asks again."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        await pilot.press(*("x" * 70), "escape")
+        await until(pilot, lambda: _asked(app))
+        await pilot.press("ctrl+s")  # refused: too long
+        await until(pilot, lambda: "at most 64 characters" in box_text(app))
+        assert not _asked(app)
+        await _asked_again_then_dropped(app, pilot)
+        assert not app.library.snapshot.tags.get(paper_id)
+
+
+async def test_a_refused_metadata_save_after_the_question_makes_the_next_esc_ask_again(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
+        await until(pilot, lambda: app.screen.query_one("#meta-title").has_focus)
+        await pilot.press(*"A title", "tab", "tab", "tab", "tab", *"12", "escape")
+        await until(pilot, lambda: _asked(app))
+        await pilot.press("ctrl+s")  # refused: the year
+        await until(pilot, lambda: "Year must have four digits" in box_text(app))
+        assert not _asked(app)
+        await _asked_again_then_dropped(app, pilot)
+        assert paper_id not in app.library.snapshot.metadata

@@ -66,7 +66,13 @@ class _Editor(ModalScreen[_T | None]):
     message goes, and the next Esc asks again. (The tag and metadata editors kept the
     question: Esc, typing on, Esc dropped what was typed since without a word.) Changes to
     any ``Input`` or ``TextArea`` are seen here; an editor calls ``edits_changed`` for the
-    others (the tag editor's list of tags)."""
+    others (the tag editor's list of tags).
+
+    Esc drops work only while the question is what the editor says: an editor says
+    everything through ``say``, and a message that replaces the question (a refused ctrl+s:
+    a tag too long, a bad year) takes it back, so the next Esc asks again. (The error of a
+    refused save replaced the question on screen, and the next Esc closed the editor and
+    dropped the work without a word.)"""
 
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["editor"])
 
@@ -84,9 +90,20 @@ class _Editor(ModalScreen[_T | None]):
     def action_save(self) -> None:
         raise NotImplementedError
 
-    def warn(self, text: str) -> None:
-        """Say ``text`` below the fields ("": say nothing)."""
+    def show_message(self, message: Content) -> None:
+        """Put ``message`` on the editor's message line (empty: nothing is said there).
+        Called by ``say``."""
         raise NotImplementedError
+
+    def say(self, message: Content) -> None:
+        """Say ``message`` below the fields (empty: say nothing). It replaces what was said:
+        the question "Unsaved changes" too, which is then taken back."""
+        self._asked_at = None
+        self.show_message(message)
+
+    def warn(self, text: str) -> None:
+        """Say ``text`` below the fields, as a warning ("": say nothing)."""
+        self.say(Content(text).stylize("$text-warning"))
 
     def action_cancel(self) -> None:
         # Compared with what was asked about, rather than a flag cleared by the change
@@ -94,8 +111,8 @@ class _Editor(ModalScreen[_T | None]):
         # reach the screen after the Esc binding ran, and must not take back the question
         # it came before.
         if self.changed() and self.edits() != self._asked_at:
-            self._asked_at = self.edits()
             self.warn(UNSAVED_QUESTION)
+            self._asked_at = self.edits()  # (after warn: saying takes a question back)
             return
         self.dismiss(None)
 
@@ -203,8 +220,11 @@ class TagEditor(_Editor[list[str]]):
         count = self.counts.get(tag)
         return f"  on {count} of {self.total}" if count is not None and count < self.total else ""
 
+    def show_message(self, message: Content) -> None:
+        self.query_one("#tag-error", Static).update(message)
+
     def _error(self, text: str) -> None:
-        self.query_one("#tag-error", Static).update(Content(text).stylize("$text-error"))
+        self.say(Content(text).stylize("$text-error"))
 
     def warn(self, text: str) -> None:
         self._error(text)
@@ -457,10 +477,7 @@ class MetadataEditor(_Editor[Metadata]):
             self.query_one(f"#meta-{name}", Input).value = field_text(meta, name)
         self._show_candidates()
 
-    def warn(self, text: str) -> None:
-        self._say(Content(text).stylize("$text-warning"))
-
-    def _say(self, message: Content) -> None:
+    def show_message(self, message: Content) -> None:
         """The line under the fields: a warning, an error, or nothing (then it takes no row:
         on a short terminal the candidates and the title's hint need the rows)."""
         line = self.query_one("#meta-error", MessageLine)
@@ -506,12 +523,12 @@ class MetadataEditor(_Editor[Metadata]):
     def _url_changed(self) -> None:
         if self._url_warned is not None:  # the warning was about another URL
             self._url_warned = None
-            self._say(Content(""))
+            self.say(Content(""))
 
     def action_save(self) -> None:
         edited = self._edited()
         if isinstance(edited, str):
-            self._say(Content(edited).stylize("$text-error"))
+            self.say(Content(edited).stylize("$text-error"))
             return
         url = edited.url
         if url and url != self._url_warned and (why := refusal(url)):
@@ -563,9 +580,9 @@ class NoteEditor(_Editor[NoteResult]):
         # in a short terminal the box scrolls: the text area whole in view, once laid out
         self.call_after_refresh(area.scroll_visible, animate=False)
 
-    def warn(self, text: str) -> None:
+    def show_message(self, message: Content) -> None:
         # below the text area: in a short terminal the box scrolls to it
-        self.query_one("#note-message", MessageLine).say(Content(text).stylize("$text-warning"))
+        self.query_one("#note-message", MessageLine).say(message)
 
     @on(TextArea.SelectionChanged, "#note-text")
     def _cursor_moved(self, event: TextArea.SelectionChanged) -> None:

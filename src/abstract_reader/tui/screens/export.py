@@ -219,8 +219,11 @@ class ExportDialog(_Editor[str]):
         )
 
     def _say(self, text: str, style: str = "$text-error") -> None:
+        self.say(Content(text).stylize(style))
+
+    def show_message(self, message: Content) -> None:
         # below the fields: in a short terminal the box scrolls to it
-        self.query_one("#export-message", MessageLine).say(Content(text).stylize(style))
+        self.query_one("#export-message", MessageLine).say(message)
 
     @on(Select.Changed, "#export-format")
     def _format_changed(self, event: Select.Changed) -> None:
@@ -256,9 +259,6 @@ class ExportDialog(_Editor[str]):
     # -- exporting ---------------------------------------------------------------------------
     def changed(self) -> bool:
         return False  # nothing of the user's is lost by cancelling: Esc just closes
-
-    def warn(self, text: str) -> None:
-        self._say(text, "$text-warning")
 
     def action_cancel(self) -> None:
         if self._asking is not None:  # Esc answers the question "no"
