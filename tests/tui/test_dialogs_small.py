@@ -227,7 +227,8 @@ async def test_the_tag_lists_messages_are_whole_on_screen_when_tiny(
     """At 40×12 the tag list's messages were cut at its box's edge: "Not renamed: a tag is at
     most 64 characters (70 given)" showed its first line only (the box scrolled to the
     message as it was before, empty), and the merge question, which named the existing tag
-    twice, was taller than the box. Each is whole on screen, inside the box."""
+    twice, was taller than the box. Each is whole on screen, inside the box (a tag longer
+    than the message's line cut there with "…": at 40×12, #distribution-shift-ben…)."""
     app = make_app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
@@ -240,14 +241,12 @@ async def test_the_tag_lists_messages_are_whole_on_screen_when_tiny(
         await until(pilot, lambda: isinstance(app.screen, ModalScreen))
         await settle(app, pilot)
 
-        async def said_whole(text: str) -> None:
-            # (spaces aside: at 40×12 a tag longer than a line is folded within a word)
-            def unspaced(said: str) -> str:
-                return "".join(said.split())
+        message = app.screen.query_one("#taglist-message")
 
-            await until(
-                pilot, lambda: unspaced(_shown_in(app, "#taglist-message")) == unspaced(text)
-            )
+        async def said_whole(text: str) -> None:
+            await until(pilot, lambda: _said_as(str(message.render()), text))
+            said = str(message.render())
+            await until(pilot, lambda: _flat(_shown_in(app, "#taglist-message")) == _flat(said))
             await until(pilot, lambda: _inside_the_box(app, "#taglist-message"))
 
         await pilot.press("r", "ctrl+u", *"x" * 70, "enter")
@@ -264,6 +263,46 @@ async def test_the_tag_lists_messages_are_whole_on_screen_when_tiny(
             ("distribution-shift-benchmarks", 1),
             ("robust-ensemble-methods", 3),
         ]
+
+
+@pytest.mark.parametrize("size", [(40, 12), (50, 15)])
+async def test_the_merge_question_about_long_tags_is_whole_on_screen_when_tiny(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """With tags near the 64-character limit the merge question, naming both, was taller
+    than the tag list's box at 40×12 (its start or its keys cut off whatever the scroll).
+    A tag longer than the message's line is cut there with "…" (the whole names are in the
+    list and the field): all that is said, keys included, is inside the box."""
+    existing = "robust-ensemble-methods-for-distribution-shift-in-vision-models"
+    renamed = "distribution-shift-benchmarks-for-robust-ensembles-and-vision-xy"
+    assert len(existing) == 63 and len(renamed) == 64
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        ids = [paper_list.source.paper(i).id for i in range(3)]
+        app.library.add_tags(ids, [existing])
+        app.library.add_tags(ids[:1], [renamed])
+        app.main.refresh_library()
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await settle(app, pilot)
+        # (the first tag by name is highlighted: the one to rename)
+        await pilot.press("r", "ctrl+u", *existing.upper(), "enter")
+        message = app.screen.query_one("#taglist-message")
+        await until(pilot, lambda: "Enter again merges" in str(message.render()))
+        said = str(message.render())
+        assert said.startswith("#robust-") and "exists (3 papers)" in said
+        assert said.endswith("into it (its papers get that tag); Esc cancels.")
+
+        def unspaced(text: str) -> str:
+            return "".join(text.split())
+
+        await until(pilot, lambda: unspaced(_shown_in(app, "#taglist-message")) == unspaced(said))
+        await until(pilot, lambda: _inside_the_box(app, "#taglist-message"))
+        await pilot.press("enter")  # the question works: merged
+        await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        await until(pilot, lambda: app.library.tag_counts() == [(existing, 3)])
 
 
 @pytest.mark.parametrize("size", [(40, 12), (50, 15)])
@@ -286,6 +325,17 @@ async def test_the_citation_pickers_formats_are_on_screen_when_tiny(
         )
         box = app.screen.query_one(".modal-box").region.shrink((1, 1, 1, 1))  # its border
         assert box.contains_region(formats.region), (formats.region, box)
+
+
+def _said_as(said: str, expected: str) -> bool:
+    """``said`` is ``expected`` word for word, but for tags (#…) cut with "…" at the end of
+    the message's line."""
+    words, expected_words = said.split(), expected.split()
+    return len(words) == len(expected_words) and all(
+        word == whole
+        or (word.startswith("#") and word.endswith("…") and whole.startswith(word[:-1]))
+        for word, whole in zip(words, expected_words, strict=True)
+    )
 
 
 def _inside_the_box(app: ReaderApp, selector: str) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -211,9 +212,9 @@ class TagList(ModalScreen[TagAction | None]):
             self._confirm_merge = (tag, onto[0])
             self._say(
                 Content.assemble(
-                    tag_query(onto[0]),
+                    self._named(onto[0]),
                     f" exists ({papers_phrase(onto[1])}). Enter again merges ",
-                    tag_query(tag),
+                    self._named(tag),
                     " into it (its papers get that tag); Esc cancels.",
                 ).stylize("$text-warning")
             )
@@ -228,6 +229,12 @@ class TagList(ModalScreen[TagAction | None]):
         # below the list: in a short terminal the box scrolls to show it
         self.query_one("#taglist-message", MessageLine).say(message)
 
+    def _named(self, tag: str) -> str:
+        """A tag as a message names it: whole, or, longer than the message's line, cut
+        there with "…". At 40×12 the merge question naming two tags near the 64-character
+        limit was taller than the box; the whole names are in the list and the field."""
+        return cut_to(tag_query(tag), self.query_one("#taglist-message").content_region.width)
+
     def action_delete(self) -> None:
         tag = self._selected_tag()
         if tag is None:
@@ -238,7 +245,7 @@ class TagList(ModalScreen[TagAction | None]):
         self._confirm_delete = tag
         count = dict(self.counts)[tag]
         self._say(
-            Content(f"Press d again to remove {tag_query(tag)} from {count} paper(s).").stylize(
+            Content(f"Press d again to remove {self._named(tag)} from {count} paper(s).").stylize(
                 "$text-warning"
             )
         )
@@ -299,6 +306,21 @@ class CopyFallback(ModalScreen[None]):
         area = self.query_one("#copy-text", TextArea)
         area.focus()
         area.select_all()
+
+
+def cut_to(text: str, width: int) -> str:
+    """``text`` if it fits in ``width`` cells (or the width is not known yet: 0), else its
+    start cut to ``width`` cells, the last one "…"."""
+    if width <= 0 or cell_len(text) <= width:
+        return text
+    kept: list[str] = []
+    used = 1  # the "…"
+    for char in text:
+        used += cell_len(char)
+        if used > width:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
 
 
 def _nocase(name: str) -> str:
