@@ -327,6 +327,42 @@ async def test_the_citation_pickers_formats_are_on_screen_when_tiny(
         assert box.contains_region(formats.region), (formats.region, box)
 
 
+@pytest.mark.parametrize("size", [(60, 20), (70, 24), (40, 12)])
+async def test_the_citation_preview_takes_the_boxs_width_when_narrow(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 60×20 the preview beside the formats was 17 columns wide (a BibTeX line in three
+    pieces). Under the narrow width the formats are above the preview, which has the box's
+    width; each format still changes it."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        formats = app.screen.query_one("#cite-formats")
+        preview = app.screen.query_one("#cite-preview")
+        await until(pilot, lambda: formats.has_focus and bool(preview.region))
+        box = app.screen.query_one(".modal-box").region.shrink((1, 1, 1, 1))
+        assert preview.region.width >= box.width * 2 // 3, (preview.region, box)
+        assert preview.region.y > formats.region.bottom - 1  # below the formats
+        assert box.contains_region(formats.region)
+        await pilot.press("down")  # plain text
+        await until(pilot, lambda: "@" not in str(preview.render()))
+
+
+async def test_the_citation_preview_stays_beside_the_formats_when_wide(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        formats = app.screen.query_one("#cite-formats")
+        preview = app.screen.query_one("#cite-preview")
+        await until(pilot, lambda: formats.has_focus and bool(preview.region))
+        assert preview.region.x > formats.region.right - 1 and preview.region.y == formats.region.y
+        assert preview.region.width > 70
+
+
 def _said_as(said: str, expected: str) -> bool:
     """``said`` is ``expected`` word for word, but for tags (#…) cut with "…" at the end of
     the message's line."""
