@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -30,6 +31,18 @@ if TYPE_CHECKING:
     from ...match import Candidate
 
 _T = TypeVar("_T")
+
+#: The tags of an editor's papers as stored now, each with on how many of them it is.
+StoredTags = Callable[[], tuple[list[str], dict[str, int]]]
+
+
+@runtime_checkable
+class FollowsLibrary(Protocol):
+    """A dialog that shows library facts and follows their changes while it is open (made
+    here or by another process): the main screen passes on what ``Library.refresh`` says
+    changed (``MainScreen.library_changed``), as it redraws its own views."""
+
+    def library_changed(self, changed: Collection[str]) -> None: ...
 
 
 class MessageLine(Static):
@@ -160,10 +173,16 @@ class TagEditor(_Editor[list[str]]):
         *,
         counts: dict[str, int] | None = None,
         total: int = 1,
+        stored: StoredTags | None = None,
     ) -> None:
         """``counts`` (bulk): on how many of the ``total`` papers each tag is; a tag removed
-        here is removed from all of them."""
+        here is removed from all of them. ``stored``: the papers' tags and counts as stored
+        now, read again when the library's tags change while the editor is open.
+
+        ``shown`` is what the editor's list started from (the stored tags, as last read):
+        saving writes only the differences between it and ``tags``."""
         super().__init__()
+        self.stored = stored
         self.counts = counts or {}
         self.total = total
         self.shown = list(tags)
@@ -200,8 +219,36 @@ class TagEditor(_Editor[list[str]]):
         self._refresh_list()
         self.query_one("#tag-input", Input).focus()
 
+    def library_changed(self, changed: Collection[str]) -> None:
+        """Tags changed in the library (another process: the CLI's ``tag``, another
+        reader): the list shows the papers' tags as stored now, with the user's own changes
+        kept on top (a tag added here stays, one removed here stays removed), and saving
+        compares with what is stored now. (The list stood still while the editor was open.)"""
+        if "tags" not in changed or self.stored is None:
+            return
+        stored, counts = self.stored()
+        if [t.casefold() for t in stored] == [t.casefold() for t in self.shown] and (
+            counts == self.counts
+        ):
+            return
+        was_asked = self._asked_at is not None and self._asked_at == self.edits()
+        mine = {t.casefold() for t in self.tags}
+        before = {t.casefold() for t in self.shown}
+        added = [t for t in self.tags if t.casefold() not in before]
+        removed = before - mine
+        now = {t.casefold() for t in stored}
+        self.shown = list(stored)
+        self.counts = counts
+        self.tags = [t for t in stored if t.casefold() not in removed] + [
+            t for t in added if t.casefold() not in now
+        ]
+        self._refresh_list()
+        if was_asked:  # the same changes of the user's: the question still stands
+            self._asked_at = self.edits()
+
     def _refresh_list(self) -> None:
         options = self.query_one("#tag-current", OptionList)
+        highlighted = options.highlighted
         options.clear_options()
         if self.tags:
             options.add_options(
@@ -215,6 +262,8 @@ class TagEditor(_Editor[list[str]]):
             )
         else:
             options.add_option(Option(Content("(no tags yet)"), disabled=True))
+        if highlighted is not None and self.tags:
+            options.highlighted = min(highlighted, len(self.tags) - 1)
 
     def _count_note(self, tag: str) -> str:
         count = self.counts.get(tag)

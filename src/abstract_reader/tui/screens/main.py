@@ -864,6 +864,11 @@ class MainScreen(Screen[None]):
         if self.session.is_stale(changed):
             self._run_filter(keep_position=True)
         self._redraw()
+        if self.app.screen.is_modal:  # a dialog over this screen may show the facts too
+            from .editors import FollowsLibrary
+
+            if isinstance(self.app.screen, FollowsLibrary):
+                self.app.screen.library_changed(changed)
 
     def _write(
         self,
@@ -1475,18 +1480,21 @@ class MainScreen(Screen[None]):
         papers = self._targets()
         if not papers:
             return
-        snap = self.library.snapshot
-        counts: dict[str, int] = {}  # bulk: every tag of the marked papers, with counts
-        for paper in papers:
-            for tag in snap.tags.get(paper.id, []):
-                counts[tag] = counts.get(tag, 0) + 1
-        shown = sorted(counts, key=str.casefold)
         ids = [p.id for p in papers]
+
+        def stored() -> tuple[list[str], dict[str, int]]:
+            snap = self.library.snapshot
+            counts: dict[str, int] = {}  # bulk: every tag of the marked papers, with counts
+            for paper_id in ids:
+                for tag in snap.tags.get(paper_id, []):
+                    counts[tag] = counts.get(tag, 0) + 1
+            return sorted(counts, key=str.casefold), counts
 
         def save(tags: list[str] | None) -> None:
             if tags is None:
                 return
-            change = tag_change(shown, tags)  # only what the user changed: a tag another
+            # (editor.shown: the stored tags as the editor last read them, while open)
+            change = tag_change(editor.shown, tags)  # only what the user changed: a tag another
             if change.empty:  # process added meanwhile is kept
                 self.notify("No change to the tags.", timeout=3)
                 return
@@ -1499,8 +1507,14 @@ class MainScreen(Screen[None]):
 
             self._write(write, done=f"Tags saved on {len(ids)} papers" if len(ids) > 1 else None)
 
+        shown, counts = stored()
         editor = TagEditor(
-            shown, snap.tag_names, self.session.describe(papers), counts=counts, total=len(ids)
+            shown,
+            self.library.snapshot.tag_names,
+            self.session.describe(papers),
+            counts=counts,
+            total=len(ids),
+            stored=stored,
         )
         self.app.push_screen(editor, save)
 
