@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from textual.keys import _normalize_key_list
+from textual.binding import Binding
 
 from ..config import Config
 from .commands import NO_KEY, PLACES, default_keys, group_bindings, key_label
@@ -43,6 +43,13 @@ def _places_of() -> dict[str, list[tuple[str, list[str]]]]:
     return out
 
 
+def _normal_keys(keys: tuple[str, ...]) -> list[str]:
+    """``keys`` as Textual names them in bindings ("?" → ``question_mark``, "B" stays), by
+    Textual's public ``Binding.make_bindings``: the rule its BINDINGS and keymaps follow
+    (its ``_normalize_key_list`` is private). The config file allows no "," in a key."""
+    return [b.key for b in Binding.make_bindings([Binding(",".join(keys), "")])]
+
+
 def _names(ids: list[str]) -> str:
     return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
 
@@ -57,8 +64,7 @@ def resolve_keys(config: Config) -> KeySettings:
             problem = "no such binding id (see docs/keys.md); ignored"
             warnings.append((binding_id, config.key_warning(binding_id, problem)))
             continue
-        normal = _normalize_key_list(",".join(keys)).split(",")
-        remaps[binding_id] = tuple(dict.fromkeys(normal))
+        remaps[binding_id] = tuple(dict.fromkeys(_normal_keys(keys)))
     if not remaps:
         return KeySettings(warnings=[w for _, w in warnings])
     places_of = _places_of()
