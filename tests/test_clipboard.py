@@ -188,7 +188,7 @@ def test_tmux_over_the_osc52_limit_fills_the_buffer_only_and_says_so(tmux_server
 
     result = copy(text, terminal=terminal)
     assert result.ok and result.method == (
-        "tmux buffer only: 106 KB is over the ~100 KB terminals take through OSC 52,"
+        "tmux buffer only: 80 KB is over the ~75 KB of text terminals take through OSC 52,"
         " so not passed to your terminal's clipboard"
     )
     assert _tmux_buffer(tmux_server) == text
@@ -209,7 +209,7 @@ def test_cli_cite_copy_of_a_long_citation_inside_tmux_says_buffer_only(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "(tmux buffer only: " in result.stderr and "load-buffer -w" not in result.stderr
-    assert "KB is over the ~100 KB terminals take through OSC 52" in result.stderr
+    assert "KB is over the ~75 KB of text terminals take through OSC 52" in result.stderr
     assert _tmux_buffer(tmux_server) == result.stdout
 
 
@@ -227,6 +227,21 @@ def test_osc52_payloads_over_100kb_are_refused(monkeypatch: pytest.MonkeyPatch) 
     result = copy("x" * 80_000, terminal=terminal)
     assert not result.ok and "too long for OSC 52" in result.detail
     assert len(sent) == 1
+
+
+def test_a_refusal_gives_the_texts_size_not_its_encoded_size() -> None:
+    """A 189 KB text was refused as "252 KB" (its base64, which users never see): the
+    message gives the text's size and the limit in text; the check stays on the payload."""
+    from abstract_reader.clipboard import OSC52_MAX, osc52_refusal, osc52_size
+
+    refused = osc52_refusal("é" * 94_500)  # 189,000 bytes of UTF-8, 252,000 of base64
+    assert refused is not None and refused.detail == (
+        "189 KB is too long for OSC 52 (terminals drop over ~75 KB of text, 100 KB once"
+        " encoded); not copied"
+    )
+    assert osc52_size("x" * 75_000) == OSC52_MAX and osc52_refusal("x" * 75_000) is None
+    over = osc52_refusal("x" * 75_001)  # one byte over: "76 KB", never "75 KB … over ~75"
+    assert over is not None and over.detail.startswith("76 KB is too long")
 
 
 def test_a_hanging_tool_is_killed_with_its_children(

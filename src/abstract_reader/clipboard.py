@@ -32,11 +32,13 @@ from dataclasses import dataclass
 TOOL_TIMEOUT_S = 5.0
 OSC52_NOTE = "terminal, OSC 52 — your terminal must allow clipboard writes"
 OSC52_MAX = 100_000  #: bytes of base64 payload; many terminals drop longer OSC 52 silently
+#: the longest text (UTF-8 bytes) whose payload is within OSC52_MAX: what users are told
+OSC52_TEXT_MAX = OSC52_MAX // 4 * 3
 TMUX_NOTE = "tmux buffer via load-buffer -w; tmux passes it to your terminal's clipboard"
 TMUX_OLD_NOTE = "tmux buffer only (tmux < 3.2 cannot pass it to your terminal's clipboard)"
 TMUX_LONG_NOTE = (
-    "tmux buffer only: {size} KB is over the ~{limit} KB terminals take through OSC 52,"
-    " so not passed to your terminal's clipboard"
+    "tmux buffer only: {size} KB is over the ~{limit} KB of text terminals take through"
+    " OSC 52, so not passed to your terminal's clipboard"
 )
 
 
@@ -181,10 +183,9 @@ def copy_with_tmux(text: str) -> CopyResult | None:
     not inside tmux (or no tmux client)."""
     if not os.environ.get("TMUX") or not shutil.which("tmux"):
         return None
-    size = osc52_size(text)
-    if size > OSC52_MAX:  # the buffer only: tmux's own OSC 52 would be dropped as ours would
+    if osc52_size(text) > OSC52_MAX:  # the buffer only: tmux's OSC 52 would be dropped too
         result = _run_tool("tmux", ["tmux", "load-buffer", "-"], text)
-        method = TMUX_LONG_NOTE.format(size=size // 1000, limit=OSC52_MAX // 1000)
+        method = TMUX_LONG_NOTE.format(size=text_kb(text), limit=OSC52_TEXT_MAX // 1000)
     else:
         result = _run_tool("tmux", ["tmux", "load-buffer", "-w", "-"], text)
         method = TMUX_NOTE
@@ -213,16 +214,24 @@ def osc52_size(text: str) -> int:
     return (len(text.encode("utf-8")) + 2) // 3 * 4
 
 
+def text_kb(text: str) -> int:
+    """The size of ``text`` as users think of it — its UTF-8 bytes, not its base64 — in KB,
+    rounded up: a text refused for being over a limit never reads as the limit itself."""
+    return -(-len(text.encode("utf-8")) // 1000)
+
+
 def osc52_refusal(text: str) -> CopyResult | None:
     """A refusal when the text is too long for OSC 52, else None: the CLI's and the reader's
-    message, one line with the size."""
-    size = osc52_size(text)
-    if size > OSC52_MAX:
+    message, one line with the size. The check is on the encoded payload (what terminals
+    limit); the message gives the text's size and the limit in text (a 189 KB abstract was
+    said to be "252 KB", its base64)."""
+    if osc52_size(text) > OSC52_MAX:
         return CopyResult(
             False,
             "",
-            f"{size // 1000} KB is too long for OSC 52 (terminals drop over ~"
-            f"{OSC52_MAX // 1000} KB); not copied",
+            f"{text_kb(text)} KB is too long for OSC 52 (terminals drop over ~"
+            f"{OSC52_TEXT_MAX // 1000} KB of text, {OSC52_MAX // 1000} KB once encoded);"
+            " not copied",
         )
     return None
 
