@@ -151,12 +151,21 @@ def osc52_sequence(text: str, tmux: bool | None = None) -> str:
     return sequence
 
 
-def send_osc52(text: str, write: Callable[[str], object], tmux: bool | None = None) -> CopyResult:
-    """OSC 52 through ``write`` (the CLI's terminal, the reader's driver): the one place a
-    sequence is sent. A text over the limit is refused and nothing is written."""
+NO_TERMINAL = "no terminal to send OSC 52 to"
+
+
+def send_osc52(
+    text: str, write: Callable[[str], object] | None, tmux: bool | None = None
+) -> CopyResult:
+    """OSC 52 through ``write`` (the CLI's terminal, the reader's driver; None: there is no
+    terminal): the one place a sequence is sent. A text over the limit is refused first
+    (the size is the reason, terminal or not) and nothing is written. Wrapped for tmux when
+    inside tmux ($TMUX), unless ``tmux`` says otherwise."""
     refused = osc52_refusal(text)
     if refused is not None:
         return refused
+    if write is None:
+        return CopyResult(False, "", NO_TERMINAL)
     write(osc52_sequence(text, tmux))
     return CopyResult(True, OSC52_NOTE)
 
@@ -169,7 +178,7 @@ def copy_via_tty(text: str) -> CopyResult:
     try:
         fd = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
     except OSError:
-        return CopyResult(False, "", "no terminal to send OSC 52 to")
+        return CopyResult(False, "", NO_TERMINAL)
     try:
         return send_osc52(text, lambda sequence: os.write(fd, sequence.encode("ascii")))
     except OSError as exc:

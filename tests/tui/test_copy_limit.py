@@ -184,3 +184,49 @@ async def test_the_fallback_shows_a_huge_text_cut_and_sanitised(tmp_path: Path) 
         assert "\x1b]52" not in output and "\x07" not in output
         await pilot.press("escape")
         assert app.is_running and not isinstance(app.screen, CopyFallback)
+
+
+@pytest.mark.parametrize("where", ["terminal", "tmux", "dumb terminal"])
+async def test_the_readers_copies_and_textuals_write_osc52_by_one_rule(
+    tmp_path: Path, terminal: list[str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The palette's copies (c's chain, when no clipboard tool works) and Textual's (ctrl+c on
+    a selection) wrote OSC 52 two ways: inside tmux the first wrapped it for tmux and the
+    second did not; with TERM=dumb the first said "no terminal" and the second wrote the
+    sequence anyway. One function writes both now: the same sequence, the same refusal."""
+    from abstract_reader.clipboard import osc52_sequence
+
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))  # no xclip, no tmux to ask
+    if where == "tmux":
+        monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    if where == "dumb terminal":
+        monkeypatch.setenv("TERM", "dumb")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper = app.main.current_paper()
+        assert paper is not None
+        before = len(_messages(app))
+        await run_palette_command(app, pilot, "copy id")
+        await _copied_or_shown(app, pilot, before)
+        selection = "Selected text ✓"
+        if where == "dumb terminal":
+            assert "no terminal to send OSC 52 to" in _shown(app, "#copy-reason")
+            await pilot.press("escape")
+        else:
+            assert f"Copied the id ({OSC52_NOTE})" in _messages(app)
+        app.push_screen(CopyFallback(selection, "reason"))
+        await until(pilot, lambda: isinstance(app.screen, CopyFallback))
+        await pilot.pause()
+        await pilot.press("ctrl+c")  # the whole text is selected
+        await pilot.pause()
+        written = "".join(terminal)
+        if where == "dumb terminal":
+            assert OSC52 not in written
+            assert "The selection: no terminal to send OSC 52 to" in _messages(app)
+            return
+        inside = where == "tmux"
+        sequences = [osc52_sequence(paper.id, tmux=inside), osc52_sequence(selection, tmux=inside)]
+        assert [s for s in sequences if s in written] == sequences
+        assert written.count(OSC52) == 2 and (written.count("\x1bPtmux;") == 2) == inside
+        assert app.clipboard == selection  # (what ctrl+v pastes into the reader's fields)

@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from textual import events
@@ -33,6 +33,9 @@ from .output import Shown, changed_chops
 from .screens import main as main_screen
 from .screens.main import NARROW_WIDTH, MainScreen
 from .widgets.fitted_input import FittedInput, cut_paste
+
+if TYPE_CHECKING:
+    from ..clipboard import CopyResult
 
 #: Under this many rows dialogs are compact (`Screen.-short` in app.tcss).
 SHORT_HEIGHT = 32
@@ -259,15 +262,13 @@ class ReaderApp(App[int]):
 
     def copy_to_clipboard(self, text: str) -> None:
         """Textual's own copies (ctrl+c on a selection, in a field or a text area): OSC 52 by
-        the rule of every copy (`clipboard.send_osc52`). Over the limit nothing is sent and
-        the user is told so with the size — not a copy that silently never arrives."""
-        from ..clipboard import send_osc52
-
-        driver = self._driver
-        result = send_osc52(text, driver.write if driver else lambda _sequence: None, tmux=False)
-        if result.ok:
-            self._clipboard = text
-        else:
+        the reader's one way (`terminal_osc52`), as `c` sends it when no clipboard tool
+        works. Over the limit, or with no terminal, nothing is sent and the user is told so
+        — not a copy that silently never arrives. The App's own clipboard (what ctrl+v
+        pastes into the reader's fields) takes the text either way, as in Textual."""
+        self._clipboard = text
+        result = terminal_osc52(self, text)
+        if not result.ok:
             self.notify(f"The selection: {result.detail}", severity="warning", markup=False)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -287,6 +288,19 @@ class ReaderApp(App[int]):
     async def action_quit(self) -> None:
         self.main.save_place()
         self.exit(0)
+
+
+def terminal_osc52(app: App[Any], text: str) -> CopyResult:
+    """OSC 52 through ``app``'s terminal by `clipboard.send_osc52`'s rule (refused over the
+    limit; wrapped for tmux inside tmux): the one way the reader writes it, for its own
+    copies (`MainScreen._copy`) and Textual's (`ReaderApp.copy_to_clipboard`). No terminal —
+    headless, no driver, TERM=dumb — is a failure, not a sequence written to nowhere."""
+    from ..clipboard import send_osc52
+
+    driver = app._driver
+    if app.is_headless or driver is None or os.environ.get("TERM") == "dumb":
+        return send_osc52(text, None)
+    return send_osc52(text, driver.write)
 
 
 def _runner(app: App[int], action: str) -> Callable[[], Awaitable[None]]:

@@ -1889,9 +1889,10 @@ class MainScreen(Screen[None]):
         """The CLI's chain (`clipboard.copy`): a system tool or the tmux buffer, else OSC 52
         through this app's terminal — refused over the limit, as the CLI refuses it."""
         from ...clipboard import copy
+        from ..app import terminal_osc52
 
         app = self.app
-        result = copy(text, terminal=lambda t: app.call_from_thread(self._terminal_clipboard, t))
+        result = copy(text, terminal=lambda t: app.call_from_thread(terminal_osc52, app, t))
         app.call_from_thread(self._copied, text, what, result)
 
     def _copied(self, text: str, what: str, result: CopyResult) -> None:
@@ -1904,19 +1905,6 @@ class MainScreen(Screen[None]):
             self.notify(f"Copied {what} ({result.method})", markup=False, timeout=timeout)
             return
         self.app.push_screen(CopyFallback(text, f"{result.detail}.", f"Not copied: {what}"))
-
-    def _terminal_clipboard(self, text: str) -> CopyResult:
-        """OSC 52 through the terminal (wrapped for tmux) by `clipboard.send_osc52`'s rule:
-        nothing is sent for a text over the limit. Fails when there is no terminal."""
-        import os
-
-        from ...clipboard import CopyResult, send_osc52
-
-        app = self.app
-        driver = app._driver
-        if app.is_headless or driver is None or os.environ.get("TERM") == "dumb":
-            return CopyResult(False, "", "no terminal to send OSC 52 to")
-        return send_osc52(text, driver.write, tmux=bool(os.environ.get("TMUX")))
 
     # -- leaving ----------------------------------------------------------------------------
     def save_place(self) -> None:
