@@ -1739,24 +1739,32 @@ class MainScreen(Screen[None]):
         return "bibtex"
 
     def action_copy(self, fmt: str | None = None) -> None:
-        from ...cite import FORMAT_NAMES, format_records
+        """The citation of the papers (marked ones too) in ``fmt`` or the default format; its
+        BibTeX carries abstracts and tags when the library's ``cite_abstract`` is on, as
+        ``cite`` and the export dialog give it."""
+        from ...cite import FORMAT_NAMES, abstract_setting, format_records
 
         papers = self._targets()
         if not papers:
             return
         chosen = fmt or self.default_format()
-        text = format_records([self.session.record(p) for p in papers], chosen)
+        text = format_records(
+            [self.session.record(p) for p in papers],
+            chosen,
+            with_abstract=abstract_setting(self.library),
+        )
         count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
         self._copy(text, f"{FORMAT_NAMES[chosen]} for {count}")
 
     def action_cite_picker(self) -> None:
-        from ...cite import format_records
+        from ...cite import abstract_setting, format_records
         from .pickers import CitePicker
 
         papers = self._targets()
         if not papers:
             return
         records = [self.session.record(p) for p in papers]
+        with_abstract = abstract_setting(self.library)  # the preview is what c copies
 
         def done(choice: tuple[str, bool] | None) -> None:
             if choice is None:
@@ -1768,7 +1776,7 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(
             CitePicker(
-                lambda f: format_records(records, f),
+                lambda f: format_records(records, f, with_abstract=with_abstract),
                 self.default_format(),
                 self.session.describe(papers),
             ),
