@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
 
 from abstract_reader.config import Config
+from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.commands import NO_KEY
 from abstract_reader.tui.keymap import resolve_keys
+from abstract_reader.tui.screens.help import HelpScreen
+from abstract_reader.tui.screens.pickers import TagList
 
 from ..conftest import ROOT
+from .conftest import make_app, settle, until
+
+WIDE = (120, 40)
 
 
 def test_the_reader_imports_no_private_textual_name() -> None:
@@ -35,3 +45,158 @@ def test_keys_are_normalised_as_textual_names_them() -> None:
     assert settings.keymap["bookmark"] == "exclamation_mark,B"
     assert settings.keys["triage"] == () and settings.keymap["triage"] == NO_KEY
     assert len(settings.warnings) == 1 and "! is also triage's" in settings.warnings[0]
+
+
+def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
+    return config
+
+
+def _warnings(app: ReaderApp) -> list[str]:
+    return [n.message for n in app._notifications if n.title == "Config"]
+
+
+async def test_the_tag_lists_r_and_d_have_ids_and_a_remap_onto_r_wins_and_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tag list's r (rename) and d (delete) had no ids: `taglist_like = "r"` silently
+    took r from rename (Textual drops a clashing binding of the same screen), with no
+    warning and rename left without a key; `taglist_rename = "R"` was "no such binding
+    id". Now the clash is one warning naming both ids, and R renames."""
+    config = _config_file(
+        tmp_path, monkeypatch, '[keys]\ntaglist_like = "r"\ntaglist_delete = "x"\n'
+    )
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper = app.main.current_paper()
+        assert paper is not None
+        app.library.add_tags([paper.id], ["robust"])
+        assert _warnings(app) == [
+            f"{config}: line 2: keys.taglist_like: r is also taglist_rename's (the tag list); "
+            "the remap wins: r is taglist_like's, taglist_rename loses it; taglist_rename has "
+            "no key left"
+        ]
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, TagList))
+        await pilot.press("d", "d")  # not delete any more: x is
+        await pilot.pause()
+        assert isinstance(app.screen, TagList)
+        assert app.library.snapshot.tags.get(paper.id) == ["robust"]
+        await pilot.press("r")  # rank like it
+        await until(pilot, lambda: not isinstance(app.screen, TagList))
+        assert app.query_one("#filter", Input).value == "like:#robust"
+
+
+async def test_a_remapped_tag_list_key_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _config_file(tmp_path, monkeypatch, '[keys]\ntaglist_rename = "R"\ntaglist_delete = "x"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper = app.main.current_paper()
+        assert paper is not None
+        app.library.add_tags([paper.id], ["robust"])
+        assert _warnings(app) == []
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, TagList))
+        rename = app.screen.query_one("#tag-rename", Input)
+        await pilot.press("r")
+        await pilot.pause()
+        assert not rename.display
+        await pilot.press("R")
+        await until(pilot, lambda: bool(rename.display) and rename.has_focus)
+        await pilot.press("escape", "x", "x")  # (Esc leaves the field first)
+        await until(pilot, lambda: not isinstance(app.screen, TagList))
+        await until(pilot, lambda: not app.library.snapshot.tags.get(paper.id))
+
+
+async def test_the_helps_own_keys_have_an_id_and_a_remap_onto_them_wins_and_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The help's Esc / ? / q had no id: `view_up = "q"` (the help scrolls with the paper
+    view's keys) met the help's q unchecked and unsaid. Now the remap wins over help_close's
+    q (q scrolls the help up), and the one warning names help_close too."""
+    config = _config_file(tmp_path, monkeypatch, '[keys]\nview_up = "q"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=(60, 16)) as pilot:
+        await settle(app, pilot)
+        warned = _warnings(app)
+        assert len(warned) == 1 and "\n" not in warned[0]
+        assert warned[0].startswith(f"{config}: line 2: keys.view_up: q is also quit's")
+        assert "help_close's (the help)" in warned[0]
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        box = app.screen.query_one("#help-box")
+        await pilot.press("j", "j", "q")
+        await until(
+            pilot,
+            lambda: box.scroll_y == 1 and not app.animator.is_being_animated(box, "scroll_y"),
+        )
+        assert isinstance(app.screen, HelpScreen)  # q scrolled up, did not close
+        await pilot.press("question_mark")
+        await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+
+async def test_the_helps_close_key_can_be_remapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _config_file(tmp_path, monkeypatch, '[keys]\nhelp_close = "x"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert _warnings(app) == []
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("question_mark", "escape", "q")  # not help_close's any more
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("x")
+        await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+
+#: Bindings still without an id, in modules being changed by others while this was written
+#: (screens/pickers.py, screens/editors.py, screens/searches.py): (class, key) — each to get
+#: an id from ``commands.DIALOG_BINDINGS``. TagList's three are duplicates of the ones its
+#: BINDINGS already take from there (with ids): they are to be dropped. Until then they are
+#: harmless: a remap of one of those ids drops the screen's whole entry for that key.
+NOT_YET_WITH_ID = {
+    ("CitePicker", "escape"),
+    ("CitePicker", "d"),
+    ("CopyFallback", "escape"),
+    ("TagList", "escape"),
+    ("TagList", "r"),
+    ("TagList", "d"),
+    ("TagEditor", "delete,backspace"),
+    ("_FilterField", "up"),
+    ("_FilterField", "down"),
+    ("_FilterField", "pageup"),
+    ("_FilterField", "pagedown"),
+}
+
+
+def test_every_binding_of_the_reader_has_an_id() -> None:
+    """A binding without an id cannot be remapped and is not checked for clashes with the
+    remaps of its place (the help's Esc / ? / q, the tag list's r / d were such)."""
+    import importlib
+    import pkgutil
+
+    from textual.binding import Binding
+
+    from abstract_reader.tui import screens, widgets
+
+    without: set[tuple[str, str]] = set()
+    for package in (screens, widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for name, value in vars(module).items():
+                if not isinstance(value, type) or value.__module__ != module.__name__:
+                    continue  # (imported, not declared here)
+                for binding in vars(value).get("BINDINGS") or ():  # (its own, not inherited)
+                    if isinstance(binding, Binding) and not binding.id:
+                        without.add((name, binding.key))
+    assert without - NOT_YET_WITH_ID == set()
+    assert NOT_YET_WITH_ID - without == set()  # (given an id since: take it off the list)

@@ -251,7 +251,14 @@ DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
         Binding("u", "undo", "Undo", id="triage_undo"),
         Binding("escape,q", "leave", "Leave", id="triage_leave"),
     ),
-    "taglist": (Binding("m", "like", "Rank like it", id="taglist_like"),),
+    # (the tag list's Enter is its list's own: OptionList's select)
+    "taglist": (
+        Binding("m", "like", "Rank like it", id="taglist_like"),
+        Binding("r", "rename", "Rename", id="taglist_rename"),
+        Binding("d", "delete", "Delete", id="taglist_delete"),
+        Binding("escape", "cancel", "Close", id="taglist_close"),
+    ),
+    "help": (Binding("escape,question_mark,q", "dismiss", "Close", id="help_close"),),
     "saved": (
         Binding("escape", "cancel", "Close", id="saved_close"),
         # priority: the field's own ctrl+d (delete the next letter) is also on Del
@@ -273,7 +280,7 @@ PLACES: dict[str, tuple[str, ...]] = {
     "the filter bar": ("app", "main", "filter"),
     "the full-screen paper": ("app", "paper", "view"),
     "triage": ("app", "triage", "view"),
-    "the help": ("view",),
+    "the help": ("help", "view"),
     "the tag editor": ("editor",),
     "the metadata editor": ("editor", "meta"),
     "the note editor": ("editor", "note"),

@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ..commands import bindings, help_rows
+from ..commands import DIALOG_BINDINGS, bindings, help_rows
 from ..widgets.burst_scroll import BurstScroll
 
 QUERY: list[tuple[str, str]] = [
@@ -112,9 +112,9 @@ class HelpBox(BurstScroll):
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "dismiss", "Close"),
-    ]
+    #: its own keys (Esc, ?, q close it), with an id: remappable, and checked for clashes
+    #: with the paper view's keys it scrolls with (``keymap.py``)
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["help"])
 
     def __init__(
         self, first: Section | None = None, keys: Mapping[str, tuple[str, ...]] | None = None
