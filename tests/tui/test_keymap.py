@@ -200,3 +200,74 @@ def test_every_binding_of_the_reader_has_an_id() -> None:
                         without.add((name, binding.key))
     assert without - NOT_YET_WITH_ID == set()
     assert NOT_YET_WITH_ID - without == set()  # (given an id since: take it off the list)
+
+
+def test_every_text_naming_a_key_renders_and_the_defaults_read_as_before() -> None:
+    """Each ``{binding_id}`` in the command table's and the query language's texts names a
+    binding (``with_keys`` raises otherwise); with no remap they read as they always did."""
+    from abstract_reader.tui.commands import BY_ID, COMMANDS, command_help, with_keys
+    from abstract_reader.tui.screens.help import QUERY, help_content
+
+    for command in COMMANDS:
+        assert "{" not in command_help(command), command.id
+    for _example, what in QUERY:
+        assert "{" not in with_keys(what)
+    assert command_help(BY_ID["triage"]).endswith(
+        ": b keep, r skip, t tag, l later, p back, u undo, Esc leaves"
+    )
+    assert command_help(BY_ID["tag_list"]).endswith(
+        ": Enter filters, m ranks like it, r renames, d d deletes"
+    )
+    text = help_content().plain
+    assert "(Enter or Esc leaves it)" in text and "(ctrl+s saves, Esc asks" in text
+    assert "(S saves the filter, @ lists them)" in text  # (@ was written "at")
+    assert text.endswith("Esc, ? or q closes this screen.")
+
+
+REMAPS = (
+    '[keys]\ntriage_keep = "K"\ntriage_leave = ["x", "escape"]\ntaglist_rename = "R"\n'
+    'taglist_delete = "X"\nmark = "v"\nsaved_searches = "ctrl+a"\nhelp_close = "z"\n'
+    'editor_save = "ctrl+w"\nsaved_delete = "ctrl+k"\nfilter_back = "ctrl+g"\n'
+)
+
+
+async def test_the_help_and_the_palette_name_the_keys_in_effect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With triage's, the tag list's, the editors' … keys remapped, the help's lines still
+    said "b keep, r skip", "r renames, d d deletes", "ctrl+s saves", "(space)", "@ lists
+    them", "Esc or ? closes" — and so did the command palette: the table's default keys
+    written in its prose. They name the keys in effect now."""
+    from textual.command import CommandList, CommandPalette
+
+    _config_file(tmp_path, monkeypatch, REMAPS)
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=(160, 90)) as pilot:  # (the whole help on screen)
+        await settle(app, pilot)
+        assert _warnings(app) == []
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        text = " ".join(str(app.screen.query_one("#help-text").render()).split())
+        for said in (
+            ": K keep, r skip, t tag, l later, p back, u undo, x leaves",
+            ": Enter filters, m ranks like it, R renames, X X deletes",
+            "edit the note (ctrl+w saves, Esc asks before dropping changes)",
+            "type to filter, Enter runs one, ctrl+k deletes one",
+            "focus the filter bar (Enter or ctrl+g leaves it)",
+            "the papers marked for a bulk action (v)",
+            "a saved search (S saves the filter, ctrl+a lists them)",
+        ):
+            assert said in text, said
+        assert text.endswith("z closes this screen.")
+        await pilot.press("z")
+        await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"triage")
+        options = app.screen.query_one(CommandList)
+        await until(pilot, lambda: options.option_count > 0)
+        prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        triage = [p for p in prompts if "keep" in p]
+        assert len(triage) == 1 and ": K keep, r skip," in triage[0], prompts
+        assert "x leaves" in " ".join(triage[0].split())

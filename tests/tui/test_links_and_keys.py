@@ -477,7 +477,7 @@ async def test_the_help_scrolls_with_the_paper_views_keys(
     shift+space a page, G / g to its end and back to its top."""
     from abstract_reader.tui.screens.help import HelpScreen
 
-    title, last = "abstract-reader — keys", "Esc or ? closes"  # (wrapped at 40 columns)
+    title, last = "abstract-reader — keys", "Esc, ? or q closes"  # (wrapped at 40 columns)
     app = make_app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
@@ -587,7 +587,7 @@ async def test_the_help_lists_the_keys_the_config_file_set(
     async with app.run_test(size=(160, 90)) as pilot:  # (the whole help on screen)
         await settle(app, pilot)
         await pilot.press("question_mark")
-        await until(pilot, lambda: _help_shows(app, "Esc or ? closes"))
+        await until(pilot, lambda: _help_shows(app, "Esc, ? or q closes"))
         lines = [" ".join(line.split()) for line in _help_lines(app)]
         assert "B bookmark on/off (all marked papers when some are marked)" in lines
         assert "j read on/off (marked papers too)" in lines

@@ -27,7 +27,7 @@ from ..paths import cache_dir as default_cache_root
 from ..paths import default_db_path
 from ..session import Session
 from ..text import escape_for_terminal, sanitise_paste
-from .commands import NO_KEY, bindings, palette_commands
+from .commands import NO_KEY, bindings, command_help, palette_commands
 from .keymap import resolve_keys
 from .output import Shown, changed_chops
 from .screens import main as main_screen
@@ -277,7 +277,9 @@ class ReaderApp(App[int]):
             target = "" if command.where == "app" else "main_command"
             action = command.action_name
             run = f"{target}({action!r})" if target else action
-            yield SystemCommand(command.title, command.help, _runner(self, run))
+            # (its description names the keys in effect, as the help does)
+            help_text = command_help(command, self.keys_in_effect)
+            yield SystemCommand(command.title, help_text, _runner(self, run))
 
     def watch_theme(self, theme: str) -> None:
         library = getattr(self, "library", None)

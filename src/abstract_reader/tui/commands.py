@@ -13,6 +13,7 @@ checks that ``docs/keys.md`` lists each of them. Where a command lives:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -26,7 +27,9 @@ Where = Literal["app", "main", "list", "view", "paper"]
 class Command:
     id: str  #: the binding id (the name used to remap its keys)
     title: str  #: the palette entry
-    help: str  #: the help line and the palette's description
+    #: the help line and the palette's description; ``{binding_id}`` names a key, written as
+    #: the first key in effect of that binding (``with_keys``), so a remap shows there too
+    help: str
     section: str  #: the help screen's section
     keys: str = ""  #: Textual key names, comma-separated; "" → palette only
     display: str = ""  #: the keys as the help screen and docs/keys.md write them
@@ -80,10 +83,11 @@ COMMANDS: tuple[Command, ...] = (
     C("back", "Back to the list", "back to the list", "Moving", "escape", "", "paper",
       footer="Back", palette=False),
     # -- filtering ---------------------------------------------------------------------------
-    C("focus_filter", "Filter", "focus the filter bar (Enter or Esc leaves it)", "Filtering",
+    C("focus_filter", "Filter", "focus the filter bar ({filter_apply} or {filter_back} leaves "
+      "it)", "Filtering",
       "slash", "/", footer="Filter", priority=True, on_paper=True, paper_footer=False),
     C("escape", "Back / clear", "leave the filter or the paper / clear the marks / clear the "
-      "filter (Esc again brings it back)", "Filtering", "escape", "Esc", palette=False),
+      "filter ({escape} again brings it back)", "Filtering", "escape", "Esc", palette=False),
     C("history_back", "Earlier query", "in the filter bar: earlier / later queries (kept in the "
       "library)", "Filtering", "up", "↑ / ↓ (filter)", palette=False),
     C("history_forward", "Later query", "a later query", "Filtering", "down", palette=False),
@@ -100,9 +104,11 @@ COMMANDS: tuple[Command, ...] = (
     C("save_search", "Save search", "name the filter's query: @name in the filter (or -q @name "
       "in the CLI) runs it again", "Filtering", "S", "S", on_paper=True),
     C("saved_searches", "Saved searches", "the saved searches with their queries: type to "
-      "filter, Enter runs one, ctrl+d deletes one", "Filtering", "at", "@", on_paper=True),
-    C("triage", "Triage", "triage the filter's papers one at a time: b keep, r skip, t tag, "
-      "l later, p back, u undo, Esc leaves", "Filtering", "exclamation_mark", "!",
+      "filter, Enter runs one, {saved_delete} deletes one", "Filtering", "at", "@",
+      on_paper=True),
+    C("triage", "Triage", "triage the filter's papers one at a time: {triage_keep} keep, "
+      "{triage_skip} skip, {triage_tag} tag, {triage_later} later, {triage_back} back, "
+      "{triage_undo} undo, {triage_leave} leaves", "Filtering", "exclamation_mark", "!",
       on_paper=True),
     # -- library -----------------------------------------------------------------------------
     C("bookmark", "Bookmark", "bookmark on/off (all marked papers when some are marked)",
@@ -113,14 +119,15 @@ COMMANDS: tuple[Command, ...] = (
       "down", "Library", "space", "space", "list", "screen.mark", footer="Mark"),
     C("tags", "Edit tags", "edit tags (Tab completes, Enter adds, Enter on empty saves)",
       "Library", "t", "t", footer="Tags", on_paper=True),
-    C("tag_list", "Tag list", "every tag with its count: Enter filters, m ranks like it, r "
-      "renames, d d deletes", "Library", "T", "T", on_paper=True),
+    C("tag_list", "Tag list", "every tag with its count: Enter filters, {taglist_like} ranks "
+      "like it, {taglist_rename} renames, {taglist_delete} {taglist_delete} deletes", "Library",
+      "T", "T", on_paper=True),
     C("edit_metadata", "Edit metadata", "edit the real title, authors, URL, DOI, year",
       "Library", "e", "e", on_paper=True),
     C("match_metadata", "Match metadata", "match the papers to the loaded metadata files "
       "(.jsonl .json .bib .ris) and store their real titles and authors", "Library", "M", "M"),
-    C("note", "Edit note", "edit the note (ctrl+s saves, Esc asks before dropping changes)",
-      "Library", "o", "o", on_paper=True),
+    C("note", "Edit note", "edit the note ({editor_save} saves, {editor_cancel} asks before "
+      "dropping changes)", "Library", "o", "o", on_paper=True),
     C("undo", "Undo", "undo the last change to the library (says what it undid)", "Library",
       "u", "u", on_paper=True),
     C("toggle_auto_read", "Toggle auto-read", "Mark papers read when shown for a moment",
@@ -359,6 +366,13 @@ _KEY_LABELS = {
     "backspace": "⌫",
     "delete": "Del",
     "space": "space",
+    # (names Textual gives these characters that its key_to_character does not turn back)
+    "at": "@",
+    "slash": "/",
+    "backslash": "\\",
+    "minus": "-",
+    "plus": "+",
+    "underscore": "_",
 }
 #: The key a binding is given when a remap took its only key away (``keymap.py``): no
 #: terminal sends it, and no footer shows it (``FittedFooter``).
@@ -381,6 +395,41 @@ def keys_label(keys: Sequence[str], separator: str = ", ") -> str:
     """Keys as the help lists them; "(no key)" when a remap left a binding none."""
     shown = [key_label(k) for k in keys if k != NO_KEY]
     return separator.join(shown) if shown else "(no key)"
+
+
+#: ``{binding_id}`` in a text: a key named in prose (``with_keys``)
+_KEY_REF = re.compile(r"\{([a-z_]+)\}")
+
+
+def keys_in_effect(
+    binding_id: str, keys: Mapping[str, tuple[str, ...]] | None = None
+) -> tuple[str, ...]:
+    """The keys of ``binding_id`` in effect: ``keys`` (the bindings the config file remapped,
+    ``keymap.KeySettings.keys``; () when a remap left it none), else its defaults."""
+    if keys and binding_id in keys:
+        return keys[binding_id]
+    return default_keys()[binding_id]
+
+
+def with_keys(text: str, keys: Mapping[str, tuple[str, ...]] | None = None) -> str:
+    """``text`` with each ``{binding_id}`` written as the first key in effect of that binding
+    ("b keep" by default, "K keep" for ``triage_keep = "K"``; "(no key)" when a remap left it
+    none): every text that names a key names the key that works. Raises KeyError for an id
+    no binding has (a test renders every text)."""
+    defaults = default_keys()
+
+    def key(match: re.Match[str]) -> str:
+        binding_id = match.group(1)
+        if binding_id not in defaults:
+            raise KeyError(f"{{{binding_id}}} in {text!r}: no binding has that id")
+        return keys_label(keys_in_effect(binding_id, keys)[:1])
+
+    return _KEY_REF.sub(key, text)
+
+
+def command_help(command: Command, keys: Mapping[str, tuple[str, ...]] | None = None) -> str:
+    """The command's help line and palette description, naming the keys in effect."""
+    return with_keys(command.help, keys)
 
 
 def _help_groups() -> Iterator[tuple[Command, list[Command]]]:
@@ -421,7 +470,7 @@ def help_rows(
             shown = leader.display
         else:
             continue  # (a line-less command, not remapped)
-        sections.setdefault(leader.section, []).append((shown, leader.help))
+        sections.setdefault(leader.section, []).append((shown, command_help(leader, keys)))
     sections.setdefault("Moving", []).extend(
         [
             ("Tab / Shift+Tab", "move focus between filter, list and paper"),

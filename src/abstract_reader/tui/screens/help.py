@@ -12,9 +12,18 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ..commands import DIALOG_BINDINGS, bindings, help_rows
+from ..commands import (
+    DIALOG_BINDINGS,
+    NO_KEY,
+    bindings,
+    help_rows,
+    key_label,
+    keys_in_effect,
+    with_keys,
+)
 from ..widgets.burst_scroll import BurstScroll
 
+#: the query language's rows; ``{binding_id}`` names a key (``commands.with_keys``)
 QUERY: list[tuple[str, str]] = [
     ("robust gaussian", "papers with both words (typos forgiven: robst, gausian)"),
     ("gaus", "the word being typed also matches as a prefix"),
@@ -27,13 +36,13 @@ QUERY: list[tuple[str, str]] = [
     ('#tag  #"two words"', "papers with the tag"),
     ("is:bookmarked is:unread is:read", "library state"),
     ("is:tagged is:noted", "papers with any tag / with a note"),
-    ("is:marked", "the papers marked for a bulk action (space)"),
+    ("is:marked", "the papers marked for a bulk action ({mark})"),
     ("venue:neurips year:2026", "venue prefix, year or range (2024-2026)"),
     ("title:word", "the word in the title"),
     ("is:new", "papers first seen since the previous session"),
     ("like:ID  like:#tag", "every paper ranked by likeness to that paper / the tag's papers"),
     ("id:d059a4d9", "that paper alone (an id prefix of 4+ hex digits)"),
-    ("@name", "a saved search (S saves the filter, @ lists them)"),
+    ("@name", "a saved search ({save_search} saves the filter, {saved_searches} lists them)"),
 ]
 
 
@@ -57,6 +66,14 @@ def _row(key: str, what: str, column: int, width: int | None) -> Content:
     return head + Content("\n".join([parts[0], *rest]))
 
 
+def _closing_keys(keys: Mapping[str, tuple[str, ...]] | None) -> str:
+    """The keys in effect that close the help: "Esc, ? or q"."""
+    shown = [key_label(k) for k in keys_in_effect("help_close", keys) if k != NO_KEY]
+    if len(shown) < 2:
+        return shown[0] if shown else "(no key)"
+    return ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
 #: a section of the help: its title and (key, what it does) rows
 Section = tuple[str, list[tuple[str, str]]]
 
@@ -78,9 +95,9 @@ def help_content(
         lines.append(Content(""))
     lines.append(Content("The filter's query language").stylize("bold $text-accent"))
     for example, what in QUERY:
-        lines.append(_row(example, what, QUERY_COLUMN - 1, width))
+        lines.append(_row(example, with_keys(what, keys), QUERY_COLUMN - 1, width))
     lines.append(Content(""))
-    lines.append(Content("Esc or ? closes this screen.").stylize("$text-muted"))
+    lines.append(Content(f"{_closing_keys(keys)} closes this screen.").stylize("$text-muted"))
     return Content("\n").join(lines)
 
 
