@@ -258,12 +258,12 @@ DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
         Binding("u", "undo", "Undo", id="triage_undo"),
         Binding("escape,q", "leave", "Leave", id="triage_leave"),
     ),
-    # (the tag list's Enter is its list's own: OptionList's select)
+    # (the tag list's Enter is its list's own: OptionList's select; in its footer's order)
     "taglist": (
-        Binding("m", "like", "Rank like it", id="taglist_like"),
+        Binding("escape", "cancel", "Close", id="taglist_close"),
         Binding("r", "rename", "Rename", id="taglist_rename"),
         Binding("d", "delete", "Delete", id="taglist_delete"),
-        Binding("escape", "cancel", "Close", id="taglist_close"),
+        Binding("m", "like", "Rank like it", id="taglist_like"),
     ),
     "help": (Binding("escape,question_mark,q", "dismiss", "Close", id="help_close"),),
     "saved": (
