@@ -73,7 +73,7 @@ async def test_help_wraps_with_a_hanging_indent_at_70x24(tmp_path: Path) -> None
         indent = " " * (2 + KEY_COLUMN + 1)
         wrapped = 0
         for before, line in itertools.pairwise(lines):
-            if not line or line in headers or line.startswith("Esc or ?"):
+            if not line or line in headers or line.endswith("closes this screen."):
                 continue
             assert line.startswith("  "), line  # never continued at column 0
             if before.startswith("  ") and not line.startswith("  " + " " * 3):

@@ -266,6 +266,11 @@ DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
         Binding("m", "like", "Rank like it", id="taglist_like"),
     ),
     "help": (Binding("escape,question_mark,q", "dismiss", "Close", id="help_close"),),
+    "cite": (
+        Binding("escape", "cancel", "Cancel", id="cite_cancel"),
+        Binding("d", "make_default", "Copy & make default", id="cite_default"),
+    ),
+    "copied": (Binding("escape", "dismiss", "Close", id="copied_close"),),
     "saved": (
         Binding("escape", "cancel", "Close", id="saved_close"),
         # priority: the field's own ctrl+d (delete the next letter) is also on Del
@@ -296,6 +301,8 @@ PLACES: dict[str, tuple[str, ...]] = {
     "the metadata conflict": ("meta_conflict",),
     "the tag list": ("taglist",),
     "the saved searches": ("saved",),
+    "the citation formats": ("cite",),
+    "the text not copied": ("copied",),
 }
 
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -30,10 +30,7 @@ from .editors import MessageLine
 class CitePicker(ModalScreen[tuple[str, bool] | None]):
     """Choose a format; the preview follows the highlight. Enter copies, d makes default."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("d", "make_default", "Copy & make default"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["cite"])
 
     def __init__(self, preview: Callable[[str], str], current: str, what: str) -> None:
         super().__init__()
@@ -108,12 +105,8 @@ class TagList(ModalScreen[TagAction | None]):
     """Every tag with its count. Enter filters to it; r renames it, d deletes it (on every
     paper, after a second d to confirm)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Close"),
-        Binding("r", "rename", "Rename"),
-        Binding("d", "delete", "Delete"),
-        *DIALOG_BINDINGS["taglist"],
-    ]
+    #: its keys, with ids (remappable, checked for clashes): commands.DIALOG_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["taglist"])
 
     def __init__(self, counts: list[tuple[str, int]]) -> None:
         super().__init__()
@@ -272,7 +265,7 @@ class CopyFallback(ModalScreen[None]):
     untrusted (an abstract, a title): sanitised, never read as markup, and cut at
     `SHOWN_MAX` characters with a line that says so."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["copied"])
 
     def __init__(self, text: str, reason: str, title: str = "Not copied") -> None:
         super().__init__()
