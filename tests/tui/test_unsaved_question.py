@@ -148,3 +148,26 @@ async def test_a_refused_metadata_save_after_the_question_makes_the_next_esc_ask
         assert not _asked(app)
         await _asked_again_then_dropped(app, pilot)
         assert paper_id not in app.library.snapshot.metadata
+
+
+async def test_a_refused_search_name_after_the_question_makes_the_next_esc_ask_again(
+    tmp_path: Path,
+) -> None:
+    """The save-search dialog (S) too: Esc asked, Enter refused the name ("a b" has a space),
+    its reason replacing the question; the next Esc asks again, it does not drop the name."""
+    from abstract_reader.tui.screens.searches import SaveSearchDialog
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"robust", "enter")
+        await settle(app, pilot)
+        await pilot.press("S")
+        await until(pilot, lambda: isinstance(app.screen, SaveSearchDialog))
+        await pilot.press("a", "space", "b", "escape")
+        await until(pilot, lambda: _asked(app))
+        await pilot.press("enter")  # refused: the space
+        await until(pilot, lambda: "a saved search's name is" in box_text(app))
+        assert not _asked(app)
+        await _asked_again_then_dropped(app, pilot)
+        assert not any(k.startswith("search:") for k in app.library.snapshot.settings)

@@ -77,10 +77,8 @@ class SaveSearchDialog(_Editor[str]):
     def edits(self) -> tuple[object, ...]:
         return (self.query_one("#save-search-name", Input).value,)
 
-    def warn(self, text: str) -> None:
-        self.query_one("#save-search-message", Static).update(
-            Content(text).stylize("$text-warning")
-        )
+    def show_message(self, message: Content) -> None:
+        self.query_one("#save-search-message", Static).update(message)
 
     @on(Input.Changed, "#save-search-name")
     def _typed(self) -> None:
@@ -110,9 +108,7 @@ class SaveSearchDialog(_Editor[str]):
     def action_cancel(self) -> None:
         if self._overwrite is not None:  # Esc answers the question: keep the stored one
             self._overwrite = None
-            self.query_one("#save-search-message", Static).update(
-                Content("Kept the stored search: type another name, or Esc to cancel.")
-            )
+            self.say(Content("Kept the stored search: type another name, or Esc to cancel."))
             self._asked_at = self.edits()  # as it says: the next Esc cancels, not asks again
             return
         super().action_cancel()
