@@ -20,6 +20,7 @@ from textual.worker import Worker, WorkerState
 
 from ...cite import EXPORT_FORMATS, FORMAT_NAMES
 from ...outfile import OutputError, TargetError, TargetExists
+from ...plural import papers_phrase
 from ...text import escape_for_terminal
 from ..commands import DIALOG_BINDINGS
 from ..widgets.fitted_input import FittedInput
@@ -68,10 +69,6 @@ def shown_path(path: Path) -> str:
     if absolute == home or home in absolute.parents:
         text = "~" + os.sep + str(absolute.relative_to(home)) if absolute != home else "~"
     return escape_for_terminal(text)
-
-
-def _plural(count: int) -> str:
-    return f"{count:,} paper{'' if count == 1 else 's'}"
 
 
 class _FileNameField(FittedInput):
@@ -166,7 +163,7 @@ class ExportDialog(_Editor[str]):
             with Horizontal(classes="field"):
                 yield Label("Papers", classes="field-label")
                 yield Select(
-                    [(f"{s.label} ({_plural(s.count)})", s.key) for s in self.sets.values()],
+                    [(f"{s.label} ({papers_phrase(s.count)})", s.key) for s in self.sets.values()],
                     value=self.default_what,
                     allow_blank=False,
                     id="export-what",
@@ -213,9 +210,9 @@ class ExportDialog(_Editor[str]):
         path = self._path()
         where = f" → {shown_path(path)}" if path is not None else ""
         self.query_one("#export-preview", Static).update(
-            Content(f"{_plural(paper_set.count)} as {FORMAT_NAMES[self._format()]}{where}").stylize(
-                "$text-accent"
-            )
+            Content(
+                f"{papers_phrase(paper_set.count)} as {FORMAT_NAMES[self._format()]}{where}"
+            ).stylize("$text-accent")
         )
 
     def _say(self, text: str, style: str = "$text-error") -> None:
@@ -344,7 +341,7 @@ class ExportDialog(_Editor[str]):
             count = event.worker.result
             assert isinstance(count, int)
             self._held.clear()  # typed into a dialog that is closing: nothing to do
-            self.dismiss(f"Exported {_plural(count)} to {shown_path(request.path)}")
+            self.dismiss(f"Exported {papers_phrase(count)} to {shown_path(request.path)}")
             return
         error = event.worker.error
         if isinstance(error, TargetExists) and not request.force:

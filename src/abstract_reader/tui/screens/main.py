@@ -53,6 +53,7 @@ from ...library import (
 )
 from ...metadata import EffectiveMetadata
 from ...paper import SOURCES_SHOWN
+from ...plural import papers_phrase
 from ...priority import lower_this_thread
 from ...session import Dependency, Session, metadata_change, metadata_conflicts, tag_change
 from ...sorting import SORTS, canonical_sort
@@ -1434,7 +1435,7 @@ class MainScreen(Screen[None]):
         if not papers:
             return
         on_ = not all(p.id in self.library.snapshot.bookmarks for p in papers)
-        done = f"{'Bookmarked' if on_ else 'Unbookmarked'} {len(papers)} papers"
+        done = f"{'Bookmarked' if on_ else 'Unbookmarked'} {papers_phrase(len(papers))}"
         self._write(
             lambda: self.library.set_bookmark([p.id for p in papers], on_),
             done=done if len(papers) > 1 else None,
@@ -1505,7 +1506,9 @@ class MainScreen(Screen[None]):
                 if change.added:
                     self.library.add_tags(ids, change.added)
 
-            self._write(write, done=f"Tags saved on {len(ids)} papers" if len(ids) > 1 else None)
+            self._write(
+                write, done=f"Tags saved on {papers_phrase(len(ids))}" if len(ids) > 1 else None
+            )
 
         shown, counts = stored()
         editor = TagEditor(
@@ -1753,7 +1756,7 @@ class MainScreen(Screen[None]):
             chosen,
             with_abstract=abstract_setting(self.library),
         )
-        count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+        count = papers_phrase(len(papers))
         self._copy(text, f"{FORMAT_NAMES[chosen]} for {count}")
 
     def action_cite_picker(self) -> None:
