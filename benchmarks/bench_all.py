@@ -267,6 +267,11 @@ def table(pty: dict[int, dict[str, Any]], api: dict[int, list[dict[str, Any]]]) 
         "≤ 20 ms",
     )
     row(
+        "last key → the list's first paper in the paper pane too, cold / warm",
+        lambda s: pair(pty.get(s), "last_key_paper_ms", "ms"),
+        "",
+    )
+    row(
         "last key → that frame's bytes on the pty (before pyte parses them), cold / warm",
         lambda s: pair(pty.get(s), "last_key_bytes_ms", "ms"),
         "",

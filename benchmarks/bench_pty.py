@@ -333,6 +333,15 @@ class Term:
         os.close(self.fd)
 
 
+def first_row_words(term: Term) -> str:
+    """The first three words of the title in the list's first row (the paper pane shows
+    that paper once it follows the list)."""
+    row = term.lines()[3].split("▕", 1)[0]
+    title = re.sub(r"^[\s★●▌]+", "", row)
+    title = re.split(r"\s{2,}|…", title)[0]
+    return " ".join(title.split()[:3])
+
+
 def rows_shown(term: Term) -> bool:
     """A paper's row is drawn in the list (an unread row's "●" left of the paper pane; the
     status line, which can come a frame later, counting papers for a list of read rows)."""
@@ -545,6 +554,9 @@ def run_reader(
         figures["last_key_ms"] = 1000 * (time.perf_counter() - sent)
         figures["last_key_bytes_ms"] = 1000 * (term.read_at - sent)
         term.marks["last_key"] = term.elapsed()
+        step = "the last key: the list's first paper in the paper pane"
+        term.wait(lambda: first_row_words(term) in term.view_text(), limit=60)
+        figures["last_key_paper_ms"] = 1000 * (time.perf_counter() - sent)
 
         # m → the papers like the current one (waits for the similarity model, if still built)
         step = "the filter emptied, then Enter"
@@ -740,7 +752,8 @@ def print_size(result: dict[str, Any]) -> None:
             f"        key echo while busy p95 {col(rows, 'echo_p95_ms', 'ms')} ({keys} keys)"
             f" | last key of {result['query']!r} ({before:,} → {after:,} rows) "
             f"{col(rows, 'last_key_ms', 'ms')} (its frame on the pty "
-            f"{col(rows, 'last_key_bytes_ms', 'ms')}) | m → like list {col(rows, 'like_ms', 'ms')}"
+            f"{col(rows, 'last_key_bytes_ms', 'ms')}; its first paper in the pane "
+            f"{col(rows, 'last_key_paper_ms', 'ms')}) | m → like list {col(rows, 'like_ms', 'ms')}"
             + (" | keys never shown!" if any("echo_lost" in r for r in rows) else "")
         )
         print(

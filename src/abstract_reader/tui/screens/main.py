@@ -350,7 +350,6 @@ class MainScreen(Screen[None]):
         self._background_done = threading.Event()
         self._generation = 0
         self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
-        self._view_pending = False  #: the paper view waits for the list's frame
         self._search_again = False  #: a newer query came while it ran
         self._keep_position = False
         self._read_timer: Timer | None = None
@@ -1066,24 +1065,9 @@ class MainScreen(Screen[None]):
             position = old_cursor if current and self._keep_position else 0
         paper_list.set_source(self._rows, position)
         self._want_title_order()
-        self._show_current_after_list()
+        self._show_current()
         self._update_status()
         self._flush_refreshes()
-
-    def _show_current_after_list(self) -> None:
-        """The paper view follows a new result in the frame after the list's: the rows and
-        the count are drawn first, not after the paper's abstract is rendered and laid out
-        again (a new paper, or the new query's words marked in it). Until a paper is shown
-        (start-up) it is drawn at once: the first abstract is on the first frame."""
-        if self.query_one(PaperView).details is None:
-            self._show_current()
-        elif not self._view_pending:
-            self._view_pending = True
-            self.call_after_refresh(self._show_pending_view)
-
-    def _show_pending_view(self) -> None:
-        self._view_pending = False
-        self._show_current()
 
     def _flush_refreshes(self) -> None:
         """Hand the screen now what the widgets need repainted (Textual would do it when each
@@ -1146,9 +1130,7 @@ class MainScreen(Screen[None]):
     @on(PaperList.CursorMoved)
     def _cursor_moved(self, event: PaperList.CursorMoved) -> None:
         shown = self.query_one(PaperView).details
-        if self._view_pending:
-            pass  # a new result: its paper is shown after the list is drawn
-        elif shown is None or shown.paper_id != self.query_one(PaperList).current_id:
+        if shown is None or shown.paper_id != self.query_one(PaperList).current_id:
             self._show_current()  # (a new result has shown its paper already)
         if event.by_user and event.paper_id is not None:
             self._schedule_read(event.paper_id)
