@@ -209,3 +209,20 @@ def test_metadata_conflicts_are_fields_changed_in_both_places_differently() -> N
     # the title: both, differently; the year: both, alike; authors / URL: one side only
     assert metadata_conflicts(shown, edited, stored) == ("title",)
     assert metadata_conflicts(shown, edited, shown) == ()
+
+
+def test_s_skips_the_dump_order_when_it_is_what_relevance_shows(tmp_path: Path) -> None:
+    """With no query the result's order is the dump order: `s` from relevance goes to the
+    title order (a "dump order" step changed nothing on screen); with a query it does not."""
+    from abstract_reader.library import Library
+    from abstract_reader.session import Session
+
+    with Library(tmp_path / "lib.sqlite3") as lib:
+        session = Session(lib)
+        assert session.result is None and session.sort == "relevance"
+        assert session.next_sort() == "title"
+        for _ in range(4):  # year, recent, unread, relevance
+            session.next_sort()
+        assert session.sort == "relevance"
+        session.result = object()  # type: ignore[assignment]  # a query's result
+        assert session.next_sort() == "dump"

@@ -303,9 +303,14 @@ class Session:
 
     # -- the order ------------------------------------------------------------------------
     def next_sort(self) -> str:
+        """The next order of `SORTS`. With no query the result's order is the dump order, so
+        "dump" after "relevance" would change nothing on screen: it is skipped."""
         names = list(SORTS)
-        self.sort = names[(names.index(self.sort) + 1) % len(names)]
-        return self.sort
+        sort = names[(names.index(self.sort) + 1) % len(names)]
+        if sort == "dump" and self.sort == "relevance" and self.result is None:
+            sort = names[(names.index(sort) + 1) % len(names)]
+        self.sort = sort
+        return sort
 
     def apply_sort(self, loaded: int) -> None:
         """Order the rows of the current result (or of the corpus) by ``sort``. Stable: ties

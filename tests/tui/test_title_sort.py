@@ -60,7 +60,7 @@ async def test_keys_go_on_while_the_title_order_is_made(
         await settle(app, pilot)
         paper_list = app.query_one(PaperList)
         dump_order = [p.title for p in app.session.corpus.papers]
-        await pilot.press("s", "s")  # relevance → dump order → title
+        await pilot.press("s")  # relevance → title (no query: no dump-order step)
         await until(pilot, lambda: "sorting by title…" in _status(app))
         assert listed(app) == dump_order  # meanwhile: the order it had
         await pilot.press("j", "j", "j")  # the list still moves …
@@ -100,7 +100,7 @@ async def test_another_order_chosen_before_the_title_order_is_made(
     app = make_app(tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        await pilot.press("s", "s")  # title: waits
+        await pilot.press("s")  # title: waits
         await until(pilot, lambda: "sorting by title…" in _status(app))
         await pilot.press("s")  # year, newest first: at once
         await until(pilot, lambda: "sorted by year, newest first" in _status(app))

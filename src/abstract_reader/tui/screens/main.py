@@ -1303,7 +1303,9 @@ class MainScreen(Screen[None]):
             if not self.library.read_only:
                 self.library.set_setting("sort", sort)
         self._run_filter(keep_position=True)
-        self.notify(f"Sorted by {SORTS[sort]}", timeout=2)
+        # (with no query, relevance is the dump order: said as what the list shows)
+        label = SORTS["dump"] if sort == "relevance" and self.session.result is None else None
+        self.notify(f"Sorted by {label or SORTS[sort]}", timeout=2)
 
     def action_set_filter(self, text: str) -> None:
         self._fill_filter(text)
