@@ -14,6 +14,7 @@ from abstract_reader.tui.commands import NO_KEY
 from abstract_reader.tui.keymap import resolve_keys
 from abstract_reader.tui.screens.help import HelpScreen
 from abstract_reader.tui.screens.pickers import TagList
+from abstract_reader.tui.widgets.paper_view import PaperView
 
 from ..conftest import ROOT
 from .conftest import make_app, settle, until
@@ -263,3 +264,31 @@ async def test_the_help_and_the_palette_name_the_keys_in_effect(
         triage = [p for p in prompts if "keep" in p]
         assert len(triage) == 1 and ": K keep, r skip," in triage[0], prompts
         assert "x leaves" in " ".join(triage[0].split())
+
+
+async def test_messages_that_name_a_key_name_the_remapped_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`O` with no link says which key sets one, and triage's end says which key leaves:
+    with `edit_metadata = "ctrl+e"` and `triage_leave = "x"` they name those keys, not
+    e and Esc (which no longer do it)."""
+    from abstract_reader.tui.screens.triage import TriageScreen
+
+    monkeypatch.setattr("webbrowser.open", lambda *a, **k: pytest.fail("opened"))
+    _config_file(tmp_path, monkeypatch, '[keys]\nedit_metadata = "ctrl+e"\ntriage_leave = "x"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("O")
+        await settle(app, pilot)
+        said = [n.message for n in app._notifications if "No web link" in n.message]
+        assert said == ["No web link known for this paper: ctrl+e sets a URL or DOI."]
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        triage = app.screen
+        assert isinstance(triage, TriageScreen)
+        triage.position = len(triage.paper_ids)  # past the last paper, as after the last key
+        triage.show()
+        assert triage.progress_text().endswith("· x leaves")
+        view = triage.query_one(PaperView)
+        assert "p goes back, x leaves triage." in view.header.plain

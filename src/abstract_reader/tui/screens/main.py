@@ -65,6 +65,7 @@ from ..commands import (
     MAIN_FOOTER_PRIORITY,
     bindings,
     footer_priority,
+    with_keys,
 )
 from ..widgets.fitted_footer import FittedFooter
 from ..widgets.fitted_input import FittedInput
@@ -1269,7 +1270,11 @@ class MainScreen(Screen[None]):
         elif filter_bar.value:
             self._cleared_query = filter_bar.value
             self._fill_filter("")
-            self.notify("Filter cleared; Esc again brings it back.", timeout=3)
+            self.notify(
+                self.with_keys("Filter cleared; {escape} again brings it back."),
+                timeout=3,
+                markup=False,
+            )
         elif self._cleared_query:
             self._fill_filter(self._cleared_query)
             self._cleared_query = ""
@@ -1295,6 +1300,10 @@ class MainScreen(Screen[None]):
 
     def action_previous_unread(self) -> None:
         self._step_unread(-1)
+
+    def with_keys(self, text: str) -> str:
+        """``text`` (fixed prose, never a paper's) naming the keys in effect (`with_keys`)."""
+        return with_keys(text, getattr(self.app, "keys_in_effect", None))
 
     def action_sort(self) -> None:
         """The next order; the cursor stays on its paper."""
@@ -1815,7 +1824,11 @@ class MainScreen(Screen[None]):
         else:
             parts = [link for p in papers if (link := session.link_of(p))]
             if not parts:
-                self.notify("No link known: e sets a URL or DOI.", severity="warning")
+                self.notify(
+                    self.with_keys("No link known: {edit_metadata} sets a URL or DOI."),
+                    severity="warning",
+                    markup=False,
+                )
                 return
         noun = {"id": "id", "abstract": "abstract", "link": "link"}[kind]
         what = f"the {noun}" if len(parts) == 1 else f"{len(parts)} {noun}s"
@@ -1844,14 +1857,19 @@ class MainScreen(Screen[None]):
         choice = choose_link(candidates)
         if not candidates:
             self.notify(
-                "No web link known for this paper: e sets a URL or DOI.", severity="warning"
+                self.with_keys(
+                    "No web link known for this paper: {edit_metadata} sets a URL or DOI."
+                ),
+                severity="warning",
+                markup=False,
             )
             return
         if choice.url is None or choice.what is None:
             _what, link, why = choice.refused[0]
             shown = escape_for_terminal(link if len(link) <= 60 else link[:59] + "…")
             self.notify(
-                f"Link refused, not opened: {shown} — {why}. e sets another URL.",
+                f"Link refused, not opened: {shown} — {why}. "
+                + self.with_keys("{edit_metadata} sets another URL."),
                 severity="warning",
                 markup=False,
             )

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 
 from ...library import LibraryError
 from ...session import tag_change
-from ..commands import DIALOG_BINDINGS, default_keys, keys_label
+from ..commands import DIALOG_BINDINGS, default_keys, keys_label, with_keys
 from ..widgets.paper_view import PaperView
 
 if TYPE_CHECKING:
@@ -104,8 +104,13 @@ class TriageScreen(Screen[None]):
         skipped = sum(1 for d in self.decisions.values() if d == "skipped")
         tally = f"{kept:,} kept · {skipped:,} skipped"
         if self.current_id is None:
-            return f"Done: all {total:,} seen · {tally} · Esc leaves"
+            return f"Done: all {total:,} seen · {tally} · " + self._with_keys(
+                "{triage_leave} leaves"
+            )
         return f"{self.position + 1:,} of {total:,} · {tally}"
+
+    def _with_keys(self, text: str) -> str:
+        return with_keys(text, getattr(self.app, "keys_in_effect", None))
 
     def show(self) -> None:
         self.query_one("#triage-progress", Static).update(self.progress_text())
@@ -114,7 +119,12 @@ class TriageScreen(Screen[None]):
         paper_id = self.current_id
         paper = self.main.session.corpus.get(paper_id) if paper_id else None
         if paper is None:
-            view.show(None, "No more papers. p goes back, Esc leaves triage.")
+            view.show(
+                None,
+                self._with_keys(
+                    "No more papers. {triage_back} goes back, {triage_leave} leaves triage."
+                ),
+            )
             return
         view.show(self.main.details(paper))
 
