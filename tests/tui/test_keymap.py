@@ -292,3 +292,37 @@ async def test_messages_that_name_a_key_name_the_remapped_one(
         assert triage.progress_text().endswith("· x leaves")
         view = triage.query_one(PaperView)
         assert "p goes back, x leaves triage." in view.header.plain
+
+
+async def test_dialog_hints_and_questions_name_the_remapped_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dialogs' hint lines and the "Unsaved changes" question named Esc, ctrl+s and d
+    whatever the config said: with `editor_cancel = "ctrl+g"`, `editor_save = "ctrl+w"` and
+    `cite_default = "D"` they name those keys, and those keys do what they say."""
+    from abstract_reader.tui.screens.editors import TagEditor
+    from abstract_reader.tui.screens.pickers import CitePicker
+
+    from .test_dialogs_small import box_text
+
+    _config_file(
+        tmp_path,
+        monkeypatch,
+        '[keys]\neditor_cancel = "ctrl+g"\neditor_save = "ctrl+w"\ncite_default = "D"\n',
+    )
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        await pilot.pause()
+        assert "ctrl+g: cancel" in box_text(app) and "Esc: cancel" not in box_text(app)
+        await pilot.press("x", "ctrl+g")
+        asked = "Unsaved changes: ctrl+g again drops them, ctrl+w saves."
+        await until(pilot, lambda: asked in box_text(app))
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: not isinstance(app.screen, TagEditor))
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, CitePicker))
+        await pilot.pause()
+        assert "D: copy and make it the default" in box_text(app)

@@ -434,6 +434,12 @@ def with_keys(text: str, keys: Mapping[str, tuple[str, ...]] | None = None) -> s
     return _KEY_REF.sub(key, text)
 
 
+def keyed(app: object, text: str) -> str:
+    """`with_keys` with the keys in effect of ``app`` (the reader's ``keys_in_effect``; the
+    defaults for another app). For fixed prose only: never a paper's text."""
+    return with_keys(text, getattr(app, "keys_in_effect", None))
+
+
 def command_help(command: Command, keys: Mapping[str, tuple[str, ...]] | None = None) -> str:
     """The command's help line and palette description, naming the keys in effect."""
     return with_keys(command.help, keys)

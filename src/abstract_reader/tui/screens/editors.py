@@ -22,7 +22,7 @@ from ...library import LibraryError, Metadata, clean_tag, tag_query
 from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
-from ..commands import DIALOG_BINDINGS
+from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
@@ -67,7 +67,7 @@ class MessageLine(Static):
 
 
 #: What the first Esc says in an editor with unsaved changes.
-UNSAVED_QUESTION = "Unsaved changes: Esc again drops them, ctrl+s saves."
+UNSAVED_QUESTION = "Unsaved changes: {editor_cancel} again drops them, {editor_save} saves."
 
 
 class _Editor(ModalScreen[_T | None]):
@@ -124,7 +124,7 @@ class _Editor(ModalScreen[_T | None]):
         # reach the screen after the Esc binding ran, and must not take back the question
         # it came before.
         if self.changed() and self.edits() != self._asked_at:
-            self.warn(UNSAVED_QUESTION)
+            self.warn(keyed(self.app, UNSAVED_QUESTION))
             self._asked_at = self.edits()  # (after warn: saying takes a question back)
             return
         self.dismiss(None)
@@ -210,8 +210,13 @@ class TagEditor(_Editor[list[str]]):
             )
             yield Static(id="tag-error", markup=False)
             yield Label(
-                "Enter: add/save · ↑: the tags, Del removes one · Tab: back · Esc: cancel",
+                keyed(
+                    self.app,
+                    "Enter: add/save · ↑: the tags, Del removes one · Tab: back · "
+                    "{editor_cancel}: cancel",
+                ),
                 classes="modal-hint",
+                markup=False,
             )
         yield Footer()  # the dialog's own keys
 
@@ -483,7 +488,12 @@ class MetadataEditor(_Editor[Metadata]):
                 markup=False,
             )
             yield Label(
-                "Enter or ctrl+s: save · Esc: cancel · empty fields clear", classes="modal-hint"
+                keyed(
+                    self.app,
+                    "Enter or {editor_save}: save · {editor_cancel}: cancel · empty fields clear",
+                ),
+                classes="modal-hint",
+                markup=False,
             )
         yield Footer()  # the dialog's own keys
 
@@ -617,7 +627,12 @@ class NoteEditor(_Editor[NoteResult]):
             yield OrderedTextArea(self.note, id="note-text", soft_wrap=True)
             yield MessageLine(id="note-message")
             yield Label(
-                "ctrl+s: save · Esc: cancel · ctrl+o: edit in $VISUAL / $EDITOR",
+                keyed(
+                    self.app,
+                    "{editor_save}: save · {editor_cancel}: cancel · "
+                    "{note_external_editor}: edit in $VISUAL / $EDITOR",
+                ),
+                markup=False,
                 classes="modal-hint",
             )
         yield Footer()  # the dialog's own keys
@@ -729,8 +744,13 @@ class NoteConflictDialog(ModalScreen[NoteChoice | None]):
                     yield Static(Content(self.theirs), id="conflict-theirs", markup=False)
             yield Static(id="conflict-message", markup=False)
             yield Label(
-                "m: keep mine · t: keep theirs · g: both, in the editor",
+                keyed(
+                    self.app,
+                    "{conflict_mine}: keep mine · {conflict_theirs}: keep theirs · "
+                    "{conflict_merge}: both, in the editor",
+                ),
                 classes="modal-hint",
+                markup=False,
             )
         yield Footer()  # the dialog's own keys
 
@@ -779,11 +799,15 @@ class MetadataConflictDialog(ModalScreen[dict[str, MetaChoice]]):
             )
             yield MessageLine(id="meta-conflict-message")
             yield Label(
-                "m: keep mine · t: keep theirs"
-                if len(self.fields) == 1
-                else "m: keep all mine · t: keep all theirs · Enter: switch a field"
-                " · ctrl+s: save as marked",
+                keyed(
+                    self.app,
+                    "{conflict_mine}: keep mine · {conflict_theirs}: keep theirs"
+                    if len(self.fields) == 1
+                    else "{conflict_mine}: keep all mine · {conflict_theirs}: keep all theirs · "
+                    "Enter: switch a field · {conflict_save}: save as marked",
+                ),
                 classes="modal-hint",
+                markup=False,
             )
         yield Footer()  # the dialog's own keys
 

@@ -22,7 +22,7 @@ from ...cite import EXPORT_FORMATS, FORMAT_NAMES
 from ...outfile import OutputError, TargetError, TargetExists
 from ...plural import papers_phrase
 from ...text import escape_for_terminal
-from ..commands import DIALOG_BINDINGS
+from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import run_own_binding
 from .editors import MessageLine, _Editor
@@ -178,7 +178,12 @@ class ExportDialog(_Editor[str]):
             yield Static(id="export-preview", markup=False)
             yield MessageLine(id="export-message")
             yield Label(
-                "Enter or ctrl+s: export · Tab: next field · Esc: cancel", classes="modal-hint"
+                keyed(
+                    self.app,
+                    "Enter or {editor_save}: export · Tab: next field · {editor_cancel}: cancel",
+                ),
+                classes="modal-hint",
+                markup=False,
             )
         yield Footer()  # the dialog's own keys
 

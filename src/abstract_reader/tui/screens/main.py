@@ -65,7 +65,7 @@ from ..commands import (
     MAIN_FOOTER_PRIORITY,
     bindings,
     footer_priority,
-    with_keys,
+    keyed,
 )
 from ..widgets.fitted_footer import FittedFooter
 from ..widgets.fitted_input import FittedInput
@@ -1303,7 +1303,7 @@ class MainScreen(Screen[None]):
 
     def with_keys(self, text: str) -> str:
         """``text`` (fixed prose, never a paper's) naming the keys in effect (`with_keys`)."""
-        return with_keys(text, getattr(self.app, "keys_in_effect", None))
+        return keyed(self.app, text)
 
     def action_sort(self) -> None:
         """The next order; the cursor stays on its paper."""

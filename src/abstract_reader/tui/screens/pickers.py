@@ -20,7 +20,7 @@ from ...cite import FORMAT_NAMES, FORMATS
 from ...library import LibraryError, clean_tag, tag_query
 from ...plural import papers_phrase
 from ...text import sanitise
-from ..commands import DIALOG_BINDINGS
+from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
@@ -57,7 +57,13 @@ class CitePicker(ModalScreen[tuple[str, bool] | None]):
                 with VerticalScroll(id="cite-preview-box"):
                     yield Static(id="cite-preview", markup=False)
             yield Label(
-                "Enter: copy · d: copy and make it the default · Esc: cancel", classes="modal-hint"
+                keyed(
+                    self.app,
+                    "Enter: copy · {cite_default}: copy and make it the default · "
+                    "{cite_cancel}: cancel",
+                ),
+                classes="modal-hint",
+                markup=False,
             )
         yield Footer()  # the dialog's own keys
 
@@ -136,8 +142,12 @@ class TagList(ModalScreen[TagAction | None]):
             yield FittedInput(placeholder="new name — Enter renames, Esc cancels", id="tag-rename")
             yield MessageLine(id="taglist-message")
             yield Label(
-                "Enter: show papers with the tag · m: rank like them · r: rename · d: delete · "
-                "Esc: close",
+                keyed(
+                    self.app,
+                    "Enter: show papers with the tag · {taglist_like}: rank like them · "
+                    "{taglist_rename}: rename · {taglist_delete}: delete · {taglist_close}: close",
+                ),
+                markup=False,
                 classes="modal-hint",
             )
         yield Footer()  # the dialog's own keys
@@ -290,7 +300,11 @@ class CopyFallback(ModalScreen[None]):
                 )
             yield OrderedTextArea(self.text, read_only=True, id="copy-text")
             yield Label(
-                "Select the text with the mouse (or ctrl+a) and copy it · Esc: close",
+                keyed(
+                    self.app,
+                    "Select the text with the mouse (or ctrl+a) and copy it · {copied_close}: close",
+                ),
+                markup=False,
                 classes="modal-hint",
             )
         yield Footer()  # the dialog's own keys

@@ -23,7 +23,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...saved import SavedSearchError, check_name, matching
-from ..commands import DIALOG_BINDINGS
+from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from .editors import _Editor
@@ -58,9 +58,11 @@ class SaveSearchDialog(_Editor[str]):
             yield FittedInput(placeholder="name — letters, digits, - and _", id="save-search-name")
             yield Static(id="save-search-message", markup=False)
             yield Static(  # wraps on a small terminal (a Label would be cut)
-                "Enter: save · Esc: cancel · then @name in the filter (or -q @name in the "
+                keyed(self.app, "Enter: save · {editor_cancel}: cancel · ")
+                + "then @name in the filter (or -q @name in the "
                 "CLI) runs it",
                 classes="modal-hint",
+                markup=False,
             )
         yield Footer()  # the dialog's own keys
 
@@ -159,7 +161,13 @@ class SavedSearches(ModalScreen[SearchAction | None]):
             yield _FilterField(placeholder="type to filter by name or query", id="saved-filter")
             yield OrderedOptionList(id="saved-list")
             yield Static(id="saved-message", markup=False)
-            yield Static("Enter: run · ↑↓ move · ctrl+d: delete · Esc: close", classes="modal-hint")
+            yield Static(
+                keyed(
+                    self.app, "Enter: run · ↑↓ move · {saved_delete}: delete · {saved_close}: close"
+                ),
+                classes="modal-hint",
+                markup=False,
+            )
         yield Footer()  # the dialog's own keys
 
     def on_mount(self) -> None:

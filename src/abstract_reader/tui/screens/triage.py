@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 
 from ...library import LibraryError
 from ...session import tag_change
-from ..commands import DIALOG_BINDINGS, default_keys, keys_label, with_keys
+from ..commands import DIALOG_BINDINGS, default_keys, keyed, keys_label
 from ..widgets.paper_view import PaperView
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class TriageScreen(Screen[None]):
         return f"{self.position + 1:,} of {total:,} · {tally}"
 
     def _with_keys(self, text: str) -> str:
-        return with_keys(text, getattr(self.app, "keys_in_effect", None))
+        return keyed(self.app, text)
 
     def show(self) -> None:
         self.query_one("#triage-progress", Static).update(self.progress_text())
