@@ -36,6 +36,19 @@ async def _asked_again_then_dropped(app: ReaderApp, pilot: Pilot[Any]) -> None:
     await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
 
 
+async def _refused_then_asked_again(
+    app: ReaderApp, pilot: Pilot[Any], save: str, refusal: str
+) -> None:
+    """Esc asks; ``save`` is refused, ``refusal`` replacing the question on screen; then Esc
+    asks again (it does not drop the work), and a second Esc closes the dialog."""
+    await pilot.press("escape")
+    await until(pilot, lambda: _asked(app))
+    await pilot.press(save)
+    await until(pilot, lambda: refusal in box_text(app))
+    assert not _asked(app)
+    await _asked_again_then_dropped(app, pilot)
+
+
 async def _draft_tag_asked_about(app: ReaderApp, pilot: Pilot[Any]) -> str:
     """``t``, "draft" typed in the tag editor, Esc: the question stands. The paper's id."""
     await settle(app, pilot)
@@ -122,12 +135,8 @@ async def test_a_refused_save_after_the_question_makes_the_next_esc_ask_again(
         paper_id = app.query_one(PaperList).current_id or ""
         await pilot.press("t")
         await until(pilot, lambda: isinstance(app.screen, TagEditor))
-        await pilot.press(*("x" * 70), "escape")
-        await until(pilot, lambda: _asked(app))
-        await pilot.press("ctrl+s")  # refused: too long
-        await until(pilot, lambda: "at most 64 characters" in box_text(app))
-        assert not _asked(app)
-        await _asked_again_then_dropped(app, pilot)
+        await pilot.press(*("x" * 70))
+        await _refused_then_asked_again(app, pilot, "ctrl+s", "at most 64 characters")
         assert not app.library.snapshot.tags.get(paper_id)
 
 
@@ -141,12 +150,8 @@ async def test_a_refused_metadata_save_after_the_question_makes_the_next_esc_ask
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
         await until(pilot, lambda: app.screen.query_one("#meta-title").has_focus)
-        await pilot.press(*"A title", "tab", "tab", "tab", "tab", *"12", "escape")
-        await until(pilot, lambda: _asked(app))
-        await pilot.press("ctrl+s")  # refused: the year
-        await until(pilot, lambda: "Year must have four digits" in box_text(app))
-        assert not _asked(app)
-        await _asked_again_then_dropped(app, pilot)
+        await pilot.press(*"A title", "tab", "tab", "tab", "tab", *"12")  # the year: refused
+        await _refused_then_asked_again(app, pilot, "ctrl+s", "Year must have four digits")
         assert paper_id not in app.library.snapshot.metadata
 
 
@@ -164,10 +169,6 @@ async def test_a_refused_search_name_after_the_question_makes_the_next_esc_ask_a
         await settle(app, pilot)
         await pilot.press("S")
         await until(pilot, lambda: isinstance(app.screen, SaveSearchDialog))
-        await pilot.press("a", "space", "b", "escape")
-        await until(pilot, lambda: _asked(app))
-        await pilot.press("enter")  # refused: the space
-        await until(pilot, lambda: "a saved search's name is" in box_text(app))
-        assert not _asked(app)
-        await _asked_again_then_dropped(app, pilot)
+        await pilot.press("a", "space", "b")  # the space: refused
+        await _refused_then_asked_again(app, pilot, "enter", "a saved search's name is")
         assert not any(k.startswith("search:") for k in app.library.snapshot.settings)

@@ -1271,7 +1271,7 @@ class MainScreen(Screen[None]):
             self._cleared_query = filter_bar.value
             self._fill_filter("")
             self.notify(
-                self.with_keys("Filter cleared; {escape} again brings it back."),
+                keyed(self.app, "Filter cleared; {escape} again brings it back."),
                 timeout=3,
                 markup=False,
             )
@@ -1300,10 +1300,6 @@ class MainScreen(Screen[None]):
 
     def action_previous_unread(self) -> None:
         self._step_unread(-1)
-
-    def with_keys(self, text: str) -> str:
-        """``text`` (fixed prose, never a paper's) naming the keys in effect (`with_keys`)."""
-        return keyed(self.app, text)
 
     def action_sort(self) -> None:
         """The next order; the cursor stays on its paper."""
@@ -1825,7 +1821,7 @@ class MainScreen(Screen[None]):
             parts = [link for p in papers if (link := session.link_of(p))]
             if not parts:
                 self.notify(
-                    self.with_keys("No link known: {edit_metadata} sets a URL or DOI."),
+                    keyed(self.app, "No link known: {edit_metadata} sets a URL or DOI."),
                     severity="warning",
                     markup=False,
                 )
@@ -1857,8 +1853,8 @@ class MainScreen(Screen[None]):
         choice = choose_link(candidates)
         if not candidates:
             self.notify(
-                self.with_keys(
-                    "No web link known for this paper: {edit_metadata} sets a URL or DOI."
+                keyed(
+                    self.app, "No web link known for this paper: {edit_metadata} sets a URL or DOI."
                 ),
                 severity="warning",
                 markup=False,
@@ -1869,7 +1865,7 @@ class MainScreen(Screen[None]):
             shown = escape_for_terminal(link if len(link) <= 60 else link[:59] + "…")
             self.notify(
                 f"Link refused, not opened: {shown} — {why}. "
-                + self.with_keys("{edit_metadata} sets another URL."),
+                + keyed(self.app, "{edit_metadata} sets another URL."),
                 severity="warning",
                 markup=False,
             )

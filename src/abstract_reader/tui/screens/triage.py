@@ -104,13 +104,10 @@ class TriageScreen(Screen[None]):
         skipped = sum(1 for d in self.decisions.values() if d == "skipped")
         tally = f"{kept:,} kept · {skipped:,} skipped"
         if self.current_id is None:
-            return f"Done: all {total:,} seen · {tally} · " + self._with_keys(
-                "{triage_leave} leaves"
+            return f"Done: all {total:,} seen · {tally} · " + keyed(
+                self.app, "{triage_leave} leaves"
             )
         return f"{self.position + 1:,} of {total:,} · {tally}"
-
-    def _with_keys(self, text: str) -> str:
-        return keyed(self.app, text)
 
     def show(self) -> None:
         self.query_one("#triage-progress", Static).update(self.progress_text())
@@ -121,8 +118,9 @@ class TriageScreen(Screen[None]):
         if paper is None:
             view.show(
                 None,
-                self._with_keys(
-                    "No more papers. {triage_back} goes back, {triage_leave} leaves triage."
+                keyed(
+                    self.app,
+                    "No more papers. {triage_back} goes back, {triage_leave} leaves triage.",
                 ),
             )
             return
