@@ -206,6 +206,7 @@ class TagEditor(_Editor[list[str]]):
                     "new tag",
                 ),
                 suggester=SuggestFromList(self.known, case_sensitive=False),
+                on_enter=self._enter,
                 id="tag-input",
             )
             yield Static(id="tag-error", markup=False)
@@ -319,12 +320,11 @@ class TagEditor(_Editor[list[str]]):
         field.value = candidates[at]
         field.cursor_position = len(field.value)
 
-    @on(Input.Submitted, "#tag-input")
-    def _submitted(self, event: Input.Submitted) -> None:
-        # What the field holds now, not what it held when Enter was pressed: in a burst
-        # ("tag⏎⏎") the second Enter is queued before the first one's tag is added and the
-        # field cleared, and must save rather than add the same tag again.
-        value = event.input.value.strip()
+    def _enter(self) -> None:
+        """Enter in the field (as it reaches the field: `FittedInput.on_enter`): add what is
+        typed, or save when nothing is."""
+        field = self.query_one("#tag-input", Input)
+        value = field.value.strip()
         if not value:
             self.action_save()
             return
@@ -341,7 +341,7 @@ class TagEditor(_Editor[list[str]]):
                 known = {k.casefold(): k for k in self.known}
                 self.tags.append(known.get(tag.casefold(), tag))
         self._error("")
-        event.input.value = ""
+        field.value = ""
         self._refresh_list()
         self.edits_changed()
 
@@ -460,6 +460,7 @@ class MetadataEditor(_Editor[Metadata]):
                     value=field_text(m, "title"),
                     placeholders=(self.derived_title, *TITLE_ELSEWHERE),
                     shown_whole=full_title,
+                    on_enter=self.action_save,
                     id="meta-title",
                 )
             yield full_title
@@ -475,7 +476,10 @@ class MetadataEditor(_Editor[Metadata]):
                     yield Label(FIELD_LABELS[name], classes="field-label")
                     hints = [placeholder, *word_cuts("", placeholder)]
                     yield FittedInput(
-                        value=field_text(m, name), placeholders=hints, id=f"meta-{name}"
+                        value=field_text(m, name),
+                        placeholders=hints,
+                        on_enter=self.action_save,
+                        id=f"meta-{name}",
                     )
             error_line = MessageLine(id="meta-error")
             error_line.display = False
@@ -573,10 +577,6 @@ class MetadataEditor(_Editor[Metadata]):
 
     def changed(self) -> bool:
         return self._edited() != self.meta
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self.action_save()
 
     @on(Input.Changed, "#meta-url")
     def _url_changed(self) -> None:

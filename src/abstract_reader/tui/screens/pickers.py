@@ -139,7 +139,11 @@ class TagList(ModalScreen[TagAction | None]):
                 )
             else:
                 yield Static("No tags yet: press t on a paper to tag it.", id="taglist-empty")
-            yield FittedInput(placeholder="new name — Enter renames, Esc cancels", id="tag-rename")
+            yield FittedInput(
+                placeholder="new name — Enter renames, Esc cancels",
+                on_enter=self._renamed,
+                id="tag-rename",
+            )
             yield MessageLine(id="taglist-message")
             yield Label(
                 keyed(
@@ -184,13 +188,13 @@ class TagList(ModalScreen[TagAction | None]):
         # below the list: in a short terminal the box scrolls to show it, once it is laid out
         self.call_after_refresh(field.scroll_visible, animate=False)
 
-    @on(Input.Submitted, "#tag-rename")
-    def _renamed(self, event: Input.Submitted) -> None:
+    def _renamed(self) -> None:
+        """Enter in the name field, as it reaches the field (`FittedInput.on_enter`)."""
         tag = self._selected_tag()
         if tag is None:
             return
         try:
-            new_name = clean_tag(event.value)
+            new_name = clean_tag(self.query_one("#tag-rename", Input).value)
         except LibraryError as exc:
             self._say(Content(f"Not renamed: {exc}").stylize("$text-error"))
             return

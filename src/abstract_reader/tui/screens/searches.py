@@ -55,7 +55,11 @@ class SaveSearchDialog(_Editor[str]):
                 id="save-search-query",
                 markup=False,
             )
-            yield FittedInput(placeholder="name — letters, digits, - and _", id="save-search-name")
+            yield FittedInput(
+                placeholder="name — letters, digits, - and _",
+                on_enter=self.action_save,
+                id="save-search-name",
+            )
             yield Static(id="save-search-message", markup=False)
             yield Static(  # wraps on a small terminal (a Label would be cut)
                 keyed(self.app, "Enter: save · {editor_cancel}: cancel · ")
@@ -86,10 +90,6 @@ class SaveSearchDialog(_Editor[str]):
     def _typed(self) -> None:
         self._overwrite = None  # a question about another name no longer stands
         self.query_one("#save-search-message", Static).update("")
-
-    @on(Input.Submitted, "#save-search-name")
-    def _submitted(self) -> None:
-        self.action_save()
 
     def action_save(self) -> None:
         try:
@@ -153,12 +153,17 @@ class SavedSearches(ModalScreen[SearchAction | None]):
         self.load = load  #: the saved searches now (after a look at the library)
         self.searches = load()
         self._names: list[str] = []
+        self._filled_for: str | None = None  # what was typed when the list was filled
         self._confirm_delete: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="saved-box", classes="modal-box"):
             yield Static("Saved searches", classes="modal-title")
-            yield _FilterField(placeholder="type to filter by name or query", id="saved-filter")
+            yield _FilterField(
+                placeholder="type to filter by name or query",
+                on_enter=self._enter,
+                id="saved-filter",
+            )
             yield OrderedOptionList(id="saved-list")
             yield Static(id="saved-message", markup=False)
             yield Static(
@@ -187,6 +192,7 @@ class SavedSearches(ModalScreen[SearchAction | None]):
         options = self.query_one("#saved-list", OptionList)
         current = self._current() if keep else None
         typed = self.query_one("#saved-filter", Input).value
+        self._filled_for = typed
         self._names = matching(self.searches, typed)
         options.clear_options()
         if not self.searches:
@@ -233,8 +239,12 @@ class SavedSearches(ModalScreen[SearchAction | None]):
         self._say("")
         self._fill()
 
-    @on(Input.Submitted, "#saved-filter")
-    def _submitted(self) -> None:
+    def _enter(self) -> None:
+        """Enter, as it reaches the field (`FittedInput.on_enter`): run the search that the
+        list shows for what is typed now (its Input.Changed may not have come yet; when it
+        has, the highlight the user moved to stays)."""
+        if self.query_one("#saved-filter", Input).value != self._filled_for:
+            self._fill()
         self._run(self._current())
 
     @on(OptionList.OptionSelected, "#saved-list")

@@ -7,7 +7,7 @@ as plain text by ``Input``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -48,15 +48,51 @@ class FittedInput(Input):
     Its editing keys take effect in the order typed (`keys_in_order`): every text field of
     the reader is one of these."""
 
-    def __init__(self, *args: Any, placeholders: Sequence[str] = (), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        placeholders: Sequence[str] = (),
+        on_enter: Callable[[], object] | None = None,
+        **kwargs: Any,
+    ) -> None:
         if placeholders:
             kwargs["placeholder"] = placeholders[0]
         super().__init__(*args, **kwargs)
         self.placeholders = tuple(placeholders)
+        #: What Enter does, called as Enter reaches the field (`action_submit`)
+        self.on_enter = on_enter
+        self._entered = False  # (on_enter ran since the field last had the focus)
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._entered and self.app.screen.focused is not self:
+            # Enter here closed the dialog or moved the focus on, after the keys typed
+            # behind it had been handed to this field: they go where the focus is now, in
+            # the order typed. (Keys handed here before a focus move made elsewhere — Tab —
+            # were typed before it, and are this field's.)
+            event.stop()
+            event.prevent_default()
+            target = self.app.screen.focused or self.app.screen
+            target.post_message(events.Key(event.key, event.character))
+            return
         if not await run_own_binding(self, event):
             await super()._on_key(event)
+
+    async def action_submit(self) -> None:
+        """Enter. With ``on_enter``, that is called at once — before the keys typed behind
+        Enter reach the field — in place of posting ``Input.Submitted``, which is handled
+        only after them: in a burst, "beta⏎gamma⏎" added one tag "betagamma" (the editor
+        read the field once "gamma" was in it), and a second Enter then saved twice (the
+        dialog was dismissed twice: a crash)."""
+        if self.on_enter is not None:
+            self.on_enter()
+            # (the keys behind it are passed on only when it took the focus away)
+            self._entered = self.app.screen.focused is not self
+            return
+        await super().action_submit()
+
+    def _on_focus(self, event: events.Focus) -> None:
+        self._entered = False
+        super()._on_focus(event)
 
     def _on_paste(self, event: events.Paste) -> None:
         """Input's paste (the first line: ``ReaderApp.on_event`` has sanitised it), cut at
