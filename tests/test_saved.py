@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from abstract_reader.library import Library
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abstract_reader.corpus import Corpus
+from abstract_reader.library import Library, LibraryError, clean_tag, tag_query
 from abstract_reader.saved import expand_known, matching, references, save
+from abstract_reader.search import SearchIndex, parse_query
 from abstract_reader.session import Session
 
 
@@ -82,3 +88,99 @@ def test_cli_searches_lists_adds_replaces_only_with_force_and_deletes(tmp_path: 
     ]
     gone = cli("searches", "--delete", "reading", db=db)
     assert gone.returncode == 1 and "no saved search named 'reading'" in gone.stderr
+
+
+def test_a_name_is_a_saved_search_only_as_a_term_of_its_own() -> None:
+    """``@name`` is expanded at a term's start and alone; inside a quoted phrase, a tag or a
+    word it is literal text (QA: ``#[@click=app.quit]imp[/]`` said "no saved search @click")."""
+    searches = {"click": "robust", "1": "graph"}
+    for literal in (
+        "#[@click=app.quit]imp[/]",
+        '#"[@click=app.quit]imp[/]"',
+        '"(@1"',
+        "(@1",
+        '"say @click now"',
+        "x@click",
+        "@click=app",
+        '#"a b @click"',
+        "!#@click",
+    ):
+        assert expand_known(searches, literal) == (literal, ()), literal
+        assert references(literal) == [], literal
+        assert expand_known({}, literal) == (literal, ()), literal  # nothing unknown either
+    assert expand_known(searches, "@click|@1 #[@1]") == ("robust | graph #[@1]", ())
+    assert expand_known(searches, '"@1" @nope') == ('"@1"', ("nope",))
+    assert references('@click "@1" #@x @1') == ["click", "1"]
+
+
+NASTY_TAGS = (
+    "[@click=app.quit]imp[/]",
+    "@click",
+    "see @1 later",
+    '"@click"',
+    'say "hi" \\ @x',
+    "x#hash #y",
+    "a|b @1",
+    "back\\",
+    "x y\\",
+    "[b]bold[/b] #2",
+    "(@1",
+)
+
+
+@pytest.mark.parametrize("tag", NASTY_TAGS)
+def test_the_query_the_tag_list_writes_finds_exactly_that_tag(
+    seeds: Corpus, tmp_path: Path, tag: str
+) -> None:
+    """Through the reader's path (the session expands, the index searches): the tag list's
+    query for a tag (`tag_query`) finds the papers with that tag, whatever is in it, while
+    saved searches named like the words after its ``@``s exist."""
+    with Library(tmp_path / "lib.sqlite3") as library:
+        for name in ("click", "1", "x"):
+            save(library, name, "graph")
+        ids = {p.id: n for n, p in enumerate(seeds.papers)}
+        tagged = [seeds.papers[3].id, seeds.papers[30].id]
+        library.add_tags(tagged, [tag])
+        library.add_tags([seeds.papers[5].id], [tag + "z", "other"])  # a longer tag: no match
+        session = Session(library, corpus=seeds)
+        session.index = SearchIndex(seeds)
+        session.refresh()
+        session.set_query(tag_query(tag))
+        assert session.unknown_saved == ()
+        result = session.index.search(session.search_text, session.library_view())
+        assert result.ignored == ()
+        assert sorted(ids[hit.paper.id] for hit in result) == [3, 30]
+
+
+@settings(max_examples=300)
+@given(raw=st.text(alphabet=st.sampled_from('ab1 @#"\\|[]=(/'), min_size=1, max_size=14))
+def test_no_tag_written_as_a_query_names_a_saved_search(raw: str) -> None:
+    try:
+        tag = clean_tag(raw)
+    except LibraryError:
+        return
+    searches = {"a": "robust", "b": "graph", "1": "x", "ab": "y", "a1": "z"}
+    text, unknown = expand_known(searches, tag_query(tag))
+    assert unknown == ()
+    parsed = parse_query(text)
+    assert parsed.ignored == ()
+    assert [(t.kind, t.value) for t in parsed.terms] == [("tag", tag)]
+
+
+def test_cli_list_finds_tags_with_at_signs_and_quotes(seeds: Corpus, tmp_path: Path) -> None:
+    import json
+
+    from .conftest import cli
+
+    db = tmp_path / "lib.sqlite3"
+    with Library(db) as library:
+        save(library, "click", "graph")
+        for n, tag in enumerate(NASTY_TAGS):
+            library.add_tags([seeds.papers[n].id], [tag])
+    for n, tag in enumerate(NASTY_TAGS):
+        done = cli("list", "-q", tag_query(tag), "--json", db=db)
+        assert done.returncode == 0, (tag, done.stderr)
+        found = [json.loads(line)["id"] for line in done.stdout.splitlines()]
+        assert found == [seeds.papers[n].id], tag
+    quoted = cli("list", "-q", '"(@1"', db=db)  # a phrase with an @ in it: literal
+    assert quoted.returncode == 0 and "no saved search" not in quoted.stderr

@@ -1,8 +1,9 @@
 """Saved searches: named queries kept in the library's settings (``search:<name>``).
 
 ``@name`` in a query stands for the saved query's text (expanded as text, between spaces:
-``@reading is:unread`` is the saved query plus ``is:unread``). A name is letters, digits,
-``-`` and ``_``.
+``@reading is:unread`` is the saved query plus ``is:unread``) when it is a term of its own
+(`search.query.saved_references`): inside quotes, a ``#tag`` or a word it is literal text.
+A name is letters, digits, ``-`` and ``_``.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from .search.query import saved_references
+
 if TYPE_CHECKING:
     from .library import Library
 
 PREFIX = "search:"
-_REF = re.compile(r"(?<![\w@])@([\w-]+)")
 
 
 class SavedSearchError(ValueError):
@@ -61,8 +63,8 @@ def exists(library: Library, name: str) -> str | None:
 
 
 def references(query: str) -> list[str]:
-    """The ``@name``s a query mentions, in order."""
-    return _REF.findall(query)
+    """The ``@name``s a query mentions as terms of their own, in order."""
+    return [name for _, _, name in saved_references(query)]
 
 
 def expand(library: Library, query: str) -> str:
@@ -81,16 +83,22 @@ def expand_known(searches: Mapping[str, str], query: str) -> tuple[str, tuple[st
     """The query with each known ``@name`` replaced by its saved query and each unknown one
     left out, and the unknown names (the reader then shows no paper, as the CLI refuses
     such a query, and says them in its status line)."""
+    refs = saved_references(query)
+    if not refs:
+        return query, ()
     unknown: list[str] = []
-
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in searches:
+    parts: list[str] = []
+    at = 0
+    for start, end, name in refs:
+        parts.append(query[at:start])
+        if name in searches:
+            parts.append(f" {searches[name]} ")
+        else:
             unknown.append(name)
-            return " "
-        return f" {searches[name]} "
-
-    return " ".join(_REF.sub(replace, query).split()), tuple(unknown)
+            parts.append(" ")
+        at = end
+    parts.append(query[at:])
+    return " ".join("".join(parts).split()), tuple(unknown)
 
 
 def matching(searches: Mapping[str, str], typed: str) -> list[str]:
