@@ -182,7 +182,7 @@ def test_match_dry_run_then_write_then_idempotent(fixture_file: Path, tmp_path: 
     first = cli("match", str(fixture_file), db=db)
     assert first.returncode == 0, first.stderr
     summary = first.stdout.strip().splitlines()[-1]
-    found = re.search(r"55 papers with derived titles: (\d+) matched \((\d+) written", summary)
+    found = re.search(r"55 papers from the dumps: (\d+) matched \((\d+) written", summary)
     assert found and int(found.group(1)) >= 53 and found.group(1) == found.group(2)
     rows = _metadata_rows(db)
     assert len(rows) == int(found.group(1))
@@ -373,3 +373,53 @@ def test_load_problems_are_said_before_the_matching(seeds: Corpus, tmp_path: Pat
         "abstract-reader: 5 files loaded, 1 with warnings, 1 failed",  # (3 dumps, 2 sources)
     ]
     assert "1 matched" in run.stdout
+
+
+def _bib(path: Path, entries: list[tuple[str, str, str]]) -> Path:
+    """A BibTeX file of (key, title, abstract) entries, as Zotero writes them."""
+    path.write_text(
+        "".join(
+            f"@inproceedings{{{key},\n  title = {{{title}}},\n"
+            f"  author = {{Lovelace, Ada and Turing, Alan}},\n  year = {{2026}},\n"
+            f"  abstract = {{{abstract}}}\n}}\n\n"
+            for key, title, abstract in entries
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_paper_a_file_loaded_with_the_dumps_titles_is_matched_and_written(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    """The same abstract in a metadata file loaded beside the dumps (-d, as the reader's
+    files) gives the dump paper its title in memory only; `match` writes it to the library,
+    as it does with the file given as `match FILE` (QA: 0 matched, 'metadata: none'). A
+    record with no dump paper is not written."""
+    plain = [p for p in seeds.papers if not re.search(r"[$\\{}%*_]", p.abstract)]
+    same, wrapped = plain[0], plain[1]
+    rewrapped = ".\n  ".join(wrapped.abstract.split(". "))  # hard-wrapped: the same paper
+    bib = _bib(
+        tmp_path / "m.bib",
+        [
+            ("same2026", "The Same Abstract", same.abstract),
+            ("wrapped2026", "A Rewrapped Abstract", rewrapped),
+            ("alone2026", "Only A Record", "A record whose paper is in no dump at all here."),
+        ],
+    )
+    db = tmp_path / "lib.db"
+    dry = cli("match", "-d", str(SEEDS), "-d", str(bib), "--dry-run", db=db)
+    assert dry.returncode == 0, dry.stderr
+    assert f"would write {same.short_id}  The Same Abstract" in dry.stdout
+    assert f"would write {wrapped.short_id}  A Rewrapped Abstract" in dry.stdout
+    assert "55 papers from the dumps: 2 matched" in dry.stdout
+    done = cli("match", "-d", str(SEEDS), "-d", str(bib), db=db)
+    assert done.returncode == 0, done.stderr
+    assert "2 matched (2 written, 0 already there)" in done.stdout
+    assert _metadata_rows(db) == sorted(
+        [(same.id, "The Same Abstract"), (wrapped.id, "A Rewrapped Abstract")]
+    )
+    shown = cli("show", same.id, db=db)  # the bundled dumps alone: the title was kept
+    assert "The Same Abstract" in shown.stdout and "bibtex record same2026" in shown.stdout
+    again = cli("match", "-d", str(SEEDS), "-d", str(bib), db=db)
+    assert "2 matched (0 written, 2 already there)" in again.stdout

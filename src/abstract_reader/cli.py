@@ -356,7 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "match",
         help="give dump papers their real metadata from metadata files, OpenReview, arXiv",
-        description="For each loaded paper whose title is derived, find the record that is the "
+        description="For each loaded dump paper (its title derived, or only a loaded metadata "
+        "file's), find the record that is the "
         "same paper (same abstract after normalisation, tolerant of a sentence added or "
         "dropped) and store its title, authors, year, URL and DOI in the library. Ambiguous "
         "cases are listed with their scores, never written; metadata set by hand is kept "
@@ -1261,7 +1262,7 @@ def _match_report(planned: list[Any], args: argparse.Namespace, written: int) ->
         else f"{written} written, {counts['matched'] - written} already there"
     )
     summary = (
-        f"{papers_phrase(total)} with derived titles: {counts['matched']} matched ({done}), "
+        f"{papers_phrase(total)} from the dumps: {counts['matched']} matched ({done}), "
         f"{counts['ambiguous']} ambiguous, {counts['unmatched']} unmatched, "
         f"{counts['kept']} kept (set by hand; --force replaces)"
     )

@@ -320,12 +320,15 @@ def metadata_of(record: MetaRecord) -> Metadata:
 
 
 def targets(corpus: Corpus, snapshot: Snapshot, force: bool) -> tuple[list[Paper], list[Paper]]:
-    """(papers to match, papers kept because their metadata was set by hand). Only papers
-    whose own title is derived (a bare dump's) are matched."""
+    """(papers to match, papers kept because their metadata was set by hand). The dump
+    papers are matched: those whose title is derived, and those that took the title of a
+    record loaded with them (the same abstract in a metadata file given beside the dumps,
+    as the reader's ``M`` and ``match -d`` have it: that title is only in memory until
+    matched and written). Records alone are not."""
     todo: list[Paper] = []
     kept: list[Paper] = []
     table = corpus.papers
-    for row in table.derived_rows():
+    for row in dump_rows(corpus):
         paper = table[row]
         meta = snapshot.metadata.get(paper.id)
         if not force and set_by_hand(meta, provenance(snapshot, paper.id)):
@@ -333,6 +336,23 @@ def targets(corpus: Corpus, snapshot: Snapshot, force: bool) -> tuple[list[Paper
         else:
             todo.append(paper)
     return todo, kept
+
+
+def dump_rows(corpus: Corpus) -> list[int]:
+    """The rows of the papers a dump gave, in corpus order: a derived title, or a record's
+    title with a dump among the paper's sources (a paper with a record has more than one
+    source then: few rows to look at, even beside the 3M-record arXiv snapshot)."""
+    from .infile import is_metadata_file
+
+    table = corpus.papers
+    rows = table.derived_rows()
+    adopted = [
+        row
+        for row in table.more_sources
+        if not table.is_derived(row)
+        and any(not is_metadata_file(s.file) for s in table[row].sources)
+    ]
+    return sorted(rows + adopted) if adopted else rows
 
 
 def outcomes(

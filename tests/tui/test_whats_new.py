@@ -137,6 +137,41 @@ async def test_match_metadata_key_writes_real_metadata_undoably(
         await until(pilot, lambda: len(app.library.snapshot.metadata) == 2)
 
 
+async def test_match_metadata_key_writes_a_record_loaded_with_the_dumps(
+    tmp_path: Path, seeds: Corpus
+) -> None:
+    """A BibTeX record with a bundled paper's very abstract, loaded beside the dumps, titles
+    that paper in memory; M writes it to the library as `match` does (QA: "0 matched (0
+    written)", and the title was gone when the reader opened without the file)."""
+    paper = next(p for p in seeds.papers if "Embodied Agents System" in p.abstract)
+    bib = tmp_path / "m.bib"
+    bib.write_text(
+        "@inproceedings{eas2026,\n  title = {Resilience of Embodied Agents},\n"
+        "  author = {Lovelace, Ada and Turing, Alan},\n  year = {2026},\n"
+        f"  abstract = {{{paper.abstract}}}\n}}\n",
+        encoding="utf-8",
+    )
+    app = make_app(tmp_path, [SEEDS, bib])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert "Resilience of Embodied Agents" in listed(app)  # (from the file, in memory)
+        assert app.library.snapshot.metadata == {}
+        await pilot.press("M")
+
+        def toasts() -> str:
+            return " ".join(str(n.message) for n in app._notifications)
+
+        await until(pilot, lambda: "matched (" in toasts())
+        assert "1 matched (1 written)" in toasts()
+        stored = app.library.snapshot.metadata[paper.id]
+        assert stored.title == "Resilience of Embodied Agents"
+        assert stored.authors == ("Ada Lovelace", "Alan Turing")
+    again = make_app(tmp_path, [SEEDS])  # next time, without the file: the title is kept
+    async with again.run_test(size=WIDE) as pilot:
+        await settle(again, pilot)
+        assert "Resilience of Embodied Agents" in listed(again)
+
+
 async def test_metadata_editor_offers_candidates_to_accept(tmp_path: Path, seeds: Corpus) -> None:
     import json
 
