@@ -357,7 +357,10 @@ class MainScreen(Screen[None]):
         self._read_pending: str | None = None  #: the paper the read timer is for
         self._restore_paper: str | None = None
         self._index_after_first_frame = False
-        self._cleared_query = ""  #: the query Esc cleared, brought back by Esc again
+        #: the query cleared most recently (by Esc, or by editing the filter empty), brought
+        #: back by Esc on an empty filter; forgotten once another query is typed
+        self._cleared_query = ""
+        self._deleting_from: str | None = None  #: the query before the current deletions
         self._history_at: int | None = None  #: where Up/Down are in the filter's history
         self._history_draft = ""  #: what was typed before walking the history
         self._history_value = ""  #: the query the history put in the filter
@@ -922,6 +925,7 @@ class MainScreen(Screen[None]):
     def _filter_changed(self, event: Input.Changed) -> None:
         if event.value != self._history_value:
             self._history_at = None  # typed: a new query, not a walk through the history
+        self._note_cleared(self.session.query_text, event.value)
         self.session.set_query(event.value)
         self._run_filter()
 
@@ -963,8 +967,24 @@ class MainScreen(Screen[None]):
     def action_history_forward(self) -> None:
         self._walk_history(1)
 
+    def _note_cleared(self, previous: str, value: str) -> None:
+        """What Esc on an empty filter brings back, as the filter goes from ``previous`` to
+        ``value``: emptied, the query it held before the deletions began (``ctrl+u``, or
+        backspacing ``gauss`` away: ``gauss``, not ``g``); another query, nothing."""
+        if not value:
+            if previous:
+                self._cleared_query = self._deleting_from or previous
+            self._deleting_from = None
+            return
+        self._cleared_query = ""
+        if len(value) < len(previous) and previous.startswith(value):
+            self._deleting_from = self._deleting_from or previous
+        else:
+            self._deleting_from = None
+
     def _fill_filter(self, text: str, *, run: bool = True) -> None:
         """Put a query in the filter bar as if typed: the cursor at its end."""
+        self._deleting_from = None  # (put there whole: no deletion of the user's)
         field = self.query_one("#filter", Input)
         if run:
             field.value = text
@@ -1268,7 +1288,7 @@ class MainScreen(Screen[None]):
             self.session.marks.clear()
             self._marks_changed()
         elif filter_bar.value:
-            self._cleared_query = filter_bar.value
+            self._cleared_query = filter_bar.value  # (now: Esc again may come first)
             self._fill_filter("")
             self.notify(
                 keyed(self.app, "Filter cleared; {escape} again brings it back."),
