@@ -2,7 +2,7 @@
 
 ``@name`` in a query stands for the saved query's text (expanded as text, between spaces:
 ``@reading is:unread`` is the saved query plus ``is:unread``) when it is a term of its own
-(`search.query.saved_references`): inside quotes, a ``#tag`` or a word it is literal text.
+(`querylex.saved_references`): inside quotes, a ``#tag`` or a word it is literal text.
 A name is letters, digits, ``-`` and ``_``.
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .search.query import saved_references
+from .querylex import saved_references
 
 if TYPE_CHECKING:
     from .library import Library

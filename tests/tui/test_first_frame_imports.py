@@ -69,3 +69,19 @@ def test_first_abstract_without_the_later_imports(tmp_path: Path) -> None:
     loaded = result["modules"]
     early = [m for m in loaded if any(m == d or m.startswith(d + ".") for d in DEFERRED)]
     assert early == [], f"imported before the first abstract: {early}"
+
+
+def test_the_saved_searches_lexer_does_not_bring_the_search_package() -> None:
+    """`saved` (on the way to the first frame: the last session's filter may name ``@name``)
+    finds ``@name`` terms with the filter's own lexer, from a module of its own: importing
+    the search package for it brought numpy (~90 ms) before the first frame."""
+    code = (
+        "import sys, abstract_reader.saved, abstract_reader.session;"
+        "print(sorted(m for m in sys.modules"
+        " if m.split('.')[0] == 'numpy' or m.startswith('abstract_reader.search')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

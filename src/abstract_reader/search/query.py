@@ -10,6 +10,9 @@ import re
 from dataclasses import dataclass
 from itertools import zip_longest
 
+# (the lexer is a module of its own, with no import: `saved` uses it before the first
+# frame, when importing this package would bring numpy)
+from ..querylex import LEXER as _LEXER
 from ..text import fold, fold_accents
 
 #: A word as the query and the displayed text see it.
@@ -106,36 +109,10 @@ _LIKE_HELP = "like: takes an id prefix, #tag or is:STATE"
 
 
 _IS_VALUES = {"bookmarked", "bookmark", "unread", "read", "marked", "noted", "tagged", "new"}
-#: A quoted part: up to the next ``"`` that no backslash escapes (``\"`` is a quote in it,
-#: ``\\`` a backslash: how a tag with a ``"`` is written, `library.tag_query`).
-_QUOTED = r'"(?:\\[\s\S]|[^"\\]|\\)*"?'
-#: A quoted tag (``#"reading list"``), a quoted phrase, ``|``, an unquoted tag (running to a
-#: space or ``|``: ``#a"b`` is the tag a"b), or a word with its operators.
-_LEXER = re.compile(rf'!?(?:like:)?#{_QUOTED}|{_QUOTED}|\||!?(?:like:)?#[^\s"|][^\s|]*|[^\s"|]+')
-#: ``@name``, a saved search's name (saved.py: letters, digits, ``-`` and ``_``)
-_SAVED_REF = re.compile(r"@([\w-]+)")
-
-
-def saved_references(text: str) -> list[tuple[int, int, str]]:
-    """Where the query names a saved search: (start, end, name) of each term that is
-    ``@name`` alone, between spaces or ``|`` — never part of a quoted phrase, a tag
-    (``#"[@x]"``, ``#[@x]``) or another word (``(@1``), which are literal text. Found with
-    the parser's own lexer, so the reader and the CLI expand the same parts."""
-    found: list[tuple[int, int, str]] = []
-    for token in _LEXER.finditer(text):
-        ref = _SAVED_REF.fullmatch(token.group())
-        start, end = token.span()
-        if (
-            ref is not None
-            and (start == 0 or text[start - 1].isspace() or text[start - 1] == "|")
-            and (end == len(text) or text[end].isspace() or text[end] == "|")
-        ):
-            found.append((start, end, ref.group(1)))
-    return found
 
 
 def _unquote(quoted: str) -> tuple[str, bool]:
-    """A quoted part as `_QUOTED` found it (``"…"``, or unclosed) → (its text with the escapes
+    """A quoted part as `querylex.QUOTED` found it (``"…"``, or unclosed) → (its text with the escapes
     undone, whether it was closed)."""
     out: list[str] = []
     i, n = 1, len(quoted)
