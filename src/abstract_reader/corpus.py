@@ -79,6 +79,10 @@ class LoadError:
     path: str
     message: str
     fatal: bool = True  #: the path was skipped (False: it loaded, with a warning)
+    #: the problems this line stands for: 1, or as many as a line that counts those not kept
+    #: ("… and 10 more malformed records skipped"), so that "… and N more load warnings"
+    #: (`more_problems`) counts what a user counts, not lines
+    problems: int = 1
 
     def __str__(self) -> str:
         return f"{escape_for_terminal(self.path)}: {self.message}"
@@ -102,9 +106,11 @@ def listed_problems(
 
 def more_problems(left: Sequence[LoadError], warnings: int = 0) -> str:
     """The line counting the problems not listed: "… and 28 more load errors" (warnings, or
-    errors and warnings, as they are). ``warnings``: more warnings, counted but not kept."""
-    fatal = sum(1 for e in left if e.fatal)
-    count = len(left) + warnings
+    errors and warnings, as they are), each problem counted (`LoadError.problems`: a line
+    that counts a file's malformed records not kept is that many). ``warnings``: more
+    warnings, counted but not kept."""
+    fatal = sum(e.problems for e in left if e.fatal)
+    count = sum(e.problems for e in left) + warnings
     if fatal == count:
         kind = "error" if fatal == 1 else "errors"
     elif not fatal:
@@ -881,9 +887,8 @@ class CorpusBuilder:
             corpus.errors.append(LoadError(shown, f"could not be read ({fault_text(exc)})"))
         if kept is not None and problems > kept:
             more = problems - kept
-            corpus.errors.append(
-                LoadError(shown, f"… and {more} more malformed records skipped", fatal=False)
-            )
+            said = f"… and {more} more malformed records skipped"
+            corpus.errors.append(LoadError(shown, said, fatal=False, problems=more))
         start = table.extend(rows)
         yield range(start, start + len(rows))
 
