@@ -368,7 +368,7 @@ def test_a_failed_file_is_listed_before_many_warnings(tmp_path: Path) -> None:
     lines = result.stderr.splitlines()
     warned = [
         f"abstract-reader: warning: {folder / f'w{n:02}.txt'}: invalid UTF-8 on line 3"
-        " (1 byte sequence(s) shown as \ufffd)"
+        " (1 byte sequence shown as \ufffd)"
         for n in range(LOAD_PROBLEMS_SHOWN - 1)
     ]
     assert lines == [
@@ -380,7 +380,7 @@ def test_a_failed_file_is_listed_before_many_warnings(tmp_path: Path) -> None:
     every = cli("list", "-v", "-d", str(folder)).stderr.splitlines()
     assert len(every) == 23
     assert every[20] == (
-        f"abstract-reader: warning: {folder / 'x.txt'}: 3 NUL byte(s) dropped (first on line 3)"
+        f"abstract-reader: warning: {folder / 'x.txt'}: 3 NUL bytes dropped (first on line 3)"
     )
 
 

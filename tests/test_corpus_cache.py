@@ -145,7 +145,7 @@ def test_a_cache_written_by_other_parsing_code_is_not_used(
     cache = tmp_path / "cache"
     parsed = load_corpus([dump])
     now = [str(e) for e in parsed.errors]
-    assert now == [f"{dump}: invalid UTF-8 on line 3 (1 byte sequence(s) shown as \ufffd)"]
+    assert now == [f"{dump}: invalid UTF-8 on line 3 (1 byte sequence shown as \ufffd)"]
     older = [LoadError(str(dump), "abstract 0 has invalid UTF-8", fatal=False)]  # its words
     monkeypatch.setattr(cc, "_RACY_NS", 0)  # (just written: its stat data counts all the same)
     with monkeypatch.context() as other_code:

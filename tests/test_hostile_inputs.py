@@ -489,7 +489,7 @@ def test_utf16_that_cannot_be_read_says_so(tmp_path: Path) -> None:
     broken.write_bytes(b"\xff\xfe" + "T\n\nAn abstract here.\n".encode("utf-16-le") + b"\x00\xd8")
     loaded = load_corpus([broken])
     (warning,) = loaded.errors
-    assert not warning.fatal and "invalid UTF-16 (1 sequence(s) shown as \ufffd)" in str(warning)
+    assert not warning.fatal and "invalid UTF-16 (1 sequence shown as \ufffd)" in str(warning)
     (paper,) = loaded.papers
     assert paper.abstract.startswith("An abstract here.")
     unmarked = tmp_path / "unmarked.txt"

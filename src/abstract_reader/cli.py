@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
-from .plural import papers_phrase
+from .plural import noun_for, papers_phrase
 from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
@@ -804,7 +804,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
             names = {clean_tag(raw).casefold(): clean_tag(raw) for raw in args.tags}
             missing = [name for key, name in names.items() if key not in had]
             if missing:  # nothing to remove is no failure (exit 0), but said
-                noun = "tag" if len(missing) == 1 else "tags"
+                noun = noun_for(len(missing), "tag")
                 left = "nothing removed" if len(missing) == len(names) else "the rest removed"
                 _error(f"{ids[0][:12]} had no {noun} {', '.join(repr(m) for m in missing)}; {left}")
         return f"{ids[0][:12]}: {', '.join(library.snapshot.tags.get(ids[0], [])) or '(no tags)'}"

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from .infile import NotRegular, is_metadata_file, open_regular
 from .paper import Paper, Source
 from .papertable import PaperTable, RowBatch, as_table, id_of
+from .plural import count_phrase, papers_phrase
 from .text import TITLE_MAX, derive_title, disambiguate, escape_for_terminal, sanitise, shorten
 
 if TYPE_CHECKING:
@@ -112,18 +113,16 @@ def more_problems(left: Sequence[LoadError], warnings: int = 0) -> str:
     fatal = sum(e.problems for e in left if e.fatal)
     count = sum(e.problems for e in left) + warnings
     if fatal == count:
-        kind = "error" if fatal == 1 else "errors"
-    elif not fatal:
-        kind = "warning" if count == 1 else "warnings"
-    else:
-        kind = "errors and warnings"
-    return f"… and {count:,} more load {kind}"
+        return f"… and {count_phrase(count, 'more load error')}"
+    if not fatal:
+        return f"… and {count_phrase(count, 'more load warning')}"
+    return f"… and {count:,} more load errors and warnings"
 
 
 def load_summary(loaded: int, warned: int, failed: int) -> str:
     """The counts, as in "3 files loaded, 1 with warnings, 1 failed" (`Corpus.load_summary`):
     files loaded, those of them with warnings, paths that gave nothing."""
-    parts = [f"{loaded:,} file{'' if loaded == 1 else 's'} loaded"]
+    parts = [f"{count_phrase(loaded, 'file')} loaded"]
     if warned:
         parts.append(f"{warned:,} with warnings")
     if failed:
@@ -173,7 +172,7 @@ class Corpus:
             raise LookupError(f"{key}: no paper with this id in the loaded dumps")
         if len(rows) > 1:
             shown = ", ".join(self.papers.id(r)[:12] for r in rows[:5])
-            raise LookupError(f"{key}: ambiguous id prefix ({len(rows)} papers: {shown})")
+            raise LookupError(f"{key}: ambiguous id prefix ({papers_phrase(len(rows))}: {shown})")
         return self.papers[rows[0]]
 
     @property
@@ -294,7 +293,8 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
         size, name, codec = wide
         text = data[size:].decode(codec, errors="replace")
         if bad := text.count("\ufffd") - data[size:].decode(codec, "ignore").count("\ufffd"):
-            warnings.append(f"invalid {name} ({bad} sequence(s) shown as \ufffd)")
+            shown = count_phrase(bad, "sequence")
+            warnings.append(f"invalid {name} ({shown} shown as \ufffd)")
         return text.replace("\x00", ""), warnings
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -302,7 +302,7 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
         first = data.index(b"\x00")
         line = _line_of(data, first)
         nuls = data.count(0)
-        warnings.append(f"{nuls} NUL byte(s) dropped (first on line {line})")
+        warnings.append(f"{count_phrase(nuls, 'NUL byte')} dropped (first on line {line:,})")
         data = data.replace(b"\x00", b"")
     try:
         return data.decode("utf-8"), warnings
@@ -310,7 +310,8 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
         line = _line_of(data, exc.start)
         text = data.decode("utf-8", errors="replace")
         count = text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
-        warnings.append(f"invalid UTF-8 on line {line} ({count} byte sequence(s) shown as \ufffd)")
+        shown = count_phrase(count, "byte sequence")
+        warnings.append(f"invalid UTF-8 on line {line:,} ({shown} shown as \ufffd)")
         return text, warnings
 
 
@@ -887,7 +888,7 @@ class CorpusBuilder:
             corpus.errors.append(LoadError(shown, f"could not be read ({fault_text(exc)})"))
         if kept is not None and problems > kept:
             more = problems - kept
-            said = f"… and {more} more malformed records skipped"
+            said = f"… and {count_phrase(more, 'more malformed record')} skipped"
             corpus.errors.append(LoadError(shown, said, fatal=False, problems=more))
         start = table.extend(rows)
         yield range(start, start + len(rows))

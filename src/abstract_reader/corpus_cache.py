@@ -128,6 +128,7 @@ PARSER_MODULES = (
     "paper",
     "papertable",
     "paths",
+    "plural",
     "text",
 )
 

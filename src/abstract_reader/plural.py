@@ -8,7 +8,13 @@ from __future__ import annotations
 def count_phrase(count: int, noun: str, plural: str | None = None) -> str:
     """``count`` and ``noun`` (``plural``, default ``noun + "s"``, unless it is 1), the
     count with thousands separators."""
-    return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
+    return f"{count:,} {noun_for(count, noun, plural)}"
+
+
+def noun_for(count: int, noun: str, plural: str | None = None) -> str:
+    """``noun`` for a count of 1, else ``plural`` (default ``noun + "s"``), for a message that
+    names the things rather than counting them ("tag 'x' removed", "tags 'x', 'y' …")."""
+    return noun if count == 1 else (plural or noun + "s")
 
 
 def papers_phrase(count: int) -> str:

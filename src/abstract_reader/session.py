@@ -26,6 +26,7 @@ from .metadata import (
     title_overrides,
     year_overrides,
 )
+from .plural import count_phrase
 from .sorting import SORTS, TITLE_ORDER_NOW_MAX, TitleOrder, sort_rows
 from .text import shown_title
 
@@ -520,7 +521,7 @@ class Session:
         if len(papers) == 1:
             title = self.title_of(papers[0])
             return f"“{title[:50]}{'…' if len(title) > 50 else ''}”"
-        return f"{len(papers)} marked papers"
+        return count_phrase(len(papers), "marked paper")
 
     # -- status ---------------------------------------------------------------------------
     def status_parts(
@@ -559,7 +560,7 @@ class Session:
             notes.append(phrase if phrase is not None else note)
         parts.append(status.count_part(shown, loaded, filtered=result is not None, partial=partial))
         if self.marks:
-            parts.append(f"{len(self.marks)} marked")
+            parts.append(f"{len(self.marks):,} marked")
         unknown = self.unknown_saved
         if unknown:
             parts.append(status.listed_part("no saved search ", ["@" + n for n in unknown], ", "))
@@ -568,7 +569,7 @@ class Session:
         parts.extend(notes)
         problems = self.corpus.fatal_errors
         if problems:
-            parts.append(f"⚠ {len(problems)} load error{'s' if len(problems) != 1 else ''}")
+            parts.append(f"⚠ {count_phrase(len(problems), 'load error')}")
         if self.library.read_only:
             parts.append("⚠ library read-only")
         # the order before the library's counts: a narrow line keeps what the list shows

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..facts import Fact
-from ..plural import papers_phrase
+from ..plural import noun_for, papers_phrase
 from ..text import sanitise
 from ..text.sanitise import valid_text
 from .model import (
@@ -614,8 +614,7 @@ class Library:
         ids = list(dict.fromkeys(paper_ids))
         names = _unique_tags(tags)
         now = time.time()
-        noun = "tag" if len(names) == 1 else "tags"
-        what = f"{noun} {_quoted(names)} added to {papers_phrase(len(ids))}"
+        what = f"{noun_for(len(names), 'tag')} {_quoted(names)} added to {papers_phrase(len(ids))}"
 
         def build(change: _Change) -> None:
             for name in names:
@@ -626,8 +625,9 @@ class Library:
     def remove_tags(self, paper_ids: Iterable[str], tags: Iterable[str]) -> None:
         ids = list(dict.fromkeys(paper_ids))
         names = _unique_tags(tags)
-        noun = "tag" if len(names) == 1 else "tags"
-        what = f"{noun} {_quoted(names)} removed from {papers_phrase(len(ids))}"
+        what = (
+            f"{noun_for(len(names), 'tag')} {_quoted(names)} removed from {papers_phrase(len(ids))}"
+        )
 
         def build(change: _Change) -> None:
             for name in names:

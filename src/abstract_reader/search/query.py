@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from itertools import zip_longest
 
+from ..plural import count_phrase
+
 # (the lexer is a module of its own, with no import: `saved` uses it before the first
 # frame, when importing this package would bring numpy)
 from ..querylex import LEXER as _LEXER
@@ -169,7 +171,7 @@ def parse_query(text: str) -> Query:
         if conditions >= MAX_QUERY_TERMS and token != "|":
             rest = [t for t in tokens[n:] if t != "|"]
             limits.append(
-                f"{len(rest):,} more term{'s' if len(rest) != 1 else ''}"
+                f"{count_phrase(len(rest), 'more term')}"
                 f" (queries are limited to {MAX_QUERY_TERMS} words or filters)"
             )
             ignored.add(limits[-1])
