@@ -109,6 +109,13 @@ class Snapshot:
     metadata: dict[str, Metadata] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
     tag_names: list[str] = field(default_factory=list)
+    #: (the ``metadata`` this one's was made from, the papers whose rows were read again)
+    #: when a write's papers were patched in (`Library._patch`); None when it was read whole.
+    #: A reader that followed that section checks those papers only, not every one (100,000
+    #: matched papers: `metadata.OverridesFollower`). It keeps the section before alive.
+    metadata_patch: tuple[dict[str, Metadata], frozenset[str]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def paper_ids(self) -> set[str]:
         return (

@@ -898,6 +898,7 @@ def _read_metadata(conn: sqlite3.Connection, snap: Snapshot) -> None:
         if not meta.empty:
             metadata[as_text(row[0])] = meta
     snap.metadata = metadata
+    snap.metadata_patch = None
 
 
 def _metadata(row: tuple[Any, ...]) -> Metadata:
@@ -993,6 +994,7 @@ def _patch_metadata(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) ->
         meta = _metadata(row)
         if not meta.empty:
             metadata[as_text(row[0])] = meta
+    snap.metadata_patch = (snap.metadata, frozenset(ids))
     snap.metadata = metadata
 
 
