@@ -343,8 +343,8 @@ class OverridesFollower:
             self._metadata = metadata
             for pid in changed:
                 meta = metadata.get(pid)
-                _note(self.titles, changes.titles, pid, _title(meta) if meta else None)
-                _note(self.years, changes.years, pid, _year(meta) if meta else None)
+                _note(self.titles, changes.titles, pid, None if meta is None else _title(meta))
+                _note(self.years, changes.years, pid, None if meta is None else _year(meta))
         settings = snapshot.settings
         # (the settings are read again with each write: mostly the same, compared in C)
         if settings is not self._settings and settings != self._settings:
