@@ -13,12 +13,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.suggester import SuggestFromList
+from textual.suggester import SuggestFromList, SuggestionReady
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...library import LibraryError, Metadata, clean_tag, tag_query
+from ...library import Library, LibraryError, Metadata, clean_tag, tag_query
 from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
@@ -227,10 +227,14 @@ class TagEditor(_Editor[list[str]]):
 
     def library_changed(self, changed: Collection[str]) -> None:
         """Tags changed in the library (another process: the CLI's ``tag``, another
-        reader): the list shows the papers' tags as stored now, with the user's own changes
-        kept on top (a tag added here stays, one removed here stays removed), and saving
-        compares with what is stored now. (The list stood still while the editor was open.)"""
-        if "tags" not in changed or self.stored is None:
+        reader): the completions are the tags that exist now, and the list shows the
+        papers' tags as stored now, with the user's own changes kept on top (a tag added
+        here stays, one removed here stays removed), and saving compares with what is
+        stored now. (The list stood still while the editor was open.)"""
+        if "tags" not in changed:
+            return
+        self._follow_known()
+        if self.stored is None:
             return
         stored, counts = self.stored()
         if [t.casefold() for t in stored] == [t.casefold() for t in self.shown] and (
@@ -251,6 +255,34 @@ class TagEditor(_Editor[list[str]]):
         self._refresh_list()
         if was_asked:  # the same changes of the user's: the question still stands
             self._asked_at = self.edits()
+
+    def _follow_known(self) -> None:
+        """The completions (Tab's and the field's suggestion) are the library's tag names
+        as they are now: one another process created is offered, one that no longer exists
+        anywhere is not. (They were read once, when the editor opened.) The names come from
+        the reader's library (``ReaderApp.library``), the same snapshot the caller read
+        ``known`` from."""
+        library = getattr(self.app, "library", None)
+        if not isinstance(library, Library):
+            return
+        known = list(library.snapshot.tag_names)
+        if known == self.known:
+            return
+        self.known = known
+        self._cycle = None  # Tab's round of completions starts again, from the new names
+        field = self.query_one("#tag-input", Input)
+        suggester = SuggestFromList(known, case_sensitive=False)
+        field.suggester = suggester
+        # and the suggestion shown for what is typed now (a name gone, a new one)
+        value = field.value
+        self.run_worker(self._suggest(field, suggester, value), group="tag-suggest", exclusive=True)
+
+    @staticmethod
+    async def _suggest(field: Input, suggester: SuggestFromList, value: str) -> None:
+        """Replace the suggestion shown for ``value`` (none: "" hides it), as the field
+        does as it is typed in (it ignores one for a value it no longer holds)."""
+        suggestion = await suggester.get_suggestion(value.casefold()) if value else None
+        field.post_message(SuggestionReady(value, suggestion or ""))
 
     def _refresh_list(self) -> None:
         options = self.query_one("#tag-current", OptionList)
