@@ -159,21 +159,10 @@ async def test_the_helps_close_key_can_be_remapped(
         await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
 
 
-#: Bindings without an id: (class, key). Keys that edit inside a field (the tag editor's
-#: Backspace into its tags, the saved-search field's moves through its list), as a text
-#: field's own keys are not remappable either.
-NOT_YET_WITH_ID = {
-    ("TagEditor", "delete,backspace"),
-    ("_FilterField", "up"),
-    ("_FilterField", "down"),
-    ("_FilterField", "pageup"),
-    ("_FilterField", "pagedown"),
-}
-
-
 def test_every_binding_of_the_reader_has_an_id() -> None:
     """A binding without an id cannot be remapped and is not checked for clashes with the
-    remaps of its place (the help's Esc / ? / q, the tag list's r / d were such)."""
+    remaps of its place (the help's Esc / ? / q, the tag list's r / d, the tag editor's
+    Del / ⌫ and the saved-search field's ↑ / ↓ / PgUp / PgDn were such)."""
     import importlib
     import pkgutil
 
@@ -191,8 +180,7 @@ def test_every_binding_of_the_reader_has_an_id() -> None:
                 for binding in vars(value).get("BINDINGS") or ():  # (its own, not inherited)
                     if isinstance(binding, Binding) and not binding.id:
                         without.add((name, binding.key))
-    assert without - NOT_YET_WITH_ID == set()
-    assert NOT_YET_WITH_ID - without == set()  # (given an id since: take it off the list)
+    assert without == set()
 
 
 def test_every_text_naming_a_key_renders_and_the_defaults_read_as_before() -> None:

@@ -229,6 +229,10 @@ DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
         Binding("ctrl+y", "use_candidate", "Use candidate", priority=True, id="meta_candidate"),
     ),
     "note": (Binding("ctrl+o", "external_editor", "$EDITOR", id="note_external_editor"),),
+    # the tag editor's: the selected tag of its list; in the empty field its keys (not ↑,
+    # which moves there as in any list) first select the last tag, as ⌫ goes back through
+    # a text, and only then remove it
+    "tags": (Binding("delete,backspace", "remove", "Remove tag", show=False, id="tags_remove"),),
     # only while the question is asked (check_action); the file name field gives up the
     # focus meanwhile (a focused Input takes every letter before any binding sees it)
     "export": (
@@ -276,6 +280,14 @@ DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
         # priority: the field's own ctrl+d (delete the next letter) is also on Del
         Binding("ctrl+d", "delete", "Delete", priority=True, id="saved_delete"),
     ),
+    # the saved searches' filter field: its keys that move through the list below it (they
+    # mean nothing in a one-line field); the list's own keys move it when it has the focus
+    "saved_filter": (
+        Binding("up", "move('cursor_up')", "Up", show=False, id="saved_up"),
+        Binding("down", "move('cursor_down')", "Down", show=False, id="saved_down"),
+        Binding("pageup", "move('page_up')", "Page up", show=False, id="saved_page_up"),
+        Binding("pagedown", "move('page_down')", "Page down", show=False, id="saved_page_down"),
+    ),
 }
 
 #: Binding ids of the dialogs' own keys (remappable too).
@@ -293,14 +305,14 @@ PLACES: dict[str, tuple[str, ...]] = {
     "the full-screen paper": ("app", "paper", "view"),
     "triage": ("app", "triage", "view"),
     "the help": ("help", "view"),
-    "the tag editor": ("editor",),
+    "the tag editor": ("editor", "tags"),
     "the metadata editor": ("editor", "meta"),
     "the note editor": ("editor", "note"),
     "the export dialog": ("editor", "export"),
     "the note conflict": ("conflict",),
     "the metadata conflict": ("meta_conflict",),
     "the tag list": ("taglist",),
-    "the saved searches": ("saved",),
+    "the saved searches": ("saved", "saved_filter"),
     "the citation formats": ("cite",),
     "the text not copied": ("copied",),
 }

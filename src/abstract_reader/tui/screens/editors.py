@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, cas
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -22,7 +22,7 @@ from ...library import Library, LibraryError, Metadata, clean_tag, tag_query
 from ...metadata import normalise_doi
 from ...status import word_cuts
 from ...text.links import refusal
-from ..commands import DIALOG_BINDINGS, keyed
+from ..commands import DIALOG_BINDINGS, keyed, keys_in_effect
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
@@ -143,12 +143,20 @@ class _Editor(ModalScreen[_T | None]):
 
 
 class _TagField(FittedInput):
-    """The tag editor's field: with nothing typed in it, ↑, ⌫ and Del go to the list of
-    current tags above it (its last tag selected, for Del to remove), rather than doing
-    nothing in an empty field."""
+    """The tag editor's field: with nothing typed in it, ↑ and the keys that remove a tag
+    (``tags_remove``: ⌫ and Del, or the keys the config file gives it) go to the list of
+    current tags above it (its last tag selected, for the next one to remove), rather than
+    doing nothing in an empty field. (A key that is text stays text.)"""
 
     async def _on_key(self, event: events.Key) -> None:
-        if not self.value and event.key in ("up", "backspace", "delete"):
+        if not self.value and (
+            event.key == "up"
+            or (
+                not event.is_printable
+                and event.key
+                in keys_in_effect("tags_remove", getattr(self.app, "keys_in_effect", None))
+            )
+        ):
             event.stop()
             event.prevent_default()
             editor = self.screen
@@ -161,9 +169,8 @@ class _TagField(FittedInput):
 class TagEditor(_Editor[list[str]]):
     """Current tags in a list, an input with completion. Enter adds; Enter on empty saves."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("delete,backspace", "remove", "Remove tag", show=False),
-    ]
+    #: (with the editors' own: ``_Editor``) remappable, checked for clashes (``keymap.py``)
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["tags"])
 
     def __init__(
         self,
@@ -386,10 +393,12 @@ class TagEditor(_Editor[list[str]]):
         options.highlighted = len(self.tags) - 1
 
     def action_remove(self) -> None:
+        """Remove the selected tag of the list. Not from the field: there the remove keys
+        are the field's own while it holds text, and select the last tag when it is empty
+        (``_TagField``); a remapped key the field does not take (``tags_remove =
+        "ctrl+r"``) removes nothing from there either."""
         options = self.query_one("#tag-current", OptionList)
-        field = self.query_one("#tag-input", Input)
-        if field.has_focus and field.value:
-            field.action_delete_left()
+        if self.query_one("#tag-input", Input).has_focus:
             return
         index = options.highlighted
         if not self.tags:

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -127,14 +127,25 @@ class SearchAction:
 
 class _FilterField(FittedInput):
     """The list's filter field: ↑ / ↓ / PgUp / PgDn move through the list below it (they
-    mean nothing in a one-line field), everything else is text."""
+    mean nothing in a one-line field), everything else is text. The moves have ids
+    (``saved_up`` …): remappable, and checked for clashes with the dialog's keys."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move('cursor_up')", show=False),
-        Binding("down", "move('cursor_down')", show=False),
-        Binding("pageup", "move('page_up')", show=False),
-        Binding("pagedown", "move('page_down')", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["saved_filter"])
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key that is not text runs the bindings in effect as it reaches the field, in
+        the order typed (as ``FittedInput``'s keys do), but through the app's binding
+        chain — the field's own keys, then the dialog's — which has the config file's
+        remaps applied: ``FittedInput``'s ``run_own_binding`` reads the keys as declared,
+        and ↓ still moved after ``saved_down = "ctrl+n"``. (Textual calls each class's
+        ``_on_key`` in turn, this one first: ``prevent_default`` ends the turns.)"""
+        if event.is_printable:
+            return  # text: the field's own handlers (FittedInput's, Input's), next
+        handled = await self.app._check_bindings(event.key)  # (priority ones ran before)
+        await Input._on_key(self, event)  # (a key that is not text: the cursor's blink)
+        event.prevent_default()
+        if handled:
+            event.stop()
 
     def action_move(self, how: str) -> None:
         options = self.screen.query_one("#saved-list", OptionList)
