@@ -1,7 +1,7 @@
 """The tag editor's Del / ⌫ (remove the selected tag) and the saved-search field's
 ↑ / ↓ / PgUp / PgDn (move through the list below it) had no binding ids: the config file
 could not remap them (`tags_remove = …` was "no such binding id"), and a remap onto them
-(`editor_save = "delete"`, `saved_delete = "pagedown"`) was not checked for clashes — Textual
+(`editor_save = "delete"`, `saved_page_up = "escape"`) was not checked for clashes — Textual
 silently dropped them for the remap, with no warning. Now they are `tags_remove`,
 `saved_up`, `saved_down`, `saved_page_up` and `saved_page_down` (docs/keys.md), settled
 by the keymap's rule like every other binding (``tui/keymap.py``)."""
@@ -78,19 +78,20 @@ async def test_the_tag_editors_remove_key_is_remapped_and_a_clash_on_it_is_refus
         assert not app.library.snapshot.tags.get(paper.id)
 
 
-async def test_a_remap_onto_the_tag_editors_del_wins_over_it_and_is_said(
+async def test_a_remap_onto_the_tag_editors_del_is_refused_and_del_still_removes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`editor_save = "delete"` took Del from the tag editor's remove without a word. The
-    remap still wins (Del on the list saves), and now the warning says so; ⌫ still
-    removes."""
-    config = _config_file(tmp_path, monkeypatch, '[keys]\neditor_save = "delete"\n')
+    """`editor_save = ["ctrl+s", "delete"]` took Del from the tag editor's remove without a
+    word (and in its field Del deletes a letter: it never saved there). Del is the field's
+    own key: the remap does not get it, the warning says so, and Del on the list still
+    removes the selected tag."""
+    config = _config_file(tmp_path, monkeypatch, '[keys]\neditor_save = ["ctrl+s", "delete"]\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         assert _warnings(app) == [
-            f"{config}: line 2: keys.editor_save: Del is also tags_remove's (the tag editor); "
-            "the remap wins: Del is editor_save's, tags_remove loses it"
+            f"{config}: line 2: keys.editor_save: Del is the text field's own key in the tag "
+            "editor (delete character right), which it keeps; editor_save does not get it"
         ]
         paper = app.main.current_paper()
         assert paper is not None
@@ -101,34 +102,37 @@ async def test_a_remap_onto_the_tag_editors_del_wins_over_it_and_is_said(
         await until(pilot, lambda: "#beta" in box_text(app))
         await pilot.press("backspace", "backspace")  # select the last tag, remove it
         await until(pilot, lambda: "#beta" not in box_text(app))
-        await pilot.press("delete")  # on the list: saves
+        await pilot.press("delete")  # on the list: removes alpha too, does not save
+        await until(pilot, lambda: "#alpha" not in box_text(app))
+        assert isinstance(app.screen, TagEditor)
+        await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, TagEditor))
         await settle(app, pilot)
-        assert app.library.snapshot.tags.get(paper.id) == ["alpha"]
+        assert not app.library.snapshot.tags.get(paper.id)
 
 
 async def test_the_saved_search_fields_moves_are_remapped_and_clashes_are_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`saved_down = "ctrl+n"`, `saved_up = "ctrl+b"`: they move through the list from the
-    filter field, and ↓ no longer does. A later remap onto ctrl+n (`saved_close`) does not
-    get it, and a remap onto PgDn (`saved_delete`) takes it from `saved_page_down`: one
-    warning line each."""
+    filter field, and ↓ no longer does. A later remap onto ctrl+n (`saved_delete`) does not
+    get it, and `saved_page_up = "escape"` takes Esc from `saved_close`: one warning line
+    each."""
     config = _config_file(
         tmp_path,
         monkeypatch,
         '[keys]\nsaved_down = "ctrl+n"\nsaved_up = "ctrl+b"\n'
-        'saved_close = ["escape", "ctrl+n"]\nsaved_delete = "pagedown"\n',
+        'saved_delete = ["ctrl+d", "ctrl+n"]\nsaved_page_up = "escape"\n',
     )
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         assert _warnings(app) == [
-            f"{config}: line 4: keys.saved_close: ctrl+n is already saved_down's in the saved "
-            "searches (set earlier in the file, which wins); saved_close does not get it",
-            f"{config}: line 5: keys.saved_delete: PgDn is also saved_page_down's (the saved "
-            "searches); the remap wins: PgDn is saved_delete's, saved_page_down loses it; "
-            "saved_page_down has no key left",
+            f"{config}: line 4: keys.saved_delete: ctrl+n is already saved_down's in the saved "
+            "searches (set earlier in the file, which wins); saved_delete does not get it",
+            f"{config}: line 5: keys.saved_page_up: Esc is also saved_close's (the saved "
+            "searches); the remap wins: Esc is saved_page_up's, saved_close loses it; "
+            "saved_close has no key left",
         ]
         for name in ("alpha", "beta", "gamma"):
             save(app.library, name, f"{name} query")
@@ -140,12 +144,13 @@ async def test_the_saved_search_fields_moves_are_remapped_and_clashes_are_said(
         await pilot.press("down")  # not saved_down's any more: stays
         await pilot.press("ctrl+n")  # moves one (two, had ↓ moved too)
         await until(pilot, lambda: options.highlighted == 1)
-        await pilot.press("ctrl+n")  # moves, and does not close
+        await pilot.press("ctrl+n")  # moves, and does not ask to delete
         await until(pilot, lambda: options.highlighted == 2)
         await pilot.press("ctrl+b")
         await until(pilot, lambda: options.highlighted == 1)
+        assert "Delete" not in box_text(app)
+        await pilot.press("escape")  # saved_page_up's now: the top, not closed
+        await until(pilot, lambda: options.highlighted == 0)
         assert isinstance(app.screen, SavedSearches)
-        await pilot.press("pagedown")  # saved_delete's now: asks
-        await until(pilot, lambda: "Delete @beta?" in box_text(app))
-        await pilot.press("escape", "escape")
+        await pilot.press("enter")  # runs alpha
         await until(pilot, lambda: not isinstance(app.screen, SavedSearches))

@@ -208,7 +208,7 @@ def test_every_text_naming_a_key_renders_and_the_defaults_read_as_before() -> No
 REMAPS = (
     '[keys]\ntriage_keep = "K"\ntriage_leave = ["x", "escape"]\ntaglist_rename = "R"\n'
     'taglist_delete = "X"\nmark = "v"\nsaved_searches = "ctrl+a"\nhelp_close = "z"\n'
-    'editor_save = "ctrl+w"\nsaved_delete = "ctrl+k"\nfilter_back = "ctrl+g"\n'
+    'editor_save = "ctrl+t"\nsaved_delete = "ctrl+r"\nfilter_back = "ctrl+g"\n'
 )
 
 
@@ -233,8 +233,8 @@ async def test_the_help_and_the_palette_name_the_keys_in_effect(
         for said in (
             ": K keep, r skip, t tag, l later, p back, u undo, x leaves",
             ": Enter filters, m ranks like it, R renames, X X deletes",
-            "edit the note (ctrl+w saves, Esc asks before dropping changes)",
-            "type to filter, Enter runs one, ctrl+k deletes one",
+            "edit the note (ctrl+t saves, Esc asks before dropping changes)",
+            "type to filter, Enter runs one, ctrl+r deletes one",
             "focus the filter bar (Enter or ctrl+g leaves it)",
             "the papers marked for a bulk action (v)",
             "a saved search (S saves the filter, ctrl+a lists them)",
@@ -286,7 +286,7 @@ async def test_dialog_hints_and_questions_name_the_remapped_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The dialogs' hint lines and the "Unsaved changes" question named Esc, ctrl+s and d
-    whatever the config said: with `editor_cancel = "ctrl+g"`, `editor_save = "ctrl+w"` and
+    whatever the config said: with `editor_cancel = "ctrl+g"`, `editor_save = "ctrl+t"` and
     `cite_default = "D"` they name those keys, and those keys do what they say."""
     from abstract_reader.tui.screens.editors import TagEditor
     from abstract_reader.tui.screens.pickers import CitePicker
@@ -296,7 +296,7 @@ async def test_dialog_hints_and_questions_name_the_remapped_keys(
     _config_file(
         tmp_path,
         monkeypatch,
-        '[keys]\neditor_cancel = "ctrl+g"\neditor_save = "ctrl+w"\ncite_default = "D"\n',
+        '[keys]\neditor_cancel = "ctrl+g"\neditor_save = "ctrl+t"\ncite_default = "D"\n',
     )
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
@@ -306,7 +306,7 @@ async def test_dialog_hints_and_questions_name_the_remapped_keys(
         await pilot.pause()
         assert "ctrl+g: cancel" in box_text(app) and "Esc: cancel" not in box_text(app)
         await pilot.press("x", "ctrl+g")
-        asked = "Unsaved changes: ctrl+g again drops them, ctrl+w saves."
+        asked = "Unsaved changes: ctrl+g again drops them, ctrl+t saves."
         await until(pilot, lambda: asked in box_text(app))
         await pilot.press("ctrl+g")
         await until(pilot, lambda: not isinstance(app.screen, TagEditor))

@@ -12,6 +12,15 @@ checked against every binding active in the same place (``commands.PLACES``), an
 
 each clash is one warning line naming the file, the line, the key and both ids. The reader
 notifies them at start-up; ``abstract-reader config --show`` prints them.
+
+A dialog's keys meet the keys of the Textual widget that has the focus there too (its text
+field: ``Input``'s ctrl+a / ctrl+e / ctrl+k …, and every letter; its list: ``OptionList``'s
+↑ / ↓ …; the note's ``TextArea``): the focused widget runs its own keys before its screen's
+bindings, so ``editor_save = "ctrl+e"`` moved the cursor to the end of the field and never
+saved, without a word — and a priority binding (``saved_delete = "ctrl+a"``) took the key
+from the field. A remap of a dialog key onto such a key is refused (the widget keeps it),
+except for a priority binding onto a key that is not text: that one wins, as it does, and
+the warning says the widget loses the key there.
 """
 
 from __future__ import annotations
@@ -21,7 +30,40 @@ from dataclasses import dataclass, field
 from textual.binding import Binding
 
 from ..config import Config
-from .commands import NO_KEY, PLACES, default_keys, group_bindings, key_label
+from .commands import EXTRA_BINDING_IDS, NO_KEY, PLACES, default_keys, group_bindings, key_label
+
+#: The widgets that take the focus in a dialog (``PLACES``' names), as kinds: "field" (a
+#: one-line ``Input``), "text" (the note's ``TextArea``), "read-only text", "list" (an
+#: ``OptionList``). The tag list's rename field and the export dialog's file name field
+#: have no dialog key of their own meant for them (the tag list's letters act on its list;
+#: y / n are asked for with the field unfocused), so they are left out.
+FOCUSED: dict[str, tuple[str, ...]] = {
+    "the filter bar": ("field",),
+    "the tag editor": ("field", "list"),
+    "the metadata editor": ("field",),
+    "the note editor": ("text",),
+    "the export dialog": ("field",),
+    "the saved searches": ("field", "list"),
+    "the tag list": ("list",),
+    "the metadata conflict": ("list",),
+    "the citation formats": ("list",),
+    "the text not copied": ("read-only text",),
+}
+#: Dialog keys meant for one of their dialog's widgets only (the others never have the
+#: focus when they are used): the tag editor's remove acts on its list of tags; export's
+#: y / n are asked with the file name field unfocused.
+FOCUSED_FOR: dict[str, tuple[str, ...]] = {
+    "tags_remove": ("list",),
+    "export_yes": (),
+    "export_no": (),
+}
+#: How a warning names each kind of widget.
+_WIDGET_NAMES = {
+    "field": "the text field",
+    "text": "the text area",
+    "read-only text": "the read-only text",
+    "list": "the list",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +92,47 @@ def _normal_keys(keys: tuple[str, ...]) -> list[str]:
     return [b.key for b in Binding.make_bindings([Binding(",".join(keys), "")])]
 
 
+def _own_keys(kind: str) -> dict[str, str]:
+    """The keys a kind of widget binds itself (Textual's ``BINDINGS`` of the class), each
+    with what it does there. (Imported only when a remap is checked: the first frame does
+    without ``TextArea``.)"""
+    from textual.widget import Widget
+    from textual.widgets import Input, OptionList, TextArea
+
+    widget: type[Widget] = Input if kind == "field" else OptionList if kind == "list" else TextArea
+    keys: dict[str, str] = {}
+    for binding in Binding.make_bindings(widget.BINDINGS):
+        keys.setdefault(binding.key, binding.description.lower())
+    if kind == "text":
+        keys.setdefault("enter", "a new line")  # (TextArea's own key handler, not a binding)
+    return keys
+
+
+def _widget_key(binding_id: str, key: str) -> tuple[str, str, str] | None:
+    """(place, widget name, what the key does there) when ``key`` is the own key of a
+    widget focused where the dialog key ``binding_id`` acts ("" for a letter typed into a
+    text), else None."""
+    from textual.keys import key_to_character
+
+    if binding_id not in EXTRA_BINDING_IDS:
+        return None  # the table's commands: they act in the list and the paper, where the
+        # filter field's keys are not (in the filter bar a letter of theirs is text too)
+    character = key_to_character(key)
+    typed = character is not None and character.isprintable()
+    for place, groups in PLACES.items():
+        if place not in FOCUSED or not any(
+            b.id == binding_id for g in groups for b in group_bindings(g)
+        ):
+            continue
+        for kind in FOCUSED_FOR.get(binding_id, FOCUSED[place]):
+            if typed and kind in ("field", "text"):
+                return place, _WIDGET_NAMES[kind], ""
+            what = _own_keys(kind).get(key)
+            if what is not None:
+                return place, _WIDGET_NAMES[kind], what
+    return None
+
+
 def _names(ids: list[str]) -> str:
     return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
 
@@ -69,11 +152,36 @@ def resolve_keys(config: Config) -> KeySettings:
         return KeySettings(warnings=[w for _, w in warnings])
     places_of = _places_of()
     keys_of = {i: list(remaps.get(i, defaults[i])) for i in defaults}
+    priority = {
+        b.id: b.priority for groups in PLACES.values() for g in groups for b in group_bindings(g)
+    }
     order = list(remaps)
     for binding_id in order:
         for key in list(keys_of[binding_id]):
             if key not in keys_of[binding_id]:
                 continue
+            meets = None if key in defaults[binding_id] else _widget_key(binding_id, key)
+            if meets is not None:
+                place, widget, what = meets
+                shown = key_label(key)
+                # a priority binding runs before the widget's keys; a letter stays text
+                wins = bool(what) and priority.get(binding_id, False)
+                if wins:
+                    problem = (
+                        f"{shown} is also {widget}'s own key in {place} ({what}); the remap "
+                        f"wins: {shown} is {binding_id}'s there, {widget} loses it"
+                    )
+                else:  # the focused widget runs its keys first: the binding would never run
+                    keys_of[binding_id].remove(key)
+                    left = "" if keys_of[binding_id] else f"; {binding_id} has no key left"
+                    problem = (
+                        f"{shown} is {widget}'s own key in {place} ({what}), which it keeps"
+                        if what
+                        else f"{shown} is typed as text into {widget} in {place}"
+                    ) + f"; {binding_id} does not get it{left}"
+                warnings.append((binding_id, config.key_warning(binding_id, problem)))
+                if not wins:
+                    continue
             earlier = ""  # a remap earlier in the file with this key in a shared place
             losers: dict[str, str] = {}  # default binding → the first place shared
             for place, ids in places_of.get(binding_id, []):

@@ -1,0 +1,132 @@
+"""A remap of a dialog key meets the keys of the widget that has the focus in the dialog:
+its text field (``Input``'s ctrl+a / ctrl+e / ctrl+k …, and every letter), its list
+(``OptionList``'s ↑ / ↓ / Enter …), the note's text area. The focused widget runs its own
+keys first, so `editor_save = "ctrl+e"` moved the cursor to the end of the tag editor's
+field and never saved — while the hint line said "ctrl+e: save" — and a priority binding
+(`saved_delete = "ctrl+a"`) took ctrl+a from the saved-search field; neither was said.
+Now the first is refused and the second said, each in one warning line (``tui/keymap.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from abstract_reader.config import Config
+from abstract_reader.saved import save
+from abstract_reader.tui.app import ReaderApp
+from abstract_reader.tui.commands import NO_KEY
+from abstract_reader.tui.keymap import resolve_keys
+from abstract_reader.tui.screens.editors import MetadataEditor, TagEditor
+from abstract_reader.tui.screens.searches import SavedSearches
+
+from .conftest import make_app, settle, until
+from .test_dialogs_small import box_text
+
+WIDE = (120, 40)
+
+
+def _problems(keys: dict[str, tuple[str, ...]]) -> list[str]:
+    return [w.split(": ", 2)[2] for w in resolve_keys(Config(keys=keys)).warnings]
+
+
+def test_a_dialog_key_onto_a_key_its_focused_widget_keeps_is_refused() -> None:
+    assert _problems({"editor_save": ("ctrl+e",)}) == [
+        "ctrl+e is the text field's own key in the tag editor (go to end), which it keeps; "
+        "editor_save does not get it; editor_save has no key left"
+    ]
+    assert resolve_keys(Config(keys={"editor_save": ("ctrl+e",)})).keymap == {"editor_save": NO_KEY}
+    assert _problems({"editor_cancel": ("q", "escape")}) == [
+        "q is typed as text into the text field in the tag editor; editor_cancel does not get it"
+    ]
+    assert _problems({"note_external_editor": ("ctrl+z",)}) == [
+        "ctrl+z is the text area's own key in the note editor (undo), which it keeps; "
+        "note_external_editor does not get it; note_external_editor has no key left"
+    ]
+    assert _problems({"cite_default": ("enter", "d")}) == [
+        "Enter is the list's own key in the citation formats (select), which it keeps; "
+        "cite_default does not get it"
+    ]
+
+
+def test_a_priority_dialog_key_takes_the_widgets_key_and_it_is_said() -> None:
+    assert _problems({"meta_candidate": ("ctrl+e",)}) == [
+        "ctrl+e is also the text field's own key in the metadata editor (go to end); the "
+        "remap wins: ctrl+e is meta_candidate's there, the text field loses it"
+    ]
+    # (a letter stays text: a field must take every letter)
+    assert _problems({"saved_delete": ("x",)}) == [
+        "x is typed as text into the text field in the saved searches; saved_delete does not "
+        "get it; saved_delete has no key left"
+    ]
+
+
+def test_keys_no_focused_widget_of_theirs_keeps_are_not_refused() -> None:
+    for keys in (
+        {"bookmark": ("ctrl+e",)},  # the list's: the filter field keeps it only in the filter
+        {"tags_remove": ("x",)},  # acts on the tag editor's list, where x is no text
+        {"export_yes": ("j",)},  # asked with the file name field unfocused
+        {"copied_close": ("q",)},  # a read-only text takes no letters
+        {"taglist_rename": ("R",)},
+        {"saved_down": ("ctrl+n",)},
+        {"editor_save": ("ctrl+s", "ctrl+t")},
+    ):
+        assert _problems(keys) == [], keys
+
+
+def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
+    return config
+
+
+def _warnings(app: ReaderApp) -> list[str]:
+    return [n.message for n in app._notifications if n.title == "Config"]
+
+
+async def test_the_reader_says_so_and_the_keys_do_what_it_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `editor_save = "ctrl+e"`: one warning; ctrl+e still goes to the end of the
+    tag editor's field (it never saved), and the metadata editor's hint no longer names
+    ctrl+e as its save key. With `saved_delete = ["ctrl+d", "ctrl+a"]`: one warning; ctrl+a
+    in the saved-search field asks to delete, as it says."""
+    config = _config_file(
+        tmp_path,
+        monkeypatch,
+        '[keys]\neditor_save = "ctrl+e"\nsaved_delete = ["ctrl+d", "ctrl+a"]\n',
+    )
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert _warnings(app) == [
+            f"{config}: line 2: keys.editor_save: ctrl+e is the text field's own key in the "
+            "tag editor (go to end), which it keeps; editor_save does not get it; editor_save "
+            "has no key left",
+            f"{config}: line 3: keys.saved_delete: ctrl+a is also the text field's own key in "
+            "the saved searches (go to start); the remap wins: ctrl+a is saved_delete's there, "
+            "the text field loses it",
+        ]
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        field = app.screen.query_one("#tag-input", Input)
+        await pilot.press(*"abc", "home", "ctrl+e")
+        await until(pilot, lambda: field.cursor_position == 3)
+        assert isinstance(app.screen, TagEditor)
+        await pilot.press("ctrl+u", "escape")  # (nothing typed any more: closes)
+        await until(pilot, lambda: not isinstance(app.screen, TagEditor))
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
+        await until(pilot, lambda: "(no key): save" in box_text(app))
+        assert "ctrl+e" not in box_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, MetadataEditor))
+        save(app.library, "alpha", "robust")
+        await pilot.press("at")
+        await until(pilot, lambda: isinstance(app.screen, SavedSearches))
+        await until(pilot, lambda: "@alpha" in box_text(app))
+        await pilot.press("a", "l", "ctrl+a")
+        await until(pilot, lambda: "Delete @alpha?" in box_text(app))
+        assert app.screen.query_one("#saved-filter", Input).cursor_position == 2
