@@ -555,7 +555,8 @@ class MetadataEditor(_Editor[Metadata]):
         if not self.candidates:
             box.update(Content("No candidate in the metadata files.").stylize("$text-muted"))
             return
-        lines = [Content("Candidates (ctrl+y fills the fields with the next one)").stylize("bold")]
+        head = keyed(self.app, "Candidates ({meta_candidate} fills the fields with the next one)")
+        lines = [Content(head).stylize("bold")]
         for n, cand in enumerate(self.candidates):
             rec = cand.record
             mark = "▶ " if n == self.used else "  "
@@ -799,10 +800,13 @@ class NoteConflictDialog(ModalScreen[NoteChoice | None]):
         if choice in ("mine", "theirs", "merge"):
             self.dismiss(cast("NoteChoice", choice))
         else:  # Esc drops nothing: one of the two texts would be lost
+            text = keyed(
+                self.app,
+                "Choose {conflict_mine}, {conflict_theirs} or {conflict_merge}: one version "
+                "would be lost otherwise.",
+            )
             self.query_one("#conflict-message", Static).update(
-                Content("Choose m, t or g: one version would be lost otherwise.").stylize(
-                    "$text-warning"
-                )
+                Content(text).stylize("$text-warning")
             )
 
 
@@ -894,10 +898,13 @@ class MetadataConflictDialog(ModalScreen[dict[str, MetaChoice]]):
 
     def action_refuse(self) -> None:
         """Esc drops nothing: one of the two values of each field would be lost."""
-        text = (
-            "Choose m or t: one of the two values would be lost otherwise."
+        text = keyed(
+            self.app,
+            "Choose {conflict_mine} or {conflict_theirs}: one of the two values would be lost "
+            "otherwise."
             if len(self.fields) == 1
-            else "Choose m or t, or switch fields and ctrl+s: a value would be lost otherwise."
+            else "Choose {conflict_mine} or {conflict_theirs}, or switch fields and "
+            "{conflict_save}: a value would be lost otherwise.",
         )
         self.query_one("#meta-conflict-message", MessageLine).say(
             Content(text).stylize("$text-warning")

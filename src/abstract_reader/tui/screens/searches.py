@@ -100,9 +100,9 @@ class SaveSearchDialog(_Editor[str]):
         stored = self.existing().get(name)
         if stored is not None and stored != self.query_text.strip() and self._overwrite != name:
             self._overwrite = name
-            self.warn(
-                f"@{name} is saved as “{_shown_query(stored, 80)}”: Enter again replaces it, "
-                "Esc keeps it."
+            self.warn(  # (the stored query is library text: never read for key names)
+                f"@{name} is saved as “{_shown_query(stored, 80)}”: "
+                + keyed(self.app, "Enter again replaces it, {editor_cancel} keeps it.")
             )
             return
         self.dismiss(name)
@@ -110,7 +110,14 @@ class SaveSearchDialog(_Editor[str]):
     def action_cancel(self) -> None:
         if self._overwrite is not None:  # Esc answers the question: keep the stored one
             self._overwrite = None
-            self.say(Content("Kept the stored search: type another name, or Esc to cancel."))
+            self.say(
+                Content(
+                    keyed(
+                        self.app,
+                        "Kept the stored search: type another name, or {editor_cancel} to cancel.",
+                    )
+                )
+            )
             self._asked_at = self.edits()  # as it says: the next Esc cancels, not asks again
             return
         super().action_cancel()
@@ -274,7 +281,8 @@ class SavedSearches(ModalScreen[SearchAction | None]):
             self.dismiss(SearchAction("delete", name, self.searches[name]))
             return
         self._confirm_delete = name
-        self._say(f"Delete @{name}? ctrl+d again deletes it, Esc keeps it.", "$text-warning")
+        again = keyed(self.app, "{saved_delete} again deletes it, {saved_close} keeps it.")
+        self._say(f"Delete @{name}? {again}", "$text-warning")
 
     def action_cancel(self) -> None:
         if self._confirm_delete is not None:
