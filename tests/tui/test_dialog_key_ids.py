@@ -60,6 +60,7 @@ async def test_the_tag_editors_remove_key_is_remapped_and_a_clash_on_it_is_refus
         await pilot.press("t")
         await until(pilot, lambda: isinstance(app.screen, TagEditor))
         await until(pilot, lambda: "#alpha" in box_text(app) and "#beta" in box_text(app))
+        assert "ctrl+r removes one" in box_text(app)  # (the hint said Del)
         options = app.screen.query_one("#tag-current", OptionList)
         await pilot.press("up")  # the list, its last tag (beta) selected
         await until(pilot, lambda: options.has_focus and options.highlighted == 1)

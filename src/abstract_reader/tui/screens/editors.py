@@ -220,7 +220,7 @@ class TagEditor(_Editor[list[str]]):
             yield Label(
                 keyed(
                     self.app,
-                    "Enter: add/save · ↑: the tags, Del removes one · Tab: back · "
+                    "Enter: add/save · ↑: the tags, {tags_remove} removes one · Tab: back · "
                     "{editor_cancel}: cancel",
                 ),
                 classes="modal-hint",
