@@ -60,17 +60,27 @@ class ReaderApp(App[int]):
     #: When the last key arrived (`time.monotonic`): background work that can wait, waits
     #: while keys are arriving (`MainScreen.keys_arriving`).
     last_key_at = 0.0
-    #: keys typed before the reader was ready (None once it is), and those of them posted
-    #: again and not handled yet, by id (`on_event`)
+    #: keys held until the screen they are for is ready (None while none are: `on_event`),
+    #: and the keys posted again and not handled yet, by id
     _held_keys: list[events.Key] | None = None
     _replays: dict[int, events.Key] = {}  # noqa: RUF012 (replaced in __init__)
+    #: the screen being mounted that the held keys wait for (None: the first frame)
+    _held_for: Screen[Any] | None = None
 
     async def on_event(self, event: events.Event) -> None:
-        """Keys typed ahead — into the terminal before the main screen is ready — are held
-        until it is (`release_keys`), then handled in the order typed, as if typed then.
-        Before, Textual handed them to a screen not mounted yet, whose `on_mount` then put
-        the last session's query in the filter over what was typed: the filter showed
-        "graph" while the list was the typed query's."""
+        """Keys typed ahead are held until the screen they are for is ready, then handled in
+        the order typed, as if typed then (`release_keys`):
+
+        - before the first frame (typed into the terminal before the reader was ready):
+          Textual handed them to a main screen not mounted yet, whose `on_mount` then put the
+          last session's query in the filter over what was typed — the filter showed "graph"
+          while the list was the typed query's;
+        - while a screen pushed by the key before them (a dialog) is being mounted: Textual's
+          `push_screen` makes it the current screen at once but mounts it later, and a key
+          that came meanwhile went to that screen with no widget focused, where a letter
+          did nothing and Enter ran after the keys behind it ("E ⏎ n": the n typed into
+          the file name, then Enter exported to "papers.bibn"). Held, they go to the widget
+          the dialog focuses, in order (`_hold_keys_for`)."""
         if isinstance(event, events.Paste) and not event.is_forwarded:
             # Pasted text is untrusted (copied from the web) and Textual's fields take it
             # raw: every field gets it sanitised, controls as visible stand-ins (␛).
@@ -81,10 +91,16 @@ class ReaderApp(App[int]):
                 cut_paste(self.focused, event)
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.last_key_at = time.monotonic()
-            if self._held_keys is not None:  # the main screen is not ready yet
+            replayed = self._replays.pop(id(event), None) is not None
+            top = self.screen_stack[-1:]  # (none while the reader closes)
+            if self._held_keys is None and top and not top[0].is_mounted:
+                self._hold_keys_for(top[0])
+            elif self._held_for is not None and not self._held_for.is_running:
+                self.release_keys()  # (the screen went before it was mounted)
+            if self._held_keys is not None:  # (held keys are in the order typed: see below)
                 self._held_keys.append(event)
                 return
-            if self._replays.pop(id(event), None) is None and self._replays:
+            if not replayed and self._replays:
                 self._queue_key(event)  # a newer key while held ones wait in the queue: after
                 return
         await super().on_event(event)
@@ -100,9 +116,25 @@ class ReaderApp(App[int]):
 
         return ReaderDriver
 
+    def _hold_keys_for(self, screen: Screen[Any]) -> None:
+        """Hold the keys that come until ``screen``, pushed and not mounted yet, is: they are
+        released by a callback in its own queue, which it runs once mounted (after its
+        `on_mount`, and after the focus moves that `on_mount` asked the app for: those are
+        in the app's queue before the keys released)."""
+        self._held_keys = []
+        self._held_for = screen
+        if not screen.call_later(self._release_keys_for, screen):  # (closed: no more keys)
+            self.release_keys()
+
+    def _release_keys_for(self, screen: Screen[Any]) -> None:
+        if self._held_for is screen:
+            self.release_keys()
+
     def release_keys(self) -> None:
-        """The main screen is ready: the keys held are handled now, in order (`on_event`)."""
-        held, self._held_keys = self._held_keys, None
+        """The screen the keys wait for is ready: the keys held are handled now, in order
+        (`on_event`). Each is posted again; a key that comes meanwhile is posted again
+        behind them, so every key is handled in the order typed."""
+        held, self._held_keys, self._held_for = self._held_keys, None, None
         for key in held or ():
             self._queue_key(key)
 
