@@ -150,3 +150,26 @@ async def test_e_enter_with_no_file_in_the_way_exports_under_the_default_name(
         assert sorted(p.name for p in tmp_path.glob("papers*")) == ["papers.bib"]
         assert "@" in (tmp_path / "papers.bib").read_text("utf-8")
         assert app.query_one(PaperList).cursor == cursor
+
+
+async def test_keys_before_and_after_the_push_keep_their_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """E and Enter reach the list before E's dialog is pushed (the list hands Enter on), n
+    comes while the dialog is being mounted: Enter still comes first (the question), then
+    n (its answer)."""
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "papers.bib"
+    target.write_bytes(b"my own bibliography\n")
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        posted = type_while_mounting(app, ExportDialog, "n")
+        burst(app, "E", "enter")
+        await until(pilot, lambda: bool(posted) and isinstance(app.screen, ExportDialog))
+        await until(pilot, lambda: "unchanged" in _message(app))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert target.read_bytes() == b"my own bibliography\n"
+        assert sorted(p.name for p in tmp_path.glob("papers*")) == ["papers.bib"]
+        assert app.screen.query_one("#export-path", Input).value == "papers.bib"

@@ -64,8 +64,10 @@ class ReaderApp(App[int]):
     #: and the keys posted again and not handled yet, by id
     _held_keys: list[events.Key] | None = None
     _replays: dict[int, events.Key] = {}  # noqa: RUF012 (replaced in __init__)
-    #: the screen being mounted that the held keys wait for (None: the first frame)
+    #: the screen being mounted that the held keys wait for (None: the first frame), and how
+    #: many of them were handed on by widgets (`hold_handed_key`)
     _held_for: Screen[Any] | None = None
+    _handed = 0
 
     async def on_event(self, event: events.Event) -> None:
         """Keys typed ahead are held until the screen they are for is ready, then handled in
@@ -92,13 +94,9 @@ class ReaderApp(App[int]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.last_key_at = time.monotonic()
             replayed = self._replays.pop(id(event), None) is not None
-            top = self.screen_stack[-1:]  # (none while the reader closes)
-            if self._held_keys is None and top and not top[0].is_mounted:
-                self._hold_keys_for(top[0])
-            elif self._held_for is not None and not self._held_for.is_running:
-                self.release_keys()  # (the screen went before it was mounted)
-            if self._held_keys is not None:  # (held keys are in the order typed: see below)
-                self._held_keys.append(event)
+            held = self._keys_held()
+            if held is not None:  # (in the order typed: see release_keys)
+                held.append(event)
                 return
             if not replayed and self._replays:
                 self._queue_key(event)  # a newer key while held ones wait in the queue: after
@@ -116,6 +114,27 @@ class ReaderApp(App[int]):
 
         return ReaderDriver
 
+    def _keys_held(self) -> list[events.Key] | None:
+        """The keys held, if keys are held now: before the first frame, or while the current
+        screen is not mounted yet (holding starts then)."""
+        stack = self.screen_stack
+        if self._held_for is not None and self._held_for not in stack:
+            self.release_keys()  # (the screen went before it was mounted)
+        if self._held_keys is None and stack and not stack[-1].is_mounted:
+            self._hold_keys_for(stack[-1])
+        return self._held_keys
+
+    def hold_handed_key(self, key: events.Key) -> bool:
+        """A key that reached a widget after the focus had left it (`keys_in_order.hand_on`),
+        while keys are held: it goes before the keys held since the app took it (they came
+        later), after the keys handed on before it."""
+        held = self._keys_held()
+        if held is None:
+            return False
+        held.insert(self._handed, events.Key(key.key, key.character))
+        self._handed += 1
+        return True
+
     def _hold_keys_for(self, screen: Screen[Any]) -> None:
         """Hold the keys that come until ``screen``, pushed and not mounted yet, is: they are
         released by a callback in its own queue, which it runs once mounted (after its
@@ -123,6 +142,7 @@ class ReaderApp(App[int]):
         in the app's queue before the keys released)."""
         self._held_keys = []
         self._held_for = screen
+        self._handed = 0
         if not screen.call_later(self._release_keys_for, screen):  # (closed: no more keys)
             self.release_keys()
 
@@ -134,7 +154,7 @@ class ReaderApp(App[int]):
         """The screen the keys wait for is ready: the keys held are handled now, in order
         (`on_event`). Each is posted again; a key that comes meanwhile is posted again
         behind them, so every key is handled in the order typed."""
-        held, self._held_keys, self._held_for = self._held_keys, None, None
+        held, self._held_keys, self._held_for, self._handed = self._held_keys, None, None, 0
         for key in held or ():
             self._queue_key(key)
 

@@ -24,7 +24,7 @@ from ...plural import papers_phrase
 from ...text import escape_for_terminal
 from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
-from ..widgets.keys_in_order import run_own_binding
+from ..widgets.keys_in_order import hand_on, run_own_binding
 from .editors import MessageLine, _Editor
 
 #: A file name's extension for each export format (the default name follows the format).
@@ -101,11 +101,8 @@ class _FileNameField(FittedInput):
         ctrl+s export at once, as the key reaches the field (the dialog then takes the
         focus away, and holds the keys typed behind: `ExportDialog.on_key`), and a key that
         reaches the field once it has lost the focus goes on to the dialog."""
-        screen = self.screen
-        if screen.focused is not self:
-            event.stop()
-            event.prevent_default()
-            (screen.focused or screen).post_message(events.Key(event.key, event.character))
+        if self.screen.focused is not self:
+            hand_on(self, event)
             return
         if await run_own_binding(self, event):  # Enter: action_submit, below
             return

@@ -12,9 +12,36 @@ is handed on) and keys it has no binding for go on as before.
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from textual import events
 from textual.widget import Widget
 from textual.widgets import OptionList
+
+
+@runtime_checkable
+class HoldsKeys(Protocol):
+    """An app that holds keys while the screen they are for is being mounted (ReaderApp)."""
+
+    def hold_handed_key(self, key: events.Key) -> bool:
+        """Hold ``key``, handed on by a widget, if keys are held (or start to be): True if
+        so. It goes before the keys the app itself took since then (they came later)."""
+        ...
+
+
+def hand_on(widget: Widget, event: events.Key) -> None:
+    """A key that reached ``widget`` after the focus had left it goes on, as if typed now: to
+    the widget focused now (else its screen), or — when the focus went to a screen that is
+    not mounted yet (a dialog just pushed) — to the keys the app holds for that screen, in
+    the order typed. (Posted to the unmounted screen, a letter was lost there, and Enter
+    bubbled back to the app behind the keys typed after it.)"""
+    event.stop()
+    event.prevent_default()
+    app = widget.app
+    if isinstance(app, HoldsKeys) and app.hold_handed_key(event):
+        return
+    screen = app.screen
+    (screen.focused or screen).post_message(events.Key(event.key, event.character))
 
 
 async def run_own_binding(widget: Widget, event: events.Key) -> bool:
@@ -50,9 +77,7 @@ async def keys_follow_focus(widget: Widget, event: events.Key) -> bool:
         target = focused if focused is not None else screen
         if target is widget:
             return False
-        event.stop()
-        event.prevent_default()
-        target.post_message(events.Key(event.key, event.character))
+        hand_on(widget, event)
         return True
     if await app._check_bindings(event.key):  # the app's own pass, not the priority one
         event.stop()
