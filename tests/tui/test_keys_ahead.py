@@ -22,6 +22,7 @@ from textual.widgets import Input, Static, TextArea
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import MetadataEditor, NoteEditor, TagEditor
 from abstract_reader.tui.screens.export import ExportDialog
+from abstract_reader.tui.screens.help import HelpScreen
 from abstract_reader.tui.screens.searches import SavedSearches, SaveSearchDialog
 from abstract_reader.tui.screens.triage import TriageScreen
 from abstract_reader.tui.widgets.paper_list import PaperList
@@ -173,3 +174,26 @@ async def test_keys_before_and_after_the_push_keep_their_order(
         assert target.read_bytes() == b"my own bibliography\n"
         assert sorted(p.name for p in tmp_path.glob("papers*")) == ["papers.bib"]
         assert app.screen.query_one("#export-path", Input).value == "papers.bib"
+
+
+@pytest.mark.parametrize("while_mounting", [False, True])
+async def test_the_help_opened_and_closed_in_one_burst_then_the_list_takes_the_keys(
+    tmp_path: Path, while_mounting: bool
+) -> None:
+    """?, Esc, j: the help opens, closes, and j moves down the list — Esc and j typed before
+    the help was mounted, or while it was. (Posted again by the app, Esc stopped at the
+    dialog on its way up and never ran its binding: the help stayed open.)"""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        assert paper_list.cursor == 0
+        if while_mounting:
+            posted = type_while_mounting(app, HelpScreen, "escape", "j")
+            burst(app, "question_mark")
+        else:
+            posted = ["escape", "j"]
+            burst(app, "question_mark", *posted)
+        await until(pilot, lambda: bool(posted) and paper_list.cursor == 1)
+        await settle(app, pilot)
+        assert app.screen is app.main and paper_list.has_focus and paper_list.cursor == 1

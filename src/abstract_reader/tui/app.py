@@ -33,6 +33,7 @@ from .output import Shown, changed_chops
 from .screens import main as main_screen
 from .screens.main import NARROW_WIDTH, MainScreen
 from .widgets.fitted_input import FittedInput, cut_paste
+from .widgets.keys_in_order import typed_again
 
 if TYPE_CHECKING:
     from ..clipboard import CopyResult
@@ -131,7 +132,7 @@ class ReaderApp(App[int]):
         held = self._keys_held()
         if held is None:
             return False
-        held.insert(self._handed, events.Key(key.key, key.character))
+        held.insert(self._handed, key)
         self._handed += 1
         return True
 
@@ -159,7 +160,7 @@ class ReaderApp(App[int]):
             self._queue_key(key)
 
     def _queue_key(self, key: events.Key) -> None:
-        again = events.Key(key.key, key.character)
+        again = typed_again(self, key.key, key.character)
         self._replays[id(again)] = again
         self.post_message(again)
 

@@ -24,7 +24,7 @@ from ...plural import papers_phrase
 from ...text import escape_for_terminal
 from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
-from ..widgets.keys_in_order import hand_on, run_own_binding
+from ..widgets.keys_in_order import hand_on, run_own_binding, typed_again
 from .editors import MessageLine, _Editor
 
 #: A file name's extension for each export format (the default name follows the format).
@@ -370,7 +370,7 @@ class ExportDialog(_Editor[str]):
             if await self.app._check_bindings(key, priority=True):  # y, n
                 continue
             if self.focused is not None:  # the name, after the answer
-                self.focused.post_message(events.Key(key, character))
+                self.focused.post_message(typed_again(self.app, key, character))
             else:
                 await self.app._check_bindings(key)  # Esc: "no"
 

@@ -12,9 +12,10 @@ is handed on) and keys it has no binding for go on as before.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from textual import events
+from textual.app import App
 from textual.widget import Widget
 from textual.widgets import OptionList
 
@@ -29,6 +30,16 @@ class HoldsKeys(Protocol):
         ...
 
 
+def typed_again(app: App[Any], key: str, character: str | None) -> events.Key:
+    """A key to post again as if typed now: sent by the app, as a typed key is. (A key keeps
+    its sender, and Textual stops a key bubbling up at its sender: one posted anew from a
+    dialog's handler, with the dialog its sender, stopped at the dialog, and Esc never
+    reached the app, which runs the dialog's bindings.)"""
+    again = events.Key(key, character)
+    again.set_sender(app)
+    return again
+
+
 def hand_on(widget: Widget, event: events.Key) -> None:
     """A key that reached ``widget`` after the focus had left it goes on, as if typed now: to
     the widget focused now (else its screen), or — when the focus went to a screen that is
@@ -41,7 +52,7 @@ def hand_on(widget: Widget, event: events.Key) -> None:
     if isinstance(app, HoldsKeys) and app.hold_handed_key(event):
         return
     screen = app.screen
-    (screen.focused or screen).post_message(events.Key(event.key, event.character))
+    (screen.focused or screen).post_message(typed_again(app, event.key, event.character))
 
 
 async def run_own_binding(widget: Widget, event: events.Key) -> bool:
