@@ -127,3 +127,68 @@ async def test_a_tag_renamed_with_keys_typed_after_enter_gets_the_name_typed_bef
         await settle(app, pilot)
         assert app.library.snapshot.tags.get(first) == ["new"]
         assert field.value != "newzz"
+
+
+async def test_a_note_saved_with_ctrl_s_keeps_only_what_was_typed_before_it(
+    tmp_path: Path,
+) -> None:
+    """ "o x ctrl+s j": the dialog's save key (not the field's) took effect only after the
+    "j" had been typed into the note, which was saved as "xj"."""
+    from textual.widgets import TextArea
+
+    from abstract_reader.tui.screens.editors import NoteEditor
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        papers = app.query_one(PaperList)
+        first = papers.current_id
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        area = app.screen.query_one(TextArea)
+        await until(pilot, lambda: area.has_focus)
+        burst(app, "x", "ctrl+s", "j")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(app, pilot)
+        assert first is not None
+        assert app.library.snapshot.notes.get(first) == "x"
+        assert papers.cursor == 1
+
+
+async def test_tags_saved_with_ctrl_s_then_a_key_keep_the_tag_typed_before(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        papers = app.query_one(PaperList)
+        first = papers.current_id
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        field = app.screen.query_one("#tag-input", Input)
+        await until(pilot, lambda: field.has_focus)
+        burst(app, *"xy", "ctrl+s", "j")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(app, pilot)
+        assert first is not None
+        assert app.library.snapshot.tags.get(first) == ["xy"]
+        assert papers.cursor == 1
+
+
+async def test_esc_then_keys_in_one_burst_leave_the_dialog_and_go_to_the_list(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        papers = app.query_one(PaperList)
+        first = papers.current_id
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        field = app.screen.query_one("#tag-input", Input)
+        await until(pilot, lambda: field.has_focus)
+        burst(app, "escape", "j", "j")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(app, pilot)
+        assert first is not None and first not in app.library.snapshot.tags
+        assert papers.cursor == 2

@@ -14,7 +14,7 @@ from rich.cells import cell_len
 from textual import events
 from textual.widgets import Input
 
-from .keys_in_order import run_own_binding
+from .keys_in_order import hand_on, run_dialog_binding, run_own_binding
 
 #: The most of a pasted line a one-line field takes. Textual's ``Input`` measures its whole
 #: value on every frame: a 1 MB line pasted into the filter took seconds to show, and as
@@ -64,17 +64,15 @@ class FittedInput(Input):
         self._entered = False  # (on_enter ran since the field last had the focus)
 
     async def _on_key(self, event: events.Key) -> None:
-        if self._entered and self.app.screen.focused is not self:
-            # Enter here closed the dialog or moved the focus on, after the keys typed
-            # behind it had been handed to this field: they go where the focus is now, in
-            # the order typed. (Keys handed here before a focus move made elsewhere — Tab —
-            # were typed before it, and are this field's.)
-            event.stop()
-            event.prevent_default()
-            target = self.app.screen.focused or self.app.screen
-            target.post_message(events.Key(event.key, event.character))
+        current = self.app.screen
+        if self.screen is not current or (self._entered and current.focused is not self):
+            # A key here (Enter, the dialog's save or cancel) closed the dialog or moved the
+            # focus on, after the keys typed behind it had been handed to this field: they
+            # go where the focus is now, in the order typed. (Keys handed here before a
+            # focus move made elsewhere — Tab — were typed before it, and are this field's.)
+            hand_on(self, event)
             return
-        if not await run_own_binding(self, event):
+        if not await run_own_binding(self, event) and not await run_dialog_binding(self, event):
             await super()._on_key(event)
 
     async def action_submit(self) -> None:

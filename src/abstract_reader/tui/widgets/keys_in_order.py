@@ -68,6 +68,31 @@ async def run_own_binding(widget: Widget, event: events.Key) -> bool:
     return False
 
 
+async def run_dialog_binding(widget: Widget, event: events.Key) -> bool:
+    """In a dialog (a modal screen), run the dialog's own binding of a key that is not text
+    (its save, cancel …), with the config file's remaps, as the key reaches ``widget``
+    (one of its fields) — call it once the field's own bindings had their turn. True (and
+    the key stopped) if one ran.
+
+    Textual runs the screen's bindings only once the key has gone up to the app, after the
+    field has typed in the keys queued behind it: "x ctrl+s j" in the note editor saved the
+    note "xj", and "Esc j" left the "j" in the dialog's field."""
+    if event.is_printable:
+        return False
+    screen = widget.screen
+    if not screen.is_modal:
+        return False
+    for node, bindings in screen._binding_chain:
+        if node is not screen:
+            continue
+        for binding in bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await widget.app.run_action(binding.action, screen):
+                event.stop()
+                event.prevent_default()
+                return True
+    return False
+
+
 async def keys_follow_focus(widget: Widget, event: events.Key) -> bool:
     """For a widget that takes no text (the list, the paper pane, a dialog's list): run the
     key's bindings as the key reaches it, and hand on the keys that reach it once the focus
