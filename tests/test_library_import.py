@@ -294,3 +294,119 @@ def test_every_setting_the_program_writes_travels_with_an_export(tmp_path: Path)
     with Library(tmp_path / "b.sqlite3", backups=False) as b:
         b.import_data(parse_export(json.dumps(exported)))
         assert b.snapshot.settings == settings_a
+
+
+# -- a merge keeps what the library has, and says what it did not take ------------------------
+
+THEIRS = {
+    "title": "Imported Title",
+    "authors": ["Imported Author"],
+    "url": "https://example.org/imported",
+    "doi": "10.1000/imported",
+    "year": 2001,
+}
+
+
+def _import_file(tmp_path: Path, papers: dict[str, Any], settings_: Any = None) -> Path:
+    path = tmp_path / "import.json"
+    path.write_text(json.dumps(_doc(papers, settings_)), encoding="utf-8")
+    return path
+
+
+def test_import_keeps_every_metadata_field_the_library_has_and_names_the_files(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "lib.sqlite3"
+    mine = Metadata(
+        title="CLI v3",
+        authors=("Ada Lovelace",),
+        url="https://example.org/mine",
+        doi="10.1000/mine",
+        year=2026,
+    )
+    with Library(db, backups=False) as lib:
+        lib.set_metadata(IDS[0], mine)
+    path = _import_file(tmp_path, {IDS[0]: {"metadata": THEIRS, "note": "imported note"}})
+    result = cli("library", "import", str(path), db=db)
+    assert result.returncode == 0, result.stderr
+    with Library(db, backups=False) as lib:
+        assert lib.snapshot.metadata[IDS[0]] == mine
+        assert lib.snapshot.notes[IDS[0]] == "imported note"
+    lines = result.stderr.splitlines()
+    kept = [line for line in lines if IDS[0][:12] in line]
+    assert len(kept) == 1, lines  # one line for the paper, naming both values of each field
+    for ours, theirs in [
+        ('title "CLI v3"', '"Imported Title"'),
+        ('authors "Ada Lovelace"', '"Imported Author"'),
+        ('url "https://example.org/mine"', '"https://example.org/imported"'),
+        ('doi "10.1000/mine"', '"10.1000/imported"'),
+        ('year "2026"', '"2001"'),
+    ]:
+        assert ours in kept[0] and theirs in kept[0], kept[0]
+    assert "this library's were kept" in lines[-1]
+
+
+def test_import_fills_the_fields_the_library_lacks_silently(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    with Library(db, backups=False) as lib:
+        lib.set_metadata(IDS[0], Metadata(title="CLI v3", doi="10.1000/IMPORTED"))
+    path = _import_file(tmp_path, {IDS[0]: {"metadata": THEIRS}, IDS[1]: {"metadata": THEIRS}})
+    result = cli("library", "import", str(path), db=db)
+    assert result.returncode == 0, result.stderr
+    with Library(db, backups=False) as lib:
+        first = lib.snapshot.metadata[IDS[0]]
+        assert first.title == "CLI v3"
+        assert first.doi == "10.1000/IMPORTED"  # the same DOI (case does not count): no line
+        assert (first.authors, first.url, first.year) == (
+            ("Imported Author",),
+            "https://example.org/imported",
+            2001,
+        )
+        assert lib.snapshot.metadata[IDS[1]].title == "Imported Title"
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2, lines
+    assert 'kept its title "CLI v3" (the file\'s: "Imported Title")' in lines[0]
+    assert "doi" not in lines[0]
+
+
+def test_import_keeps_marks_and_saved_searches_and_says_a_different_query(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "lib.sqlite3"
+    with Library(db, backups=False) as lib:
+        lib.set_bookmark([IDS[0]])
+        lib.set_read([IDS[0]])
+        before = (lib.snapshot.bookmarks[IDS[0]], lib.snapshot.read[IDS[0]])
+        lib.set_setting("search:reading", "robust")
+        lib.set_setting("search:gone", "")  # a deleted saved search
+    papers = {
+        IDS[0]: {"bookmarked_at": 1.0, "read_at": 1.0},
+        IDS[1]: {"bookmarked_at": 2.0, "read_at": 3.0},
+    }
+    settings_ = {"search:reading": "gaussian", "search:gone": "back", "search:new": "new"}
+    result = cli("library", "import", str(_import_file(tmp_path, papers, settings_)), db=db)
+    assert result.returncode == 0, result.stderr
+    with Library(db, backups=False) as lib:
+        snap = lib.snapshot
+        assert (snap.bookmarks[IDS[0]], snap.read[IDS[0]]) == before
+        assert (snap.bookmarks[IDS[1]], snap.read[IDS[1]]) == (2.0, 3.0)
+        assert snap.settings["search:reading"] == "robust"
+        assert snap.settings["search:gone"] == "back"
+        assert snap.settings["search:new"] == "new"
+    assert 'kept this library\'s @reading "robust" (the file\'s: "gaussian")' in result.stderr
+    assert "@gone" not in result.stderr and "@new" not in result.stderr
+
+
+def test_import_lists_twelve_papers_kept_then_counts_unless_verbose(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    ids = [f"{n:016x}"[::-1] for n in range(1, 21)]
+    with Library(db, backups=False) as lib:
+        for pid in ids:
+            lib.set_metadata(pid, Metadata(title="Mine"))
+    path = _import_file(tmp_path, {pid: {"metadata": {"title": "Theirs"}} for pid in ids})
+    result = cli("library", "import", str(path), db=db)
+    assert result.returncode == 0, result.stderr
+    assert sum("kept its title" in line for line in result.stderr.splitlines()) == 12
+    assert "… and 8 more (-v lists every paper)" in result.stderr
+    verbose = cli("library", "import", "-v", str(path), db=db)
+    assert sum("kept its title" in line for line in verbose.stderr.splitlines()) == 20

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .corpus import Corpus, LoadError
     from .library import Library, Snapshot
+    from .library.interchange import Kept
     from .record import Record
     from .search import Query
 
@@ -423,9 +424,19 @@ def build_parser() -> argparse.ArgumentParser:
     _common(q, dumps=False)
     q.add_argument("file", help="'-' for standard output")
     q.add_argument("--force", action="store_true")
-    q = lib_sub.add_parser("import", help="merge a library JSON export (never drops anything)")
+    q = lib_sub.add_parser(
+        "import",
+        help="merge a library JSON export (never drops anything; a value the library has is "
+        "kept, and a different one in the file is said)",
+    )
     _common(q, dumps=False)
     q.add_argument("file")
+    q.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help=f"list every value kept over the file's (default: the first {_KEPT_SHOWN} papers)",
+    )
 
     p = sub.add_parser("config", help="the config file: where it is, the settings in effect")
     which = p.add_mutually_exclusive_group()
@@ -1060,13 +1071,41 @@ def cmd_library(args: argparse.Namespace) -> int:
         raise Failure(f"{args.file}: {exc}") from None
     library = _open_library(args, announce=False)
     try:
-        touched = library.import_data(data)
+        imported = library.import_data(data)
     except ReadOnlyLibrary as exc:
         raise Failure(str(exc)) from None
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
-    _note(f"Merged records of {papers_phrase(touched)} from {args.file}")
+    _report_kept(imported.kept, args.verbose)
+    summary = f"Merged records of {papers_phrase(imported.papers)} from {args.file}"
+    papers_kept = sum(1 for key in imported.kept if key)
+    if papers_kept:
+        summary += (
+            f"; where {papers_phrase(papers_kept)} had other values in the file, this "
+            f"library's were kept (listed above; `{PROG} meta ID` sets any of them)"
+        )
+    _note(summary)
     return 0
+
+
+_KEPT_SHOWN = 12  #: papers whose kept values `library import` lists without -v
+
+
+def _report_kept(kept: dict[str, list[Kept]], verbose: bool) -> None:
+    """One line per paper (and one for the settings) naming each value the library kept over
+    the import's different one, and the import's, so it can be typed back."""
+
+    def values(items: list[Kept]) -> str:
+        return "; ".join(f"{k.what} {_was(k.ours)} (the file's: {_was(k.theirs)})" for k in items)
+
+    papers = [pid for pid in kept if pid]
+    shown = papers if verbose else papers[:_KEPT_SHOWN]
+    for pid in shown:
+        _error(f"{pid[:12]} kept its {values(kept[pid])}")
+    if len(papers) > len(shown):
+        _error(f"… and {len(papers) - len(shown):,} more (-v lists every paper)")
+    if "" in kept:
+        _error(f"kept this library's {values(kept[''])}")
 
 
 def _progress(text: str) -> None:

@@ -1,5 +1,10 @@
 """Export and import of the whole library as one JSON document (merging, never dropping).
 
+An import adds what the library lacks and never replaces what it has: a metadata field
+(title, authors, URL, DOI, year), saved search or preference the library already holds with
+another value keeps the library's, and each such difference is returned (``Imported.kept``)
+for the caller to say — nothing the import carried is lost silently.
+
 An import is validated as a whole before anything is written: a document with one bad value
 is rejected with one line naming the problem, and the library is left as it was. What is
 accepted round-trips: exporting it again gives the same document.
@@ -21,6 +26,7 @@ from .model import (
     LibraryError,
     as_text,
     as_time,
+    as_year,
     clean_field,
     clean_tag,
     json_list,
@@ -410,14 +416,40 @@ def _tag_times_stored(library: Library) -> dict[str, dict[str, float]]:
     return times
 
 
-def import_document(library: Library, data: Any) -> int:
-    """Merge an export into this library (never drops anything). Returns papers touched.
+#: Settings that are the user's choices, not the reader's state (the last filter, paper,
+#: session …): when the import's value differs from the library's, that is said.
+_CHOSEN_SETTINGS = frozenset({"theme", "auto_read", "cite_format", "cite_abstract", "sort"})
+
+
+@dataclass(slots=True, frozen=True)
+class Kept:
+    """A value the library kept over the import's different one."""
+
+    what: str  #: "title", "authors", "url", "doi", "year"; "@name" (a saved search); a setting
+    ours: str
+    theirs: str
+
+
+@dataclass(slots=True)
+class Imported:
+    """What an import did: the papers it had records of, and per paper id (or "" for the
+    settings) the values the library kept over the import's different ones."""
+
+    papers: int
+    kept: dict[str, list[Kept]] = field(default_factory=dict)
+
+
+def import_document(library: Library, data: Any) -> Imported:
+    """Merge an export into this library (never drops anything, never replaces a value the
+    library has: see the module's docstring).
 
     The whole document is validated first: on any problem nothing is written."""
     entries, settings = validate_document(data)
     now = time.time()
+    result = Imported(len(entries))
 
     def build(change: _Change) -> None:
+        result.kept.clear()  # (a busy library runs this again)
         conn = change.conn
         for pid, entry in entries.items():
             if entry.bookmarked_at is not None:
@@ -440,29 +472,73 @@ def import_document(library: Library, data: Any) -> int:
                     body = existing
                 change.apply({"op": "note", "id": pid, "body": body})
             if entry.meta is not None:
-                _merge_meta(change, pid, entry.meta)
+                kept = _merge_meta(change, pid, entry.meta)
+                if kept:
+                    result.kept[pid] = kept
         for key, value in settings.items():
             if key == "sort":  # an older export's `bookmarked` is `recent` now
                 from ..sorting import canonical_sort
 
                 value = canonical_sort(value)
-            cur = conn.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (key, value))
+            # (an empty value is none: a deleted saved search is an empty setting)
+            cur = conn.execute(
+                "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = excluded.value WHERE settings.value = ''",
+                (key, value),
+            )
             change.dirty = change.dirty or bool(cur.rowcount)
+            if not cur.rowcount and (key in _CHOSEN_SETTINGS or key.startswith("search:")):
+                row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+                ours = as_text(row[0])
+                if value and ours != value:
+                    what = "@" + key[len("search:") :] if key.startswith("search:") else key
+                    result.kept.setdefault("", []).append(Kept(what, ours, value))
 
     library._transact(f"import of {papers_phrase(len(entries))}", build)
-    return len(entries)
+    return result
 
 
-def _merge_meta(change: _Change, pid: str, meta: _Meta) -> None:
-    """Imported metadata over the stored one, field by field (a missing field keeps ours)."""
+_META_FIELDS = ("title", "authors", "url", "doi", "year")
+
+
+def _merge_meta(change: _Change, pid: str, meta: _Meta) -> list[Kept]:
+    """Imported metadata into the stored one, field by field: a field the library lacks is
+    filled, one it has keeps its value (a different imported one is returned, to be said)."""
     old = change._paper_row("metadata", pid) or [None, "[]", None, None, None]
-    authors = meta.authors or json_list(old[1])
-    new_row = [
-        clean_field(meta.title) if meta.title else old[0],
-        json.dumps([c for a in authors if (c := clean_field(a))]),
-        clean_field(meta.url) if meta.url else old[2],
-        clean_field(meta.doi) if meta.doi else old[3],
-        meta.year if meta.year is not None else old[4],
+    ours: list[Any] = [
+        clean_field(old[0]),
+        [c for a in json_list(old[1]) if (c := clean_field(a))],
+        clean_field(old[2]),
+        clean_field(old[3]),
+        as_year(old[4]),
     ]
-    if any(v for v in new_row if v != "[]"):
+    theirs: list[Any] = [
+        clean_field(meta.title),
+        [c for a in meta.authors or [] if (c := clean_field(a))],
+        clean_field(meta.url),
+        clean_field(meta.doi),
+        meta.year,
+    ]
+    new_row = list(old)
+    kept: list[Kept] = []
+    for i, name in enumerate(_META_FIELDS):
+        mine, other = ours[i], theirs[i]
+        if not other:
+            continue
+        if not mine:
+            new_row[i] = json.dumps(other) if name == "authors" else other
+        elif not _same_value(name, mine, other):
+            kept.append(Kept(name, _value_shown(mine), _value_shown(other)))
+    if new_row != old and any(v for v in new_row if v != "[]"):
         change.apply({"op": "meta", "id": pid, "row": new_row})
+    return kept
+
+
+def _same_value(name: str, ours: Any, theirs: Any) -> bool:
+    if name == "doi":  # DOIs are case-insensitive
+        return bool(str(ours).casefold() == str(theirs).casefold())
+    return bool(ours == theirs)
+
+
+def _value_shown(value: Any) -> str:
+    return "; ".join(value) if isinstance(value, list) else str(value)

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..facts import Fact
 from ..plural import noun_for, papers_phrase
@@ -51,6 +51,9 @@ from .model import (
     json_list,
 )
 from .schema import backup, begin_write, busy_error, busy_timeout_s, open_library, shown
+
+if TYPE_CHECKING:
+    from .interchange import Imported
 
 #: Rows of the change log kept (older ones are pruned as new ones arrive).
 CHANGES_KEPT = 10_000
@@ -781,8 +784,9 @@ class Library:
 
         return export_document(self)
 
-    def import_data(self, data: Any) -> int:
-        """Merge an export into this library (never drops anything). Returns papers touched."""
+    def import_data(self, data: Any) -> Imported:
+        """Merge an export into this library (never drops anything, never replaces a value
+        it has). Returns the papers touched and the values kept over the import's."""
         from .interchange import import_document
 
         return import_document(self, data)
