@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -200,3 +203,49 @@ def test_an_unknown_theme_is_one_line_naming_the_themes(conf: Path) -> None:
     assert warnings == [
         f"{conf}: line 1: theme: no theme 'nordd' (did you mean nord?); the default applies"
     ]
+
+
+def _config_show(path: Path) -> subprocess.CompletedProcess[str]:
+    """`config --show` with ``path`` as the config file, in a process that is killed after
+    60 s (a FIFO opened for reading waits for a writer forever: the test must not hang)."""
+    env = {**os.environ, "ABSTRACT_READER_CONFIG": str(path)}
+    return subprocess.run(
+        [sys.executable, "-m", "abstract_reader", "config", "--show"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_as_the_config_file_is_one_line_and_the_defaults(tmp_path: Path) -> None:
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    result = _config_show(fifo)  # hung until killed before the fix
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"abstract-reader: {fifo}: cannot read (it is a FIFO, not a regular file); "
+        "the defaults apply\n"
+    )
+    assert result.stdout.startswith(f"# {fifo} (a FIFO, not a regular file: these are the")
+    assert "auto_read = true" in result.stdout
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_device_as_the_config_file_is_said_to_be_one(tmp_path: Path) -> None:
+    result = _config_show(Path("/dev/zero"))
+    assert result.returncode == 1
+    assert "/dev/zero: cannot read (it is a device, not a regular file)" in result.stderr
+    assert result.stdout.startswith("# /dev/zero (a device, not a regular file: these are")
+    assert "not there" not in result.stdout
+
+
+def test_a_dangling_link_as_the_config_file_names_its_target(tmp_path: Path) -> None:
+    link = tmp_path / "config.toml"
+    link.symlink_to(tmp_path / "gone.toml")
+    result = _config_show(link)
+    assert result.returncode == 1
+    assert f"a link to {tmp_path / 'gone.toml'}, which is not there" in result.stderr
+    assert result.stdout.startswith(f"# {link} (a link to {tmp_path / 'gone.toml'}, which")

@@ -1347,7 +1347,7 @@ def _config_citation_format() -> str | None:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    from .config import config_path, load_config, to_toml
+    from .config import config_path, file_state, load_config, to_toml
 
     path = config_path()
     if args.path:
@@ -1360,7 +1360,8 @@ def cmd_config(args: argparse.Namespace) -> int:
         warnings += resolve_keys(config).warnings
     for warning in warnings:
         _error(warning)
-    exists = "" if path.is_file() else " (not there: these are the defaults)"
+    state = file_state(path)
+    exists = "" if state is None else f" ({state}: these are the defaults)"
     _say(sys.stdout, f"# {path}{exists}\n" + to_toml(config).rstrip("\n"))
     kept = _reader_settings(config)
     if kept:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -110,13 +111,19 @@ def _citation_formats() -> tuple[str, ...]:
 def load_config(path: Path | None = None) -> tuple[Config, list[str]]:
     """The config in effect and one warning line per problem (empty when all is well).
     A missing file is no problem: the defaults."""
+    from .infile import NotRegular, open_regular
+
     path = config_path() if path is None else path
     shown = escape_for_terminal(str(path))
-    try:
-        with path.open("rb") as handle:
+    try:  # (looked at first and opened without waiting: a FIFO never blocks the start)
+        with open_regular(path) as handle:
             raw = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
+        if os.path.islink(path):
+            return Config(), [f"{shown}: cannot read ({file_state(path)}); the defaults apply"]
         return Config(), []
+    except NotRegular as exc:
+        return Config(), [f"{shown}: cannot read (it {exc}); the defaults apply"]
     except OSError as exc:
         return Config(), [f"{shown}: cannot read ({exc.strerror or exc}); the defaults apply"]
     if len(raw) > MAX_CONFIG_BYTES:
@@ -137,6 +144,23 @@ def load_config(path: Path | None = None) -> tuple[Config, list[str]]:
             f"{shown}: {line}not valid TOML ({escape_for_terminal(problem)}); the defaults apply"
         ]
     return _validate(data, text, shown)
+
+
+def file_state(path: Path) -> str | None:
+    """None when ``path`` is a regular file (or a link to one), else what it is, for a
+    message: "not there", "a FIFO, not a regular file", "a link to …, which is not there"."""
+    from .infile import kind_of
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.islink(path):
+            target = escape_for_terminal(os.readlink(path))
+            return f"a link to {target}, which is not there"
+        return "not there"
+    except OSError as exc:
+        return f"cannot be looked at: {exc.strerror or exc}"
+    return None if stat.S_ISREG(mode) else f"{kind_of(mode)}, not a regular file"
 
 
 def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list[str]]:
