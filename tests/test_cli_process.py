@@ -251,3 +251,31 @@ def test_dump_in_cwd_named_like_a_folder_still_opens(tmp_path: Path) -> None:
     result = run("dumps", cwd=tmp_path, new_session=True)
     assert result.returncode == 2 and "needs a terminal" in result.stderr
     assert run("list", "-d", str(SEEDS)).returncode == 0
+
+
+@pytest.mark.slow
+def test_a_missing_path_in_a_terminal_is_one_line_and_no_reader(tmp_path: Path) -> None:
+    """`abstract-reader nonexist.txt` opened an empty reader ("0 files loaded, 1 failed")."""
+    env = {**os.environ, "TERM": "xterm-256color", "ABSTRACT_READER_DB": str(tmp_path / "l")}
+    missing, fifo = tmp_path / "nonexist.txt", tmp_path / "fifo.txt"
+    os.mkfifo(fifo)
+    term = Terminal([*installed_script(), str(missing), "-d", str(fifo)], env)
+    assert term.wait() == 1
+    assert b"\x1b[?1049h" not in term.output  # no alternate screen: no reader
+    lines = term.output.decode().splitlines()
+    assert lines == [
+        f"abstract-reader: {missing}: no such file or directory",
+        f"abstract-reader: {fifo}: is a FIFO, not a regular file",
+        "abstract-reader: nothing to read: none of those 2 can be loaded, so no reader was opened",
+    ]
+    assert not (tmp_path / "l").exists()  # nor a library made for it
+
+
+@pytest.mark.slow
+def test_a_missing_path_next_to_a_dump_opens_the_reader_on_the_dump(tmp_path: Path) -> None:
+    env = {**os.environ, "TERM": "xterm-256color", "ABSTRACT_READER_DB": str(tmp_path / "l")}
+    write_dump(tmp_path / "a.txt", "An abstract about robust estimation.")
+    term = Terminal([*installed_script(), str(tmp_path / "nonexist.txt"), str(tmp_path)], env)
+    term.read_until(b"1 failed")
+    term.send("q")
+    assert term.wait() == 1  # a bad input file: reported, the rest read, exit 1

@@ -1719,6 +1719,27 @@ def _usage_error(message: str) -> NoReturn:
     build_reader_parser().error(message)
 
 
+def _unopenable(path: str) -> str | None:
+    """Why the reader could not load anything from ``path`` (missing, unreadable, a FIFO or
+    a device), from a look at it (not a load: the reader loads it), else None."""
+    import errno
+    import stat
+
+    from .infile import kind_of
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return "no such file or directory"
+        return (exc.strerror or str(exc)).lower()
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return f"is {kind_of(mode)}, not a regular file"
+    if not os.access(path, os.R_OK | (os.X_OK if stat.S_ISDIR(mode) else 0)):
+        return "permission denied"
+    return None
+
+
 def _reader_terminal() -> dict[int, int] | None:
     """The reader draws on stderr and reads stdin (Textual's driver). When either is not a
     terminal (`abstract-reader 2>log`, `... | tee`, `< file`), use the controlling terminal
@@ -1739,6 +1760,13 @@ def _reader_terminal() -> dict[int, int] | None:
 
 def run_reader(args: argparse.Namespace) -> int:
     paths = list(args.paths or []) + list(args.dumps or [])
+    problems = [_unopenable(path) for path in paths]
+    if paths and all(problems):  # a mistyped name is one line, never an empty reader
+        for path, problem in zip(paths, problems, strict=True):
+            _error(f"{path}: {problem}")
+        failed = "it cannot" if len(paths) == 1 else f"none of those {len(paths):,} can"
+        _error(f"nothing to read: {failed} be loaded, so no reader was opened")
+        return 1
     db, named = _library_location(args.db)  # as the commands: no library in a missing folder
     saved = _reader_terminal()
     if saved is None:
