@@ -585,3 +585,36 @@ def test_deleting_or_replacing_a_saved_search_says_what_it_was() -> None:
     deleted = cli("searches", "--delete", "reading")
     assert deleted.returncode == 0 and deleted.stdout == ""
     assert deleted.stderr == 'abstract-reader: @reading deleted; it was "robust is:unread"\n'
+
+
+def test_db_and_dump_before_the_command_are_the_commands_own(tmp_path: Path) -> None:
+    """The usage shows `[--db FILE]` before any word: `abstract-reader --db FILE list` was
+    "argument COMMAND: invalid choice: 'FILE'"."""
+    db = tmp_path / "lib.sqlite3"
+    write_dump(tmp_path / "d.txt", "An abstract about robust estimation of means.")
+    listed = cli("--db", str(db), "-d", str(tmp_path / "d.txt"), "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert f"created a new library at {db}" in listed.stderr  # the file named, used
+    (pid,) = [json.loads(line)["id"] for line in listed.stdout.splitlines()]
+    assert cli(f"--db={db}", "tag", pid, "mine", "-d", str(tmp_path / "d.txt")).returncode == 0
+    mine = cli("--db", str(db), "list", "--tag", "mine", "-d", str(tmp_path / "d.txt"))
+    assert mine.returncode == 0 and pid[:12] in mine.stdout
+    exported = cli("--db", str(db), "library", "export", "-")
+    assert exported.returncode == 0 and pid in exported.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["--db", "x.db", "config"], "config opens no library: --db does not apply to it"),
+        (["-d", "x.txt", "completion", "bash"], "completion reads no dumps"),
+        (["--db", "a.db", "list", "--db", "b.db"], "--db given twice, with different files"),
+    ],
+)
+def test_db_or_dump_before_a_command_that_cannot_use_it_is_a_usage_error(
+    args: list[str], problem: str, tmp_path: Path
+) -> None:
+    result = cli(*args)
+    assert result.returncode == 2
+    assert problem in result.stderr and len(result.stderr.splitlines()) == 2  # usage, error
+    assert not (tmp_path / "a.db").exists()

@@ -265,6 +265,21 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    # (the reader's usage shows them before any word: they work before a command too)
+    parser.add_argument(
+        "--db",
+        dest="top_db",
+        metavar="FILE",
+        help="the library file, for the command that follows (as its own --db)",
+    )
+    parser.add_argument(
+        "-d",
+        "--dump",
+        dest="top_dumps",
+        action="append",
+        metavar="PATH",
+        help="a dump file or folder, for the command that follows (as its own -d)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
 
     p = sub.add_parser(
@@ -1687,8 +1702,10 @@ def _dispatch(args_list: list[str], real_stdout: TextIO) -> int:
         return _complete_helper(args_list[1:])
     word = _first_word(args_list)
     if word in SUBCOMMANDS or any(a in ("-h", "--help") for a in args_list[:1]):
-        args = build_parser().parse_args(args_list)
+        parser = build_parser()
+        args = parser.parse_args(args_list)
         if args.command is not None:
+            _options_before_command(parser, args)
             return COMMANDS[args.command](args)
     if word == "help":
         build_parser().print_help()
@@ -1698,6 +1715,22 @@ def _dispatch(args_list: list[str], real_stdout: TextIO) -> int:
     reader_args = build_reader_parser().parse_args(args_list)
     sys.stdout = real_stdout  # the reader (Textual) gets the real stream
     return run_reader(reader_args)
+
+
+def _options_before_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """`--db FILE` and `-d PATH` given before the command (`abstract-reader --db x list`) are
+    the command's own; a command that takes neither is a usage error naming it."""
+    top_db, top_dumps = args.__dict__.pop("top_db", None), args.__dict__.pop("top_dumps", None)
+    if top_db is not None:
+        if not hasattr(args, "db"):
+            parser.error(f"{args.command} opens no library: --db does not apply to it")
+        if args.db is not None and args.db != top_db:
+            parser.error(f"--db given twice, with different files ({top_db!r}, {args.db!r})")
+        args.db = top_db
+    if top_dumps:
+        if not hasattr(args, "dumps"):
+            parser.error(f"{args.command} reads no dumps: -d/--dump does not apply to it")
+        args.dumps = top_dumps + (args.dumps or [])
 
 
 # A bare word (no folder separator, no extension) that names no file is a mistyped command.
