@@ -307,8 +307,8 @@ def test_tags_rename_and_delete(seeds: Corpus, db: Path) -> None:
     cli("tag", seeds.papers[1].id, "draft", db=db)
     assert cli("tags", "--rename", "draft", "final", db=db).stdout.strip() == "2  final"
     assert cli("tags", "--delete", "final", db=db).stdout.strip() == ""
-    missing = cli("tags", "--delete", "nope", db=db)
-    assert missing.returncode == 1 and "no tag named 'nope'" in missing.stderr
+    missing = cli("tags", "--delete", "nope", db=db)  # nothing to do: said, not a failure
+    assert missing.returncode == 0 and "no tag named 'nope'; nothing removed" in missing.stderr
 
 
 def test_load_problems_are_counted_one_way(tmp_path: Path) -> None:
@@ -618,3 +618,31 @@ def test_db_or_dump_before_a_command_that_cannot_use_it_is_a_usage_error(
     assert result.returncode == 2
     assert problem in result.stderr and len(result.stderr.splitlines()) == 2  # usage, error
     assert not (tmp_path / "a.db").exists()
+
+
+@pytest.mark.parametrize("command", [["show"], ["tag", "ID", "x"], ["note"], ["meta"], ["cite"]])
+@pytest.mark.parametrize("bad", ["", "zzzz", "abc", "d059a4d9bc3bb9a0f", "#d059"])
+def test_a_malformed_id_is_a_usage_error_quoting_it(command: list[str], bad: str, db: Path) -> None:
+    """`show ''` was exit 1 with "abstract-reader: : not a paper id" (the id shown as
+    nothing)."""
+    args = [bad if part == "ID" else part for part in command] + (
+        [bad] if len(command) == 1 else []
+    )
+    result = cli(*args, db=db)
+    assert result.returncode == 2, result.stderr
+    assert f"{bad!r} is not a paper id (ids are 16 hex digits" in result.stderr
+    assert not db.exists()  # refused before the library is opened
+
+
+def test_nothing_to_delete_is_said_and_not_a_failure(db: Path) -> None:
+    """README: a write with nothing to do is exit 0, said on stderr — as `untag` was, while
+    `tags --delete` and `searches --delete` of a missing name exited 1."""
+    untag = cli("untag", "d059a4d9", "missing", db=db)
+    assert untag.returncode == 0 and "had no tag 'missing'; nothing removed" in untag.stderr
+    tag = cli("tags", "--delete", "nonexist", db=db)
+    assert tag.returncode == 0 and "no tag named 'nonexist'; nothing removed" in tag.stderr
+    search = cli("searches", "--delete", "nonexist", db=db)
+    assert search.returncode == 0
+    assert "no saved search named 'nonexist'; nothing deleted" in search.stderr
+    bad = cli("searches", "--delete", "b@d", db=db)  # not a name at all: usage
+    assert bad.returncode == 2 and "'b@d': a saved search's name is" in bad.stderr

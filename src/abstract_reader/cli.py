@@ -191,6 +191,21 @@ def _tag_argument(raw: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _id_argument(raw: str) -> str:
+    """A paper id given as an argument: hex digits, a whole id or a prefix of one long
+    enough to look up (`Corpus.resolve`); anything else is a usage error quoting it."""
+    from .corpus import MIN_PREFIX
+    from .text import escape_for_terminal
+
+    if re.fullmatch(rf"[0-9a-f]{{{MIN_PREFIX},16}}", raw.strip().lower()):
+        return raw
+    raise argparse.ArgumentTypeError(
+        f"{escape_for_terminal(repr(raw))} is not a paper id (ids are 16 hex digits, as "
+        f"`list --json` gives them; the first {MIN_PREFIX} or more are enough when no other "
+        "id starts with them)"
+    )
+
+
 def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--query", help="only papers matching this search query")
     parser.add_argument(
@@ -305,7 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="show one paper, rendered")
     _common(p)
-    p.add_argument("id", help="a paper id or an unambiguous prefix")
+    p.add_argument(
+        "id", type=_id_argument, metavar="ID", help="a paper id or an unambiguous prefix"
+    )
     p.add_argument(
         "--full", action="store_true", help="do not cap very long abstracts or many sources"
     )
@@ -313,13 +330,13 @@ def build_parser() -> argparse.ArgumentParser:
     for name, helptext in (("tag", "add tags to a paper"), ("untag", "remove tags from a paper")):
         p = sub.add_parser(name, help=helptext)
         _common(p)
-        p.add_argument("id")
+        p.add_argument("id", type=_id_argument, metavar="ID")
         p.add_argument("tags", nargs="+", metavar="TAG")
 
     for name, helptext in (("bookmark", "bookmark papers"), ("read", "mark papers read")):
         p = sub.add_parser(name, help=helptext)
         _common(p)
-        p.add_argument("ids", nargs="+", metavar="ID")
+        p.add_argument("ids", nargs="+", metavar="ID", type=_id_argument)
         p.add_argument("--off", action="store_true", help="undo (unbookmark / mark unread)")
 
     p = sub.add_parser("tags", help="every tag with its count; records of unloaded papers")
@@ -328,16 +345,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--merge", action="store_true", help="with --rename onto an existing tag: merge the two"
     )
-    p.add_argument("--delete", metavar="TAG", help="remove a tag from every paper")
+    p.add_argument(
+        "--delete", metavar="TAG", type=_tag_argument, help="remove a tag from every paper"
+    )
 
     p = sub.add_parser("note", help="print or set a paper's note")
     _common(p)
-    p.add_argument("id")
+    p.add_argument("id", type=_id_argument, metavar="ID")
     p.add_argument("text", nargs="?", help="the new note ('' clears it)")
 
     p = sub.add_parser("meta", help="print or set a paper's real title, authors, URL, DOI, year")
     _common(p)
-    p.add_argument("id")
+    p.add_argument("id", type=_id_argument, metavar="ID")
     p.add_argument("--title")
     p.add_argument("--author", action="append", metavar="NAME", help="repeatable, in order")
     p.add_argument("--url")
@@ -349,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("cite", help="print (and copy) citations")
     _common(p)
-    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("ids", nargs="+", metavar="ID", type=_id_argument)
     p.add_argument(
         "--format",
         "-f",
@@ -860,8 +879,10 @@ def cmd_tags(args: argparse.Namespace) -> int:
     try:
         if args.rename:
             library.rename_tag(*args.rename, merge=args.merge)
-        if args.delete:
-            before = library.tag_counts()
+        before = library.tag_counts()
+        if args.delete and args.delete not in {name for name, _count in before}:
+            _error(f"no tag named {args.delete!r}; nothing removed")  # (done: not a failure)
+        elif args.delete:
             library.delete_tag(args.delete)
             left = {name for name, _count in library.tag_counts()}
             for name, count in before:  # said: the list below simply no longer shows it
@@ -1478,9 +1499,16 @@ def cmd_searches(args: argparse.Namespace) -> int:
             if stored is not None and stored != query:
                 _error(f"@{name} replaced; it was {_was(stored)}")
         if args.delete:
-            forgotten = exists(library, args.delete)
-            delete(library, args.delete)
-            _error(f"@{args.delete} deleted; it was {_was(forgotten or '')}")
+            try:
+                name = check_name(args.delete)
+            except SavedSearchError as exc:
+                raise _Usage(str(exc)) from None
+            forgotten = exists(library, name)
+            if forgotten is None:  # (done: not a failure)
+                _error(f"no saved search named {name!r}; nothing deleted")
+            else:
+                delete(library, name)
+                _error(f"@{name} deleted; it was {_was(forgotten)}")
     except SavedSearchError as exc:
         raise Failure(str(exc)) from None
     except LibraryError as exc:
