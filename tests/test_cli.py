@@ -646,3 +646,36 @@ def test_nothing_to_delete_is_said_and_not_a_failure(db: Path) -> None:
     assert "no saved search named 'nonexist'; nothing deleted" in search.stderr
     bad = cli("searches", "--delete", "b@d", db=db)  # not a name at all: usage
     assert bad.returncode == 2 and "'b@d': a saved search's name is" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "length", "what"),
+    [
+        ("--title", 100_000, "a title is at most 1,000"),
+        ("--author", 301, "an author's name is at most 300"),
+        ("--url", 2_001, "a URL is at most 2,000"),
+        ("--doi", 301, "a DOI is at most 300"),
+    ],
+)
+def test_meta_refuses_a_field_too_long_in_one_line(
+    option: str, length: int, what: str, db: Path
+) -> None:
+    """`meta --title` took a 100,000-character title (tags are capped at 64)."""
+    result = cli("meta", "d059a4d9", option, "x" * length, db=db)
+    assert result.returncode == 2
+    assert f"argument {option}: too long ({length:,} characters; {what})" in result.stderr
+    assert not db.exists()  # refused before the library is opened
+
+
+def test_meta_at_its_caps_is_kept_and_survives_an_export_and_import(
+    db: Path, tmp_path: Path
+) -> None:
+    title, author = "T" * 1_000, "A" * 300
+    assert cli("meta", "d059a4d9", "--title", title, "--author", author, db=db).returncode == 0
+    exported = tmp_path / "export.json"
+    assert cli("library", "export", str(exported), db=db).returncode == 0
+    other = tmp_path / "other.sqlite3"
+    imported = cli("library", "import", str(exported), db=other)
+    assert imported.returncode == 0, imported.stderr
+    shown = cli("meta", "d059a4d9", db=other).stdout
+    assert title in shown and author in shown

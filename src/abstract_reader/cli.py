@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 PROG = "abstract-reader"
 SHOW_LIMIT = 50_000  # characters of an abstract that `show` prints without --full
+#: `meta`'s caps, in characters (within what `library import` takes back: interchange's
+#: FIELD_MAX); the longest arXiv titles are ~300 characters
+TITLE_MAX, AUTHOR_MAX, URL_MAX, DOI_MAX = 1_000, 300, 2_000, 300
 SUBCOMMANDS = (
     "list",
     "show",
@@ -189,6 +192,21 @@ def _tag_argument(raw: str) -> str:
         return clean_tag(raw)
     except LibraryError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _capped(what: str, limit: int) -> Callable[[str], str]:
+    """An argument type: text of at most ``limit`` characters (runs of white space counted
+    as one, as the library stores them), else a usage error saying both lengths."""
+
+    def check(raw: str) -> str:
+        length = len(" ".join(raw.split()))
+        if length > limit:
+            raise argparse.ArgumentTypeError(
+                f"too long ({length:,} characters; {what} is at most {limit:,})"
+            )
+        return raw
+
+    return check
 
 
 def _id_argument(raw: str) -> str:
@@ -357,10 +375,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("meta", help="print or set a paper's real title, authors, URL, DOI, year")
     _common(p)
     p.add_argument("id", type=_id_argument, metavar="ID")
-    p.add_argument("--title")
-    p.add_argument("--author", action="append", metavar="NAME", help="repeatable, in order")
-    p.add_argument("--url")
-    p.add_argument("--doi")
+    p.add_argument("--title", type=_capped("a title", TITLE_MAX))
+    p.add_argument(
+        "--author",
+        action="append",
+        metavar="NAME",
+        type=_capped("an author's name", AUTHOR_MAX),
+        help="repeatable, in order",
+    )
+    p.add_argument("--url", type=_capped("a URL", URL_MAX))
+    p.add_argument("--doi", type=_capped("a DOI", DOI_MAX))
     p.add_argument("--year", type=int)
     p.add_argument("--clear", action="store_true", help="remove every override first")
 
