@@ -410,3 +410,26 @@ def test_import_lists_twelve_papers_kept_then_counts_unless_verbose(tmp_path: Pa
     assert "… and 8 more (-v lists every paper)" in result.stderr
     verbose = cli("library", "import", "-v", str(path), db=db)
     assert sum("kept its title" in line for line in verbose.stderr.splitlines()) == 20
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (
+            b'{"format": "\x9e"}',
+            "not UTF-8 text (byte 0x9e at offset 12); a library export is UTF-8 JSON",
+        ),
+        ("{}".encode("utf-16"), "UTF-16 text, not UTF-8; save it as UTF-8"),
+    ],
+    ids=["binary", "utf-16"],
+)
+def test_an_import_that_is_not_utf8_names_the_byte_not_the_codec(
+    data: bytes, problem: str, tmp_path: Path
+) -> None:
+    """It was "cannot read ('utf-8' codec can't decode byte 0x9e in position 12: …)"."""
+    path = tmp_path / "export.json"
+    path.write_bytes(data)
+    result = cli("library", "import", str(path), db=tmp_path / "lib.sqlite3")
+    assert result.returncode == 1
+    assert result.stderr == f"abstract-reader: {path}: {problem}\n"
+    assert "codec" not in result.stderr

@@ -1120,10 +1120,18 @@ def cmd_library(args: argparse.Namespace) -> int:
 
     try:  # (a regular file, or standard input, of at most infile.MAX_WHOLE_BYTES)
         data = read_limited(sys.stdin.buffer) if args.file == "-" else read_whole(args.file)
-        raw = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError, NotRegular, TooLarge) as exc:
+    except (OSError, NotRegular, TooLarge) as exc:
         raise Failure(
             f"{args.file}: cannot read ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # (Python's wording names a codec, not the file)
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise Failure(f"{args.file}: UTF-16 text, not UTF-8; save it as UTF-8") from None
+        raise Failure(
+            f"{args.file}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start:,}); a library export is UTF-8 JSON"
         ) from None
     try:
         data = parse_export(raw)
