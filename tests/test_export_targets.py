@@ -159,3 +159,24 @@ def test_library_export_follows_the_same_rule(
     assert "character device" in capsys.readouterr().err
     assert cli.main(["library", "export", str(link), "--force", "--db", str(db)]) == 0
     assert "keep" in (out / "nowhere.json").read_text() and link.is_symlink()
+
+
+@pytest.mark.parametrize("command", ["export", "library"])
+def test_a_dangling_link_into_a_missing_folder_names_the_link_and_its_target(
+    command: str, out: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--force` through a link to a file in a missing folder said only "link: No such file
+    or directory" (which looks like the link itself is missing)."""
+    link = out / "link.json"
+    link.symlink_to(out / "nodir" / "x.json")
+    if command == "export":
+        code, err = export(capsys, link, "--force")
+    else:
+        code = cli.main(["library", "export", str(link), "--force"])
+        err = capsys.readouterr().err
+    assert code == 1
+    assert err == (
+        f"abstract-reader: {link}: a symbolic link to {out / 'nodir' / 'x.json'}, which cannot"
+        f" be written: its folder {out / 'nodir'} does not exist\n"
+    )
+    assert link.is_symlink() and not (out / "nodir").exists()

@@ -97,7 +97,19 @@ def write_output(path: Path, text: str, *, force: bool = False) -> None:
             f"{shown}: already exists (use --force to overwrite)", f"{shown}: already exists"
         )
     mode = stat.S_IMODE(existing.st_mode) if existing is not None else None
-    _replace(target, text.encode("utf-8"), mode)
+    try:
+        _replace(target, text.encode("utf-8"), mode)
+    except OSError as exc:
+        if target == path:
+            raise
+        # "No such file or directory" alone would name neither the link nor where it points
+        points = escape_for_terminal(os.readlink(path))
+        why = exc.strerror or str(exc)
+        if exc.errno == errno.ENOENT:
+            why = f"its folder {escape_for_terminal(str(target.parent))} does not exist"
+        raise OutputError(
+            f"{shown}: a symbolic link to {points}, which cannot be written: {why}"
+        ) from None
 
 
 def write_file(path: Path, text: str, *, force: bool = False) -> None:
