@@ -641,6 +641,11 @@ def test_nothing_to_delete_is_said_and_not_a_failure(db: Path) -> None:
     assert untag.returncode == 0 and "had no tag 'missing'; nothing removed" in untag.stderr
     tag = cli("tags", "--delete", "nonexist", db=db)
     assert tag.returncode == 0 and "no tag named 'nonexist'; nothing removed" in tag.stderr
+    assert cli("tag", "d059a4d9", "Ärger", db=db).returncode == 0
+    other_case = cli("tags", "--delete", "äRGER", db=db)  # the library folds ASCII letters only
+    assert other_case.returncode == 0 and "no tag named 'äRGER'" in other_case.stderr
+    deleted = cli("tags", "--delete", "ÄRGER", db=db)
+    assert deleted.returncode == 0 and "tag 'Ärger' removed from 1 paper" in deleted.stderr
     search = cli("searches", "--delete", "nonexist", db=db)
     assert search.returncode == 0
     assert "no saved search named 'nonexist'; nothing deleted" in search.stderr

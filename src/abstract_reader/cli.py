@@ -895,6 +895,8 @@ def cmd_bookmark(args: argparse.Namespace) -> int:
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
+    import string
+
     from .library import LibraryError, TagExists
 
     corpus = _load(args)
@@ -904,7 +906,10 @@ def cmd_tags(args: argparse.Namespace) -> int:
         if args.rename:
             library.rename_tag(*args.rename, merge=args.merge)
         before = library.tag_counts()
-        if args.delete and args.delete not in {name for name, _count in before}:
+        # tag names match as the library's (SQLite NOCASE: only ASCII letters fold)
+        nocase = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+        names = {name.translate(nocase) for name, _count in before}
+        if args.delete and args.delete.translate(nocase) not in names:
             _error(f"no tag named {args.delete!r}; nothing removed")  # (done: not a failure)
         elif args.delete:
             library.delete_tag(args.delete)
