@@ -279,3 +279,23 @@ def test_a_missing_path_next_to_a_dump_opens_the_reader_on_the_dump(tmp_path: Pa
     term.read_until(b"1 failed")
     term.send("q")
     assert term.wait() == 1  # a bad input file: reported, the rest read, exit 1
+
+
+@pytest.mark.slow
+def test_a_fifo_as_the_config_file_does_not_stop_the_reader(tmp_path: Path) -> None:
+    """The reader opened the config file with a plain open(): on a FIFO it waited for a
+    writer forever, a blank screen until ctrl+c."""
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "ABSTRACT_READER_DB": str(tmp_path / "lib.sqlite3"),
+        "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
+        "ABSTRACT_READER_CONFIG": str(fifo),
+    }
+    term = Terminal([*installed_script()], env)
+    term.read_until(b"55 papers")  # (Terminal's read_until fails after 30 s)
+    term.read_until(b"FIFO")  # the warning, as a notification
+    term.send("q")
+    assert term.wait() == 0
