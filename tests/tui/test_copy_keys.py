@@ -72,3 +72,44 @@ async def test_c_and_capital_c_honour_cite_abstract(
         await pilot.press("down", "enter")  # text
         await until(pilot, lambda: len(copied) == 3)
         assert copied[2] == format_records([record], "text")
+
+
+async def test_j_and_k_move_in_the_citation_formats_as_in_the_list(
+    tmp_path: Path, copied: list[str]
+) -> None:
+    """QA: `C j Enter` copied BibTeX (j did nothing in the formats); the reader's list moves
+    with j / k, so its dialogs' lists do too."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper = app.main.current_paper()
+        assert paper is not None
+        record = app.session.record(paper)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, CitePicker))
+        await pilot.press("j", "enter")
+        await until(pilot, lambda: len(copied) == 1)
+        assert copied[0] == format_records([record], "text")
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, CitePicker))
+        await pilot.press("j", "j", "k", "enter")
+        await until(pilot, lambda: len(copied) == 2)
+        assert copied[1] == format_records([record], "text")
+
+
+async def test_a_remapped_dialog_list_key_moves_and_the_default_does_not(
+    tmp_path: Path, copied: list[str]
+) -> None:
+    from abstract_reader.config import Config
+
+    app = make_app(tmp_path, config=Config(keys={"dialog_list_down": ("ctrl+n",)}))
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper = app.main.current_paper()
+        assert paper is not None
+        record = app.session.record(paper)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, CitePicker))
+        await pilot.press("j", "ctrl+n", "enter")  # j is no longer the formats' key
+        await until(pilot, lambda: len(copied) == 1)
+        assert copied[0] == format_records([record], "text")

@@ -275,6 +275,12 @@ DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
         Binding("d", "make_default", "Copy & make default", id="cite_default"),
     ),
     "copied": (Binding("escape", "dismiss", "Close", id="copied_close"),),
+    # a dialog's list (the tag editor's tags, the tag list, the saved searches, the citation
+    # formats) moves with j / k as the reader's list does, besides ↓ / ↑
+    "dialog_list": (
+        Binding("j", "cursor_down", "Down", show=False, id="dialog_list_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="dialog_list_up"),
+    ),
     "saved": (
         Binding("escape", "cancel", "Close", id="saved_close"),
         # priority: the field's own ctrl+d (delete the next letter) is also on Del
@@ -305,15 +311,15 @@ PLACES: dict[str, tuple[str, ...]] = {
     "the full-screen paper": ("app", "paper", "view"),
     "triage": ("app", "triage", "view"),
     "the help": ("help", "view"),
-    "the tag editor": ("editor", "tags"),
+    "the tag editor": ("editor", "tags", "dialog_list"),
     "the metadata editor": ("editor", "meta"),
     "the note editor": ("editor", "note"),
     "the export dialog": ("editor", "export"),
     "the note conflict": ("conflict",),
     "the metadata conflict": ("meta_conflict",),
-    "the tag list": ("taglist",),
-    "the saved searches": ("saved", "saved_filter"),
-    "the citation formats": ("cite",),
+    "the tag list": ("taglist", "dialog_list"),
+    "the saved searches": ("saved", "saved_filter", "dialog_list"),
+    "the citation formats": ("cite", "dialog_list"),
     "the text not copied": ("copied",),
 }
 

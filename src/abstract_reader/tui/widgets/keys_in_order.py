@@ -12,12 +12,15 @@ is handed on) and keys it has no binding for go on as before.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from textual import events
 from textual.app import App
+from textual.binding import BindingType
 from textual.widget import Widget
 from textual.widgets import OptionList
+
+from ..commands import DIALOG_BINDINGS
 
 
 @runtime_checkable
@@ -124,7 +127,10 @@ async def keys_follow_focus(widget: Widget, event: events.Key) -> bool:
 
 class OrderedOptionList(OptionList):
     """A dialog's ``OptionList`` whose keys run in the order typed (`keys_follow_focus`).
-    A key not dealt with goes on to OptionList's own handler, as Textual dispatches it."""
+    A key not dealt with goes on to OptionList's own handler, as Textual dispatches it.
+    j / k move as in the reader's list (``dialog_list_down`` / ``dialog_list_up``)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["dialog_list"])
 
     async def _on_key(self, event: events.Key) -> None:
         await keys_follow_focus(self, event)
