@@ -726,3 +726,33 @@ def test_the_load_summary_groups_thousands() -> None:
     corpus.errors.extend(LoadError(f"empty-{n}.txt", "empty file") for n in range(10_000))
     corpus.errors.extend(LoadError(f"nul-{n}.txt", "NUL bytes", fatal=False) for n in range(1_500))
     assert corpus.load_summary() == "0 files loaded, 1,500 with warnings, 10,000 failed"
+
+
+# -- a file named twice ---------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_file_named_directly_and_through_its_folder_is_reported_once(tmp_path: Path) -> None:
+    folder = tmp_path / "h"
+    folder.mkdir()
+    write_dump(folder / "a.txt", "An abstract about robust estimators of the mean.")
+    (folder / "empty.txt").write_bytes(b"")
+    os.mkfifo(folder / "fifo.txt")
+    corpus = load_corpus([folder, folder / "fifo.txt", folder / "a.txt", tmp_path / "h" / "."])
+    assert [str(e) for e in corpus.errors].count(
+        f"{folder / 'fifo.txt'}: is a FIFO, not a regular file; skipped"
+    ) == 1
+    assert len(corpus.errors) == 2  # the FIFO and the empty file, once each
+    assert corpus.files == [str(folder / "a.txt")]
+    assert corpus.load_summary() == "1 file loaded, 2 failed"
+
+
+def test_a_dump_given_twice_loads_once(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "x.txt", "An abstract about robust estimators of the mean.")
+    missing, empty = tmp_path / "missing.txt", tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    twice = [str(p) for p in (dump, dump, missing, missing, empty)]
+    done = cli("list", *(a for p in twice for a in ("-d", p)))
+    assert done.stderr.count("missing.txt: no such file or directory") == 1, done.stderr
+    assert "1 file loaded, 2 failed" in done.stderr, done.stderr  # (was "2 files loaded")
+    assert len(done.stdout.strip().splitlines()) == 1, done.stdout

@@ -592,15 +592,30 @@ DUMP_SUFFIXES = (".txt",)
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[LoadError]]:
-    """Files to read, in order: a folder means its dumps sorted by name."""
+    """Files to read, in order: a folder means its dumps sorted by name. A file named twice
+    (``-d x -d x``, or by name and through its folder, or by another path to it) is read
+    and reported once, where it first comes."""
     files: list[Path] = []
     errors: list[LoadError] = []
+    seen: set[object] = set()
+
+    def first_time(path: Path, st: os.stat_result | None) -> bool:
+        # the file itself (a hard link or another spelling is the same file), else its path
+        key: object = (st.st_dev, st.st_ino) if st is not None else os.path.abspath(path)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for raw in paths:
         path = Path(raw)
         try:
             st = os.stat(path)
         except OSError as exc:
-            errors.append(LoadError(str(raw), _os_reason(exc)))
+            if first_time(path, None):
+                errors.append(LoadError(str(raw), _os_reason(exc)))
+            continue
+        if not first_time(path, st):
             continue
         if stat.S_ISDIR(st.st_mode):
             try:
@@ -614,9 +629,14 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
             if not entries:
                 errors.append(LoadError(str(raw), "directory has no *.txt dumps"))
             for entry in entries:
-                with contextlib.suppress(OSError):  # (reading it says why it cannot be)
-                    if _refused_for_size(entry, os.stat(entry), errors):
-                        continue
+                try:
+                    entry_st: os.stat_result | None = os.stat(entry)
+                except OSError:  # (reading it says why it cannot be)
+                    entry_st = None
+                if not first_time(entry, entry_st):
+                    continue
+                if entry_st is not None and _refused_for_size(entry, entry_st, errors):
+                    continue
                 files.append(entry)
         elif not _refused_for_size(path, st, errors):
             files.append(path)
