@@ -179,13 +179,21 @@ class Corpus:
     def fatal_errors(self) -> list[LoadError]:
         return [e for e in self.errors if e.fatal]
 
+    @property
+    def failed(self) -> int:
+        """The paths that gave nothing (a missing file, a folder with no dumps, a file that
+        is not a dump): "1 failed" in `load_summary`, the reader's "⚠ 1 load error"."""
+        return len({e.path for e in self.errors if e.fatal})
+
+    @property
+    def warned(self) -> int:
+        """The files that loaded with warnings: "1 with warnings" in `load_summary`."""
+        return len({e.path for e in self.errors if not e.fatal})
+
     def load_summary(self) -> str:
         """The counts, as in "3 files loaded, 1 with warnings, 1 failed", for reader and CLI.
-        A file that loaded with a warning is loaded; "failed" counts paths that gave nothing
-        (a missing file, a folder with no dumps, a file that is not a dump)."""
-        warned = len({e.path for e in self.errors if not e.fatal})
-        failed = len({e.path for e in self.errors if e.fatal})
-        return load_summary(len(self.files), warned, failed)
+        A file that loaded with a warning is loaded (`failed`, `warned`)."""
+        return load_summary(len(self.files), self.warned, self.failed)
 
 
 _ODD_SPACE_RE = re.compile(r"[^\S ]")  # whitespace other than a plain space

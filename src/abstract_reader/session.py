@@ -579,9 +579,9 @@ class Session:
         if result is not None and result.query.ignored:
             parts.append(status.listed_part("ignored: ", result.query.ignored))
         parts.extend(notes)
-        problems = self.corpus.fatal_errors
-        if problems:
-            parts.append(f"⚠ {count_phrase(len(problems), 'load error')}")
+        failed = self.corpus.failed  # (the paths, as the load notice counts them)
+        if failed:
+            parts.append(f"⚠ {count_phrase(failed, 'load error')}")
         if self.library.read_only:
             parts.append("⚠ library read-only")
         # the order before the library's counts: a narrow line keeps what the list shows

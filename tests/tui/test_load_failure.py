@@ -131,7 +131,9 @@ async def test_the_load_notice_lists_a_failed_file_before_many_warnings(tmp_path
         await until(pilot, lambda: bool(app._notifications))
         [notice] = list(app._notifications)
         lines = notice.message.splitlines()
-        assert len(lines) == LOAD_PROBLEMS_SHOWN + 1
+        assert len(lines) == LOAD_PROBLEMS_SHOWN + 2
         assert f"{folder / 'z.txt'}: empty file" in lines
-        assert lines[-1] == f"… and {21 - LOAD_PROBLEMS_SHOWN} more load warnings"
-        assert notice.title == "20 files loaded, 20 with warnings, 1 failed"
+        assert lines[-2] == f"… and {21 - LOAD_PROBLEMS_SHOWN} more load warnings"
+        assert lines[-1] == "The load errors are printed again when you quit."
+        # (the status's words: "⚠ 1 load error")
+        assert notice.title == "1 load error · 20 files loaded, 20 with warnings"

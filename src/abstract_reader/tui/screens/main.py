@@ -53,7 +53,7 @@ from ...library import (
 )
 from ...metadata import EffectiveMetadata
 from ...paper import SOURCES_SHOWN
-from ...plural import papers_phrase
+from ...plural import count_phrase, papers_phrase
 from ...priority import lower_this_thread
 from ...session import Dependency, Session, metadata_change, metadata_conflicts, tag_change
 from ...sorting import SORTS, canonical_sort
@@ -104,6 +104,8 @@ SAVE_QUIET_S = 1.0
 #: a warm start waits at most this long for the UI to take its first chunk's rows
 FIRST_ROWS_WAIT_S = 0.5
 CANCEL_CHECK_S = 0.02  #: how often a thread waiting for the UI checks that the reader goes on
+#: how long the load problems' notice stays (their count stays in the status)
+LOAD_NOTICE_S = 12.0
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
 #: The filter's placeholder, longest first: the longest that fits is shown (70 columns: the third).
 FILTER_PLACEHOLDERS = (
@@ -227,6 +229,17 @@ def _provenance_line(meta: EffectiveMetadata) -> str | None:
     if meta.origin != "match" or meta.provenance is None:
         return None
     return meta.provenance.describe()
+
+
+def load_notice_title(corpus: Corpus) -> str:
+    """The load notice's counts, in the status's words: "3 load errors · 4 files loaded,
+    1 with warnings" beside "⚠ 3 load errors" (both count the paths that gave nothing)."""
+    loaded = f"{count_phrase(len(corpus.files), 'file')} loaded"
+    if corpus.warned:
+        loaded += f", {corpus.warned:,} with warnings"
+    if not corpus.failed:
+        return loaded
+    return f"{count_phrase(corpus.failed, 'load error')} · {loaded}"
 
 
 class _Rows:
@@ -774,12 +787,13 @@ class MainScreen(Screen[None]):
         lines = [str(e) if e.fatal else f"warning: {e}" for e in listed]
         if left:
             lines.append(more_problems(left))
-        title = self.session.corpus.load_summary()  # "2 files loaded, 1 with warnings, 1 failed"
+        if fatal:  # (they outlive the toast: the status keeps their count)
+            lines.append("The load errors are printed again when you quit.")
         self.notify(
             "\n".join(lines),
-            title=title,
+            title=load_notice_title(self.session.corpus),
             severity="error" if fatal else "warning",
-            timeout=20,
+            timeout=LOAD_NOTICE_S,
             markup=False,
         )
 
