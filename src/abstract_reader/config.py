@@ -250,6 +250,18 @@ def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list
     return Config(**values, source=shown), warnings
 
 
+def warnings_notice(warnings: list[str]) -> str:
+    """The config file's warnings as the reader's one start-up notice: the warning itself
+    when there is one; else the count and the first ("config.toml: 12 problems — first:
+    …"), and where they are all listed (a dozen toasts covered the whole list)."""
+    if len(warnings) <= 1:
+        return "".join(warnings)
+    return (
+        f"{len(warnings)} problems in the config file — first: {warnings[0]}\n"
+        "abstract-reader config --show lists them all."
+    )
+
+
 def _no_theme(value: object) -> str:
     """Why ``value`` is not a theme, with the nearest names (else all of them)."""
     import difflib

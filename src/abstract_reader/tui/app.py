@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Input
 
-from ..config import Config, load_config
+from ..config import Config, load_config, warnings_notice
 from ..corpus import listed_problems, more_problems
 from ..library import READER_BUSY_TIMEOUT_MS, Library, LibraryError, busy_timeout_s
 from ..paths import cache_dir as default_cache_root
@@ -222,8 +222,9 @@ class ReaderApp(App[int]):
     def on_mount(self) -> None:
         self.app_resume_signal.subscribe(self, self._resumed)
         self.screen_change_signal.subscribe(self, self._toasts_on_the_top_screen)
-        for warning in self.config_warnings:
-            self.notify(warning, title="Config", severity="warning", timeout=15, markup=False)
+        if self.config_warnings:  # (one notice, however many: config --show lists them)
+            notice = warnings_notice(self.config_warnings)
+            self.notify(notice, title="Config", severity="warning", timeout=15, markup=False)
         if self._announce_new_library:  # a mistyped --db must not look like an emptied library
             self.notify(
                 f"Created a new library at {escape_for_terminal(str(self.library.path))}",

@@ -1,0 +1,57 @@
+"""The config file's problems at start-up: one notice however many (a dozen toasts covered
+the whole list)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.notifications import Notification
+
+from abstract_reader.tui.app import ReaderApp
+
+from .conftest import make_app, settle
+
+WIDE = (120, 40)
+
+BAD = "".join(f"setting_{n} = {n}\n" for n in range(10)) + 'theme = "nordd"\nlist_width = 5\n'
+
+
+def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
+    return config
+
+
+def _config_notices(app: ReaderApp) -> list[Notification]:
+    return [n for n in app._notifications if isinstance(n, Notification) and n.title == "Config"]
+
+
+async def test_a_dozen_config_problems_are_one_notice_naming_the_first_and_config_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _config_file(tmp_path, monkeypatch, BAD)
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        notices = _config_notices(app)
+        assert len(notices) == 1, [n.message for n in notices]
+        first, hint = notices[0].message.split("\n")
+        assert first.startswith(
+            f"12 problems in the config file — first: {config}: line 1: setting_0: unknown"
+        )
+        assert hint == "abstract-reader config --show lists them all."
+
+
+async def test_one_config_problem_is_said_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _config_file(tmp_path, monkeypatch, "list_width = 5\n")
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert [n.message for n in _config_notices(app)] == [
+            f'{config}: line 1: list_width: expected columns (20-400) or a share such as "45%"'
+            " (10-90%), got 5; the default applies"
+        ]
