@@ -1,5 +1,6 @@
 """The config file's problems at start-up: one notice however many (a dozen toasts covered
-the whole list)."""
+the whole list), and a remap onto a binding's own default key warns of nothing and takes the
+key from nobody (`quit = "q"` said "triage_leave loses it", and q quit out of triage)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 from textual.notifications import Notification
 
 from abstract_reader.tui.app import ReaderApp
+from abstract_reader.tui.screens.triage import TriageScreen
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, until
 
 WIDE = (120, 40)
 
@@ -55,3 +57,18 @@ async def test_one_config_problem_is_said_as_it_is(
             f'{config}: line 1: list_width: expected columns (20-400) or a share such as "45%"'
             " (10-90%), got 5; the default applies"
         ]
+
+
+async def test_quit_remapped_to_its_own_q_warns_nothing_and_q_still_leaves_triage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _config_file(tmp_path, monkeypatch, '[keys]\nquit = "q"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert _config_notices(app) == []
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        await pilot.press("q")  # leaves triage (triage_leave kept its q), not the reader
+        await until(pilot, lambda: not isinstance(app.screen, TriageScreen))
+        assert app.is_running and app.return_code is None

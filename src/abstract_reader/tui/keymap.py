@@ -208,8 +208,8 @@ def resolve_keys(config: Config) -> KeySettings:
                     )
                 )
                 continue
-            if not losers:
-                continue
+            if not losers or key in defaults[binding_id]:  # (its own default key: shared so
+                continue  # by design, as quit's q is triage_leave's too; nobody loses it)
             for other in losers:
                 keys_of[other].remove(key)
             whose = _names([f"{o}'s ({p})" for o, p in losers.items()])
