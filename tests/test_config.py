@@ -249,3 +249,23 @@ def test_a_dangling_link_as_the_config_file_names_its_target(tmp_path: Path) -> 
     assert result.returncode == 1
     assert f"a link to {tmp_path / 'gone.toml'}, which is not there" in result.stderr
     assert result.stdout.startswith(f"# {link} (a link to {tmp_path / 'gone.toml'}, which")
+
+
+def test_show_marks_the_keys_entries_not_in_effect_as_ignored_with_the_reason(conf: Path) -> None:
+    """`config --show` listed `nonexistent_binding = "x"` and a remap refused (its key kept
+    by an earlier remap) as if they were in effect. They are comments now, saying why; one
+    partly in effect says which key is not; what is in effect reads as before."""
+    conf.write_text(
+        '[keys]\nnonexistent_binding = "x"\nbookmark = "j"\ntoggle_read = "j"\n'
+        'copy = ["j", "y"]\nnote = "O"\n',
+        encoding="utf-8",
+    )
+    shown = cli("config", "--show").stdout.splitlines()
+    keys = shown[shown.index("[keys]") + 1 :]
+    assert keys == [
+        'bookmark = "j"',
+        'copy = ["j", "y"]  # not in effect: j kept by an earlier remap (see the warning)',
+        '# nonexistent_binding = "x"  # ignored: no such binding id',
+        'note = "O"',
+        '# toggle_read = "j"  # ignored: j kept by an earlier remap (see the warning)',
+    ]

@@ -1427,15 +1427,18 @@ def cmd_config(args: argparse.Namespace) -> int:
         _say(sys.stdout, str(path))
         return 0
     config, warnings = load_config(path)
+    notes: dict[str, tuple[bool, str]] = {}
     if config.keys:  # checked against the reader's bindings, as the reader does at start-up
-        from .tui.keymap import resolve_keys  # (Textual's key names: only when keys are set)
+        from .tui.keymap import not_in_effect, resolve_keys  # (Textual's key names)
 
-        warnings += resolve_keys(config).warnings
+        settings = resolve_keys(config)
+        warnings += settings.warnings
+        notes = not_in_effect(config, settings)  # (an ignored entry is not shown as set)
     for warning in warnings:
         _error(warning)
     state = file_state(path)
     exists = "" if state is None else f" ({state}: these are the defaults)"
-    _say(sys.stdout, f"# {path}{exists}\n" + to_toml(config).rstrip("\n"))
+    _say(sys.stdout, f"# {path}{exists}\n" + to_toml(config, notes).rstrip("\n"))
     kept = _reader_settings(config)
     if kept:
         _say(sys.stdout, "\n" + kept.rstrip("\n"))

@@ -24,6 +24,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -304,8 +305,12 @@ def _show(value: object) -> str:
     return escape_for_terminal(text if len(text) <= 60 else text[:57] + "...")
 
 
-def to_toml(config: Config) -> str:
-    """The settings as a config file would set them (unset optional ones as comments)."""
+def to_toml(config: Config, key_notes: Mapping[str, tuple[bool, str]] | None = None) -> str:
+    """The settings as a config file would set them (unset optional ones as comments).
+    ``key_notes``: a ``[keys]`` entry not (wholly) in effect → (whether some of it is, why
+    not): an entry wholly ignored is a comment saying so, one partly in effect says what
+    is not."""
+    key_notes = key_notes or {}
     lines: list[str] = []
     for name in SETTINGS:
         if name == "keys":
@@ -321,7 +326,14 @@ def to_toml(config: Config) -> str:
         lines.append("# (no remapped keys)")
     for binding, keys in sorted(config.keys.items()):
         shown = toml_value(keys[0]) if len(keys) == 1 else toml_value(list(keys))
-        lines.append(f"{binding} = {shown}")
+        line = f"{escape_for_terminal(binding)} = {shown}"
+        note = key_notes.get(binding)
+        if note is None:
+            lines.append(line)
+        elif note[0]:
+            lines.append(f"{line}  # not in effect: {note[1]}")
+        else:
+            lines.append(f"# {line}  # ignored: {note[1]}")
     return "\n".join(lines) + "\n"
 
 

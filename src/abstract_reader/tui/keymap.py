@@ -237,3 +237,21 @@ def resolve_keys(config: Config) -> KeySettings:
         # in the file's order
         warnings=[w for _, w in sorted(warnings, key=lambda w: config.key_lines.get(w[0], 0))],
     )
+
+
+def not_in_effect(config: Config, settings: KeySettings) -> dict[str, tuple[bool, str]]:
+    """For ``config --show``: each ``[keys]`` entry not (wholly) in effect → (whether any of
+    it is, and what is not and why), so that an ignored entry is not listed as a setting."""
+    defaults = default_keys()
+    out: dict[str, tuple[bool, str]] = {}
+    for binding_id, keys in config.keys.items():
+        if binding_id not in defaults:
+            out[binding_id] = (False, "no such binding id")
+            continue
+        effective = settings.keys.get(binding_id, defaults[binding_id])
+        lost = [k for k in dict.fromkeys(_normal_keys(keys)) if k not in effective]
+        if lost:
+            shown = ", ".join(key_label(k) for k in lost)
+            reason = f"{shown} kept by an earlier remap (see the warning)"
+            out[binding_id] = (len(lost) < len(set(_normal_keys(keys))), reason)
+    return out
