@@ -481,6 +481,28 @@ def test_markdown_links_survive_brackets_in_the_title_and_url(
     assert _md_links(md) == [(href, title)]
 
 
+def test_a_markdown_export_keeps_a_typed_asterisk_as_the_digest_does(
+    seeds: Corpus, library: Library
+) -> None:
+    """A title typed as `*em* and $\\alpha$ study` lost its asterisks in the Markdown export
+    (rendered as emphasis: "em") while the digest kept them (`\\*em\\*`). Read as Markdown,
+    both show the asterisks now; the export still converts the math."""
+    from markdown_it import MarkdownIt
+
+    from abstract_reader.digest import digest
+
+    paper = seeds.papers[0]
+    title = "*em* and $\\alpha$ study"
+    library.set_metadata(paper.id, Metadata(title=title, url="https://example.org/p"))
+    rec = record(paper, library.snapshot)
+    exported = format_records([rec], "markdown")
+    assert _md_links(exported) == [("https://example.org/p", "*em* and α study")]
+    # the same title in the digest: its heading reads the same asterisks
+    md = MarkdownIt("commonmark")
+    headings = [t for t in md.parse(digest([rec], "markdown")) if t.type == "inline"]
+    assert any("*em* and" in "".join(c.content for c in h.children or []) for h in headings)
+
+
 # ---------------------------------------------------------------------------------------
 # BibTeX's case-protection braces stay in BibTeX
 # ---------------------------------------------------------------------------------------

@@ -424,8 +424,26 @@ def markdown_link_target(url: str) -> str:
     return url.replace("(", "%28").replace(")", "%29")
 
 
+#: a ``$…$`` math span of a title (a ``\$`` is a dollar, not a delimiter)
+_TITLE_MATH = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
+
+
+def _markdown_title(rec: Record) -> str:
+    """The title in Markdown: its math converted as `_plain_title` converts it, and the rest
+    kept as typed, escaped — a title with ``*em*`` is ``\\*em\\*``, as the digest writes it,
+    not the emphasis ``em`` (which lost the user's asterisks)."""
+    title = shown_title(citation_title(rec))
+    pieces: list[str] = []
+    pos = 0
+    for math in _TITLE_MATH.finditer(title):
+        pieces += [title[pos : math.start()], render(math.group()).text]
+        pos = math.end()
+    pieces.append(title[pos:])
+    return "".join(_MD_SPECIAL.sub(r"\\\1", piece) for piece in pieces)
+
+
 def markdown(rec: Record) -> str:
-    title = _MD_SPECIAL.sub(r"\\\1", _plain_title(rec))
+    title = _markdown_title(rec)
     link = _link(rec)
     head = f"[{title}]({markdown_link_target(link)})" if link else f"**{title}**"
     bits = [head]
