@@ -20,7 +20,7 @@ from textual.binding import BindingType
 from textual.widget import Widget
 from textual.widgets import OptionList
 
-from ..commands import DIALOG_BINDINGS
+from ..commands import DIALOG_BINDINGS, EXTRA_BINDING_IDS
 
 
 @runtime_checkable
@@ -73,7 +73,7 @@ async def run_own_binding(widget: Widget, event: events.Key) -> bool:
 
 async def run_dialog_binding(widget: Widget, event: events.Key) -> bool:
     """In a dialog (a modal screen), run the dialog's own binding of a key that is not text
-    (its save, cancel …), with the config file's remaps, as the key reaches ``widget``
+    (its save, cancel …: the reader's dialog bindings, not Textual's Tab), with the config file's remaps, as the key reaches ``widget``
     (one of its fields) — call it once the field's own bindings had their turn. True (and
     the key stopped) if one ran.
 
@@ -89,6 +89,8 @@ async def run_dialog_binding(widget: Widget, event: events.Key) -> bool:
         if node is not screen:
             continue
         for binding in bindings.key_to_bindings.get(event.key, ()):
+            if binding.id not in EXTRA_BINDING_IDS:  # (Textual's own: Tab's focus move …)
+                continue
             if not binding.priority and await widget.app.run_action(binding.action, screen):
                 event.stop()
                 event.prevent_default()
