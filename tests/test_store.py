@@ -118,6 +118,80 @@ def test_refresh_without_changes_reads_no_table(two: tuple[Library, Library]) ->
     assert statements and all(s.strip().upper() == "PRAGMA DATA_VERSION" for s in statements)
 
 
+def _settings_reads(lib: Library, action: Any) -> list[str]:
+    """The statements of ``action`` that read the settings table."""
+    statements: list[str] = []
+    lib.conn.set_trace_callback(statements.append)
+    try:
+        action()
+    finally:
+        lib.conn.set_trace_callback(None)
+    return [s for s in statements if "FROM settings" in s and s.lstrip().startswith("SELECT")]
+
+
+def test_a_write_reads_back_only_the_settings_it_wrote(two: tuple[Library, Library]) -> None:
+    """100,000 matched papers are 100,000 provenance settings: a tag, a bookmark or a
+    setting of the reader's must not read them all again (~200 ms a keystroke)."""
+    a, _ = two
+    for n, pid in enumerate(IDS):
+        a.set_setting(f"provenance:{pid}", f"{{}} {n}")
+    for write in (
+        lambda: a.add_tags([IDS[0]], ["x"]),
+        lambda: a.set_bookmark([IDS[1]]),
+        lambda: a.set_metadata(IDS[2], Metadata(title="T")),
+        lambda: a.set_setting("paper", IDS[3]),
+    ):
+        reads = _settings_reads(a, write)
+        assert all("WHERE key IN" in s for s in reads), reads
+    assert a.setting("paper") == IDS[3] and a.setting(f"provenance:{IDS[7]}") == "{} 7"
+
+
+def test_refresh_reads_back_only_the_settings_another_view_wrote(
+    two: tuple[Library, Library],
+) -> None:
+    """Another process's `match` (metadata, then provenance) or setting is seen by
+    ``refresh`` — the provenance as a change of metadata (it gives the venue) — reading
+    only those settings again."""
+    a, b = two
+    for pid in IDS:
+        b.set_setting(f"provenance:{pid}", "old")
+    a.refresh()
+    b.set_metadata(IDS[0], Metadata(title="Matched"))
+    b.set_setting(f"provenance:{IDS[0]}", "new")
+    reads = _settings_reads(a, lambda: a.refresh() == {"meta"} or pytest.fail("not meta"))
+    assert reads and all("WHERE key IN" in s for s in reads), reads
+    assert a.setting(f"provenance:{IDS[0]}") == "new"
+    b.set_setting(f"provenance:{IDS[1]}", "newer")  # a provenance alone
+    assert a.refresh() == {"meta"} and a.setting(f"provenance:{IDS[1]}") == "newer"
+    b.set_setting("filter", "#mine")  # a setting of the reader's: no fact changed
+    assert a.refresh() == frozenset() and a.setting("filter") == "#mine"
+    assert a.snapshot == Library(a.path, backups=False).snapshot
+
+
+def test_an_imports_settings_are_seen_here_and_by_another_view(
+    two: tuple[Library, Library],
+) -> None:
+    a, b = two
+    a.refresh()
+    b.import_data(_export_with([IDS[0]], "mine"))
+    assert b.setting("search:mine") == "mine"  # (written inside the import's transaction)
+    assert "bookmarks" in a.refresh()
+    assert a.setting("search:mine") == "mine"
+    assert a.setting(f"provenance:{IDS[0]}") == json.dumps({"venue": "mine"})
+
+
+def test_settings_written_by_a_reader_from_before_are_seen(two: tuple[Library, Library]) -> None:
+    """A reader from before this one logs its tags but not its settings: with its rows in
+    the log, every setting is read again (what that reader's settings need)."""
+    a, b = two
+    a.refresh()
+    b._origin = "0123456789abcdef"  # (its origins had no prefix)
+    b.conn.execute("INSERT INTO settings VALUES ('theme', 'old-reader')")  # unlogged
+    b.add_tags([IDS[0]], ["t"])
+    assert a.refresh() == {"tags"}
+    assert a.setting("theme") == "old-reader"
+
+
 def test_a_write_that_changes_nothing_is_not_a_change(two: tuple[Library, Library]) -> None:
     a, _ = two
     a.set_bookmark([IDS[0]])
@@ -547,6 +621,8 @@ OPS = st.lists(
                 "merge",
                 "delete",
                 "undo",
+                "setting",
+                "import",
             ]
         ),
         st.lists(st.sampled_from(IDS[:5]), min_size=1, max_size=3),
@@ -554,6 +630,15 @@ OPS = st.lists(
     ),
     max_size=30,
 )
+
+
+def _export_with(ids: list[str], word: str) -> dict[str, Any]:
+    """An export holding a bookmark and settings (an import writes settings too)."""
+    with Library(None) as source:
+        source.set_bookmark(ids[:1])
+        source.set_setting(f"search:{word}", word)
+        source.set_setting(f"provenance:{ids[-1]}", json.dumps({"venue": word}))
+        return source.export_data()
 
 
 def _apply(lib: Library, op: str, ids: list[str], word: str) -> None:
@@ -570,6 +655,8 @@ def _apply(lib: Library, op: str, ids: list[str], word: str) -> None:
         "merge": lambda: lib.rename_tag(word, "y", merge=True),
         "delete": lambda: lib.delete_tag(word),
         "undo": lib.undo,
+        "setting": lambda: lib.set_setting(f"provenance:{ids[0]}", word * len(ids)),
+        "import": lambda: lib.import_data(_export_with(ids, word)),
     }
     with contextlib.suppress(LibraryError):
         calls[op]()

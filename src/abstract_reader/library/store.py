@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..facts import Fact
+from ..metadata import PROVENANCE_PREFIX
 from ..plural import noun_for, papers_phrase
 from ..text import sanitise
 from ..text.sanitise import valid_text
@@ -60,6 +61,25 @@ CHANGES_KEPT = 10_000
 #: After a change to at most this many papers only their rows are read again; after a
 #: bigger one, the whole sections it touched.
 PATCH_MAX = 2_000
+#: The ``facts`` of a change-log row that names the settings a transaction wrote (their keys
+#: in ``paper_ids``): not a library fact, so `as_facts` (and a reader from before) skips it.
+SETTINGS_LOGGED = "settings"
+#: The origin of every writer that logs its settings so begins; a row of another origin (a
+#: reader from before) may have come with settings written unlogged: all are read again.
+_LOGS_SETTINGS = "s1:"
+#: This connection's writes to the settings table, whoever makes them (an import writes
+#: settings in its transaction), as temp triggers note them: a write reads back only those.
+#: (No UNIQUE in the temp table: the outer statement's conflict policy would be the
+#: trigger's, so an upsert's OR IGNORE would not hold; the names resolve to temp first.)
+_SETTINGS_TRIGGERS = (
+    "CREATE TEMP TABLE IF NOT EXISTS settings_written(key)",
+    "CREATE TEMP TRIGGER IF NOT EXISTS settings_inserted AFTER INSERT ON main.settings"
+    " BEGIN INSERT INTO settings_written VALUES (new.key); END",
+    "CREATE TEMP TRIGGER IF NOT EXISTS settings_updated AFTER UPDATE ON main.settings"
+    " BEGIN INSERT INTO settings_written VALUES (old.key), (new.key); END",
+    "CREATE TEMP TRIGGER IF NOT EXISTS settings_deleted AFTER DELETE ON main.settings"
+    " BEGIN INSERT INTO settings_written VALUES (old.key); END",
+)
 
 
 def _quoted(names: list[str]) -> str:
@@ -342,7 +362,7 @@ class Library:
         self.problem: str | None = None  #: why the library is read-only, one line
         self._backups = backups
         self._lock = threading.RLock()
-        self._origin = uuid.uuid4().hex
+        self._origin = _LOGS_SETTINGS + uuid.uuid4().hex
         self._undo: list[_Undoable] = []
         self._own_writes = 0
         self._seen_writes = 0
@@ -355,7 +375,29 @@ class Library:
         self.created = opened.created
         self._data_version = self._read_data_version()
         self._seq = self._last_seq()
+        self._settings_noted = not self.read_only and self._note_settings_writes()
         self.reload()
+
+    def _note_settings_writes(self) -> bool:
+        """Have this connection note the settings keys it writes (False: it cannot)."""
+        try:
+            for sql in _SETTINGS_TRIGGERS:
+                self.conn.execute(sql)
+        except sqlite3.Error:
+            return False
+        return True
+
+    def _settings_written(self, conn: sqlite3.Connection) -> list[str] | None:
+        """The settings keys this transaction wrote (logged, and forgotten here); None when
+        they are not known (then every setting is read again)."""
+        if not self._settings_noted:
+            return None
+        rows = conn.execute("SELECT DISTINCT key FROM temp.settings_written")
+        keys = sorted({as_text(k) for (k,) in rows})
+        if keys:
+            conn.execute("DELETE FROM temp.settings_written")
+            self._append_log(conn, SETTINGS_LOGGED, keys, [], "settings")
+        return keys
 
     def _backup(self, conn: sqlite3.Connection, reason: str) -> None:
         if self.path is not None:
@@ -414,25 +456,26 @@ class Library:
                 build(change)
                 if change.inverse:
                     self._log(conn, what, change)
+                keys = self._settings_written(conn)
             if change.inverse and undoable:
                 self._undo.append(_Undoable(what, list(reversed(change.inverse))))
-            if change.dirty:
+            if change.dirty or keys:
                 self._own_writes += 1
-                self._load(change.facts, change.ids)
+                self._load(change.facts, change.ids, keys)
             return change
 
     def _log(self, conn: sqlite3.Connection, what: str, change: _Change) -> None:
+        facts = ",".join(sorted(change.facts))
+        inverse = list(reversed(change.inverse))
+        self._append_log(conn, facts, sorted(change.ids), inverse, what)
+
+    def _append_log(
+        self, conn: sqlite3.Connection, facts: str, ids: list[str], inverse: list[Op], what: str
+    ) -> None:
         cur = conn.execute(
             "INSERT INTO changes(at, facts, paper_ids, inverse, origin, what)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                time.time(),
-                ",".join(sorted(change.facts)),
-                json.dumps(sorted(change.ids)),
-                json.dumps(list(reversed(change.inverse))),
-                self._origin,
-                what,
-            ),
+            (time.time(), facts, json.dumps(ids), json.dumps(inverse), self._origin, what),
         )
         seq = cur.lastrowid or 0
         if seq % 500 == 0:
@@ -470,18 +513,27 @@ class Library:
         library (perhaps of another schema version) shows what each table still yields."""
         return self._load(None)
 
-    def _load(self, facts: Iterable[Fact] | None, ids: Iterable[str] | None = None) -> Snapshot:
+    def _load(
+        self,
+        facts: Iterable[Fact] | None,
+        ids: Iterable[str] | None = None,
+        settings: Iterable[str] | None = None,
+    ) -> Snapshot:
         """A new snapshot with the sections of ``facts`` (every one when None) read again
-        and the others shared with the current one; settings are always read. With ``ids``,
-        only those papers' rows of those sections are read again (a write's papers)."""
+        and the others shared with the current one. With ``ids``, only those papers' rows of
+        those sections are read again (a write's papers). With ``settings`` (keys), only
+        those settings are read again, else all of them (100,000 ``match`` provenances:
+        ~200 ms, so a tag's write reads back its own rows only)."""
+        keys = None if settings is None else sorted(set(settings))
         if facts is not None and ids is not None:
             id_list = sorted(set(ids))
             if len(id_list) <= PATCH_MAX:
-                return self._patch(set(facts), id_list)
+                return self._patch(set(facts), id_list, keys)
         with self._lock:
             snap = dataclasses.replace(self.snapshot)  # sections shared until read again
             wanted = set(_READERS) if facts is None else set(facts)
-            readers = [_READERS[f] for f in sorted(wanted)] + [_read_settings]
+            readers = [_READERS[f] for f in sorted(wanted)]
+            readers.append(_read_settings if keys is None or facts is None else _settings(keys))
             for read in readers:
                 try:
                     read(self.conn, snap)
@@ -493,13 +545,16 @@ class Library:
             self.snapshot = snap
             return snap
 
-    def _patch(self, facts: set[Fact], ids: list[str]) -> Snapshot:
+    def _patch(self, facts: set[Fact], ids: list[str], keys: list[str] | None) -> Snapshot:
         with self._lock:
             snap = dataclasses.replace(self.snapshot)  # sections shared until read again
             try:
                 for fact in sorted(facts):
                     _PATCHERS[fact](self.conn, snap, ids)
-                _read_settings(self.conn, snap)
+                if keys is None:
+                    _read_settings(self.conn, snap)
+                elif keys:
+                    _patch_settings(self.conn, snap, keys)
             except sqlite3.Error as exc:
                 if not self.read_only:
                     raise LibraryError(
@@ -520,6 +575,8 @@ class Library:
                 return frozenset()
             facts: set[Fact] = set()  # every change since the last look
             theirs: set[Fact] = set()  # … made by others: those sections are read again
+            logged = False  # others logged their changes (else they are read whole)
+            their_keys: set[str] | None = set()  # the settings others wrote (None: unknown)
             try:
                 rows = self.conn.execute(
                     "SELECT seq, facts, origin, paper_ids FROM changes WHERE seq > ? ORDER BY seq",
@@ -530,8 +587,21 @@ class Library:
             their_ids: set[str] | None = set()
             for seq, names, origin, paper_ids in rows:
                 self._seq = max(self._seq, int(seq))
+                mine = origin == self._origin
+                if names == SETTINGS_LOGGED:
+                    keys = json_list(paper_ids)
+                    if any(k.startswith(PROVENANCE_PREFIX) for k in keys):
+                        facts.add("meta")  # (match's provenance gives the venue)
+                    if not mine:
+                        logged = True
+                        if their_keys is not None:
+                            their_keys.update(keys)
+                    continue
                 facts |= as_facts(names)
-                if origin != self._origin:
+                if not mine:
+                    logged = True
+                    if not as_text(origin).startswith(_LOGS_SETTINGS):
+                        their_keys = None  # a reader from before: its settings are not logged
                     theirs |= as_facts(names)
                     listed = json_list(paper_ids)
                     if their_ids is not None and (listed or not paper_ids):
@@ -541,13 +611,13 @@ class Library:
             if version != self._data_version:  # another connection committed
                 old = self.snapshot
                 try:
-                    if theirs:
-                        self._load(theirs, their_ids)
-                    else:  # … without logging (another tool, or a setting): read it all
+                    if logged:
+                        self._load(theirs, their_ids, their_keys)
+                    else:  # … without logging (another tool): read it all
                         self._load(None)  # (even when this object wrote meanwhile)
                 except LibraryError:
                     return frozenset()
-                if not theirs:
+                if not logged:
                     facts |= changed_facts(old, self.snapshot)
             self._data_version = version
             self._seen_writes = self._own_writes
@@ -731,7 +801,8 @@ class Library:
         self._transact("metadata", build)
 
     def set_setting(self, key: str, value: str) -> None:
-        """Settings (theme, last filter, …) are not library facts: not logged, not undone."""
+        """Settings (theme, last filter, …) are not library facts: not undone; the log names
+        only the key (a ``SETTINGS_LOGGED`` row), so other views read back only it."""
         key, value = valid_text(key), valid_text(value)  # (a name or query not UTF-8)
         with self._lock:
             with self._write() as conn:
@@ -740,6 +811,7 @@ class Library:
                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     (key, value),
                 )
+                self._settings_written(conn)  # (logged: other processes read back only it)
             self.snapshot = _replace_settings(self.snapshot, key, value)
 
     # -- undo -----------------------------------------------------------------------------
@@ -916,11 +988,32 @@ def _metadata(row: tuple[Any, ...]) -> Metadata:
 
 
 def _read_settings(conn: sqlite3.Connection, snap: Snapshot) -> None:
-    snap.settings = {
-        as_text(k): as_text(v)
-        for k, v in conn.execute("SELECT key, value FROM settings")
-        if k is not None
-    }
+    # Text rows go straight into the dict (C speed); odd ones are coerced one by one.
+    good = "typeof(key) = 'text' AND typeof(value) = 'text'"
+    settings: dict[str, str] = dict(conn.execute(f"SELECT key, value FROM settings WHERE {good}"))
+    for k, v in conn.execute(f"SELECT key, value FROM settings WHERE NOT ({good})"):
+        if k is not None:
+            settings[as_text(k)] = as_text(v)
+    snap.settings = settings
+
+
+def _patch_settings(conn: sqlite3.Connection, snap: Snapshot, keys: list[str]) -> None:
+    """Read again only the settings ``keys`` (the rest are the current snapshot's)."""
+    settings = dict(snap.settings)
+    for key in keys:
+        settings.pop(key, None)
+    for k, v in _rows(conn, "SELECT key, value FROM settings WHERE key IN", keys):
+        if k is not None:
+            settings[as_text(k)] = as_text(v)
+    snap.settings = settings
+
+
+def _settings(keys: list[str]) -> Callable[[sqlite3.Connection, Snapshot], None]:
+    def read(conn: sqlite3.Connection, snap: Snapshot) -> None:
+        if keys:
+            _patch_settings(conn, snap, keys)
+
+    return read
 
 
 _READERS: dict[Fact, Callable[[sqlite3.Connection, Snapshot], None]] = {
