@@ -336,6 +336,8 @@ class SearchIndex:
         self._unsaved: tuple[Path, str] | None = None
         self._saved: tuple[Path, str] | None = None  #: saved, not read from there yet
         self._title_overrides: dict[int, str] = {}
+        #: case-sensitive? → (the overrides it was built for, their words → papers)
+        self._override_words: dict[bool, tuple[dict[int, str], _OverrideWords]] = {}
         #: years set in the library: (their papers' rows, those years), for ``year:``
         self._year_overrides: tuple[IntArray, IntArray] | None = None
         self._year_of: dict[int, int] = {}  #: the same, row → year (what updates patch)
@@ -1102,10 +1104,13 @@ class SearchIndex:
         if match.exact >= 0:
             exact_run = [(match.exact, match.exact + 1)]
             set_over(score, postings, exact_run, EXACT)
-        if title and self._title_overrides:
-            for doc, override in self._title_overrides.items():
-                score[doc] = _score_in_text(word, override, match, postings)
-            touched.append(np.fromiter(self._title_overrides, np.intp))
+        overrides = self._title_overrides  # (replaced, never changed: one for this search)
+        if title and overrides:
+            words = self._override_words.get(word.case_sensitive)
+            if words is None or words[0] is not overrides:
+                words = (overrides, _OverrideWords.build(overrides, word.case_sensitive))
+                self._override_words[word.case_sensitive] = words
+            touched.append(words[1].score_into(score, word, match, postings))
         if dense or not listed:
             return None
         return np.concatenate(touched) if touched else np.zeros(0, np.intp)
@@ -1499,6 +1504,61 @@ def _titles(corpus: Corpus) -> Iterator[str]:
 
 def _short(title: str, width: int = 40) -> str:
     return title if len(title) <= width else title[: width - 1].rstrip() + "…"
+
+
+class _OverrideWords:
+    """The words of the titles set in the library → their papers, sorted (one per case
+    mode), built once per change of those titles: a query word's score in them is set per
+    matching word (as `_score_in_text` scores one title), not per title (100,000 papers,
+    50,000 titles set: ~0.8 s a key)."""
+
+    def __init__(
+        self, rows: npt.NDArray[np.intp], forms: list[str], groups: list[npt.NDArray[np.intp]]
+    ) -> None:
+        self.rows = rows  #: every paper with a title set
+        self.forms = forms  #: the titles' distinct word forms, sorted
+        self.groups = groups  #: each form's papers
+        self.by_length: dict[int, list[int]] = {}  #: form length → the forms' places
+        for i, form in enumerate(forms):
+            self.by_length.setdefault(len(form), []).append(i)
+
+    @staticmethod
+    def build(overrides: Mapping[int, str], case_sensitive: bool) -> _OverrideWords:
+        norm = fold_accents if case_sensitive else fold
+        papers: dict[str, list[int]] = {}
+        for doc, title in overrides.items():
+            for form in {norm(token)[:MAX_WORD] for token in _WORD_RE.findall(title)}:
+                papers.setdefault(form, []).append(doc)
+        forms = sorted(papers)
+        groups = [np.array(papers[form], np.intp) for form in forms]
+        return _OverrideWords(np.fromiter(overrides, np.intp, len(overrides)), forms, groups)
+
+    def score_into(
+        self, score: npt.NDArray[np.float32], word: Word, match: WordMatch, postings: _Postings
+    ) -> npt.NDArray[np.intp]:
+        """Set these papers' scores of ``word`` as `_score_in_text` gives them (the best of
+        its words'); returns the papers."""
+        score[self.rows] = 0.0
+        text, forms = word.text, self.forms
+        values: list[tuple[float, int]] = []  # (score, form): set rising, so the best wins
+        if word.typos:
+            typo_forms = {postings.words[i]: edits for i, edits in match.typos}
+            for length in range(len(text) - word.typos, len(text) + word.typos + 1):
+                for i in self.by_length.get(length, ()):
+                    form = forms[i]
+                    if Levenshtein.distance(form, text, score_cutoff=word.typos) <= word.typos:
+                        values.append((TYPO / max(1, typo_forms.get(form, 1)), i))
+        if word.prefix:
+            i = bisect.bisect_left(forms, text)
+            while i < len(forms) and forms[i].startswith(text):
+                values.append((PREFIX, i))
+                i += 1
+        i = bisect.bisect_left(forms, text)
+        if i < len(forms) and forms[i] == text:
+            values.append((EXACT, i))
+        for value, i in sorted(values):
+            score[self.groups[i]] = value
+        return self.rows
 
 
 def _score_in_text(word: Word, text: str, match: WordMatch, postings: _Postings) -> float:
