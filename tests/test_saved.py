@@ -58,6 +58,31 @@ def test_a_session_reruns_a_query_naming_a_saved_search_changed_elsewhere(
     session.library.close()
 
 
+def test_a_refresh_walks_the_settings_for_saved_searches_only_after_they_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """100,000 matched papers are 100,000 settings: the reader's refresh (once a second)
+    looks for saved searches in them only when the settings changed; a change elsewhere is
+    still seen."""
+    from abstract_reader import saved as saved_module
+
+    db = tmp_path / "lib.sqlite3"
+    session = Session(Library(db))
+    session.refresh()
+    walks: list[int] = []
+    real = saved_module.saved
+    monkeypatch.setattr(saved_module, "saved", lambda lib: walks.append(1) or real(lib))
+    session.library.set_bookmark(["0123456789abcdef"])  # no setting changed
+    for _ in range(3):
+        session.refresh()
+    assert walks == []
+    with Library(db) as other:
+        save(other, "mine", "graph")
+    assert "saved" in session.refresh() and walks == [1]
+    assert session.saved_searches() == {"mine": "graph"}
+    session.library.close()
+
+
 def test_cli_searches_lists_adds_replaces_only_with_force_and_deletes(tmp_path: Path) -> None:
     import json
 

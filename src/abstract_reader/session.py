@@ -186,6 +186,9 @@ class Session:
     _dependencies: frozenset[Dependency] | None = None
     _expanded: tuple[str, tuple[str, ...]] | None = None  #: search text, unknown @names
     _saved: dict[str, str] = field(default_factory=dict)  #: the saved searches last seen
+    #: the library's settings they were read from (replaced, never changed, by a change):
+    #: while the same, a refresh does not walk them (100,000 provenances: ~12 ms a second)
+    _saved_from: dict[str, str] | None = field(default=None, repr=False, compare=False)
     #: row → position in the result (or corpus); None: the same. Rows past its end (rows
     #: that came while it was being made) keep their position.
     _order: npt.NDArray[np.int64] | None = None
@@ -210,6 +213,10 @@ class Session:
         changed: frozenset[Dependency] = self.library.refresh()
         if "meta" in changed:
             self.sync_metadata()
+        settings = self.library.snapshot.settings
+        if settings is self._saved_from:
+            return changed
+        self._saved_from = settings
         searches = saved(self.library)
         if searches != self._saved:
             self._saved = searches
