@@ -24,6 +24,20 @@ def make_app(tmp_path: Path, paths: list[Any] | None = None, **kwargs: Any) -> R
     return ReaderApp(paths, tmp_path / "lib.sqlite3", cache_dir=tmp_path / "cache", **kwargs)
 
 
+def config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    """A config file holding ``text``, the one the reader reads (``ABSTRACT_READER_CONFIG``)."""
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
+    return config
+
+
+def config_warnings(app: ReaderApp) -> list[str]:
+    """The problems the reader found in its config file (one notice shows them: the first,
+    and how many; `config --show` lists them all)."""
+    return list(app.config_warnings)
+
+
 async def settle(app: ReaderApp, pilot: Pilot[Any]) -> None:
     """Wait for loading, indexing and searching workers, then for the screen to update."""
     for _ in range(3):

@@ -12,18 +12,11 @@ from textual.notifications import Notification
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.triage import TriageScreen
 
-from .conftest import make_app, settle, until
+from .conftest import config_file, make_app, settle, until
 
 WIDE = (120, 40)
 
 BAD = "".join(f"setting_{n} = {n}\n" for n in range(10)) + 'theme = "nordd"\nlist_width = 5\n'
-
-
-def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    config = tmp_path / "config.toml"
-    config.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
-    return config
 
 
 def _config_notices(app: ReaderApp) -> list[Notification]:
@@ -33,7 +26,7 @@ def _config_notices(app: ReaderApp) -> list[Notification]:
 async def test_a_dozen_config_problems_are_one_notice_naming_the_first_and_config_show(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = _config_file(tmp_path, monkeypatch, BAD)
+    config = config_file(tmp_path, monkeypatch, BAD)
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
@@ -49,7 +42,7 @@ async def test_a_dozen_config_problems_are_one_notice_naming_the_first_and_confi
 async def test_one_config_problem_is_said_as_it_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = _config_file(tmp_path, monkeypatch, "list_width = 5\n")
+    config = config_file(tmp_path, monkeypatch, "list_width = 5\n")
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
@@ -62,7 +55,7 @@ async def test_one_config_problem_is_said_as_it_is(
 async def test_quit_remapped_to_its_own_q_warns_nothing_and_q_still_leaves_triage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _config_file(tmp_path, monkeypatch, '[keys]\nquit = "q"\n')
+    config_file(tmp_path, monkeypatch, '[keys]\nquit = "q"\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)

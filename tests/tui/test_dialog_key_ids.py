@@ -14,25 +14,13 @@ import pytest
 from textual.widgets import OptionList
 
 from abstract_reader.saved import save
-from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import TagEditor
 from abstract_reader.tui.screens.searches import SavedSearches
 
-from .conftest import make_app, settle, until
+from .conftest import config_file, config_warnings, make_app, settle, until
 from .test_dialogs_small import box_text
 
 WIDE = (120, 40)
-
-
-def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    config = tmp_path / "config.toml"
-    config.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
-    return config
-
-
-def _warnings(app: ReaderApp) -> list[str]:
-    return [n.message for n in app._notifications if n.title == "Config"]
 
 
 async def test_the_tag_editors_remove_key_is_remapped_and_a_clash_on_it_is_refused(
@@ -41,7 +29,7 @@ async def test_the_tag_editors_remove_key_is_remapped_and_a_clash_on_it_is_refus
     """`tags_remove = "ctrl+r"`: ctrl+r removes the selected tag, Del no longer does, and
     in the empty field ctrl+r selects the last tag first (as Del and ⌫ did). A later remap
     of ctrl+r in the same dialog (`editor_save`) does not get it: one warning line."""
-    config = _config_file(
+    config = config_file(
         tmp_path,
         monkeypatch,
         '[keys]\ntags_remove = "ctrl+r"\neditor_save = ["ctrl+s", "ctrl+r"]\n',
@@ -49,7 +37,7 @@ async def test_the_tag_editors_remove_key_is_remapped_and_a_clash_on_it_is_refus
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        assert _warnings(app) == [
+        assert config_warnings(app) == [
             f"{config}: line 3: keys.editor_save: ctrl+r is already tags_remove's in the tag "
             "editor (set earlier in the file, which wins); editor_save does not get it"
         ]
@@ -86,11 +74,11 @@ async def test_a_remap_onto_the_tag_editors_del_is_refused_and_del_still_removes
     word (and in its field Del deletes a letter: it never saved there). Del is the field's
     own key: the remap does not get it, the warning says so, and Del on the list still
     removes the selected tag."""
-    config = _config_file(tmp_path, monkeypatch, '[keys]\neditor_save = ["ctrl+s", "delete"]\n')
+    config = config_file(tmp_path, monkeypatch, '[keys]\neditor_save = ["ctrl+s", "delete"]\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        assert _warnings(app) == [
+        assert config_warnings(app) == [
             f"{config}: line 2: keys.editor_save: Del is the text field's own key in the tag "
             "editor (delete character right), which it keeps; editor_save does not get it"
         ]
@@ -119,7 +107,7 @@ async def test_the_saved_search_fields_moves_are_remapped_and_clashes_are_said(
     filter field, and ↓ no longer does. A later remap onto ctrl+n (`saved_delete`) does not
     get it, and `saved_page_up = "escape"` takes Esc from `saved_close`: one warning line
     each."""
-    config = _config_file(
+    config = config_file(
         tmp_path,
         monkeypatch,
         '[keys]\nsaved_down = "ctrl+n"\nsaved_up = "ctrl+b"\n'
@@ -128,7 +116,7 @@ async def test_the_saved_search_fields_moves_are_remapped_and_clashes_are_said(
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        assert _warnings(app) == [
+        assert config_warnings(app) == [
             f"{config}: line 4: keys.saved_delete: ctrl+n is already saved_down's in the saved "
             "searches (set earlier in the file, which wins); saved_delete does not get it",
             f"{config}: line 5: keys.saved_page_up: Esc is also saved_close's (the saved "

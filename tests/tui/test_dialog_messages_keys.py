@@ -13,7 +13,6 @@ import pytest
 from abstract_reader import cli
 from abstract_reader.library import Library
 from abstract_reader.saved import save
-from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import (
     MetadataConflictDialog,
     MetadataEditor,
@@ -24,7 +23,7 @@ from abstract_reader.tui.screens.main import MainScreen
 from abstract_reader.tui.screens.searches import SavedSearches, SaveSearchDialog
 
 from ..conftest import SEEDS
-from .conftest import make_app, settle, type_filter, until
+from .conftest import config_file, config_warnings, make_app, settle, type_filter, until
 from .test_dialogs_small import box_text
 
 WIDE = (140, 40)
@@ -35,25 +34,14 @@ REMAPS = (
 )
 
 
-def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    config = tmp_path / "config.toml"
-    config.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
-    return config
-
-
-def _warnings(app: ReaderApp) -> list[str]:
-    return [n.message for n in app._notifications if n.title == "Config"]
-
-
 async def test_the_saved_search_questions_name_the_remapped_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _config_file(tmp_path, monkeypatch, REMAPS)
+    config_file(tmp_path, monkeypatch, REMAPS)
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        assert _warnings(app) == []
+        assert config_warnings(app) == []
         save(app.library, "alpha", "graph")
         await pilot.press("at")
         await until(pilot, lambda: isinstance(app.screen, SavedSearches))
@@ -94,7 +82,7 @@ async def test_the_saved_search_questions_name_the_remapped_keys(
 async def test_the_conflicts_refusals_name_the_remapped_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _config_file(tmp_path, monkeypatch, REMAPS)
+    config_file(tmp_path, monkeypatch, REMAPS)
     app = make_app(tmp_path, config=None)
     db = tmp_path / "lib.sqlite3"
     async with app.run_test(size=WIDE) as pilot:

@@ -15,13 +15,12 @@ from textual.widgets import Input
 
 from abstract_reader.config import Config
 from abstract_reader.saved import save
-from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.commands import NO_KEY
 from abstract_reader.tui.keymap import resolve_keys
 from abstract_reader.tui.screens.editors import MetadataEditor, TagEditor
 from abstract_reader.tui.screens.searches import SavedSearches
 
-from .conftest import make_app, settle, until
+from .conftest import config_file, config_warnings, make_app, settle, until
 from .test_dialogs_small import box_text
 
 WIDE = (120, 40)
@@ -75,17 +74,6 @@ def test_keys_no_focused_widget_of_theirs_keeps_are_not_refused() -> None:
         assert _problems(keys) == [], keys
 
 
-def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    config = tmp_path / "config.toml"
-    config.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
-    return config
-
-
-def _warnings(app: ReaderApp) -> list[str]:
-    return [n.message for n in app._notifications if n.title == "Config"]
-
-
 async def test_the_reader_says_so_and_the_keys_do_what_it_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -93,7 +81,7 @@ async def test_the_reader_says_so_and_the_keys_do_what_it_says(
     tag editor's field (it never saved), and the metadata editor's hint no longer names
     ctrl+e as its save key. With `saved_delete = ["ctrl+d", "ctrl+a"]`: one warning; ctrl+a
     in the saved-search field asks to delete, as it says."""
-    config = _config_file(
+    config = config_file(
         tmp_path,
         monkeypatch,
         '[keys]\neditor_save = "ctrl+e"\nsaved_delete = ["ctrl+d", "ctrl+a"]\n',
@@ -101,7 +89,7 @@ async def test_the_reader_says_so_and_the_keys_do_what_it_says(
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        assert _warnings(app) == [
+        assert config_warnings(app) == [
             f"{config}: line 2: keys.editor_save: ctrl+e is the text field's own key in the "
             "tag editor (go to end), which it keeps; editor_save does not get it; editor_save "
             "has no key left",

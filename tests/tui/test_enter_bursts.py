@@ -9,10 +9,15 @@ what a terminal hands over at once (tmux's ``send-keys``)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input
 
 from abstract_reader.library import Library
+from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import MetadataEditor, TagEditor
 from abstract_reader.tui.screens.main import MainScreen
 from abstract_reader.tui.screens.pickers import TagList
@@ -25,6 +30,21 @@ from .test_key_bursts import burst
 WIDE = (120, 40)
 
 
+async def open_dialog(
+    app: ReaderApp,
+    pilot: Pilot[Any],
+    key: str,
+    kind: type[Screen[Any]],
+    field: str | type[Widget],
+) -> Widget:
+    """Press ``key`` and wait for its ``kind`` dialog with ``field`` focused."""
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, kind))
+    widget = app.screen.query_one(field)
+    await until(pilot, lambda: widget.has_focus)
+    return widget
+
+
 async def test_tags_typed_in_one_burst_are_separate_tags_and_the_editor_saves_once(
     tmp_path: Path,
 ) -> None:
@@ -33,10 +53,8 @@ async def test_tags_typed_in_one_burst_are_separate_tags_and_the_editor_saves_on
         await settle(app, pilot)
         papers = app.query_one(PaperList)
         first = papers.current_id
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, TagEditor))
-        field = app.screen.query_one("#tag-input", Input)
-        await until(pilot, lambda: field.has_focus)
+        field = await open_dialog(app, pilot, "t", TagEditor, "#tag-input")
+        assert isinstance(field, Input)
         burst(app, *"beta", "enter", *"gamma", "enter", "enter", "j")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await settle(app, pilot)
@@ -56,10 +74,8 @@ async def test_keys_typed_after_the_metadata_editors_enter_are_not_saved_into_it
         await settle(app, pilot)
         papers = app.query_one(PaperList)
         first = papers.current_id
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
-        field = app.screen.query_one("#meta-title", Input)
-        await until(pilot, lambda: field.has_focus)
+        field = await open_dialog(app, pilot, "e", MetadataEditor, "#meta-title")
+        assert isinstance(field, Input)
         burst(app, *"Real", "enter", "j", "j")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await settle(app, pilot)
@@ -78,10 +94,8 @@ async def test_a_search_name_typed_then_enter_then_keys_saves_that_name(
         await pilot.press("enter")
         await settle(app, pilot)
         papers = app.query_one(PaperList)
-        await pilot.press("S")
-        await until(pilot, lambda: isinstance(app.screen, SaveSearchDialog))
-        field = app.screen.query_one("#save-search-name", Input)
-        await until(pilot, lambda: field.has_focus)
+        field = await open_dialog(app, pilot, "S", SaveSearchDialog, "#save-search-name")
+        assert isinstance(field, Input)
         burst(app, *"rob", "enter", "j")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await settle(app, pilot)
@@ -96,10 +110,8 @@ async def test_the_saved_search_run_by_enter_is_the_one_typed_before_it(tmp_path
         await settle(app, pilot)
         app.library.set_setting("search:rob", "robust")
         app.library.set_setting("search:robx", "graph")
-        await pilot.press("at")
-        await until(pilot, lambda: isinstance(app.screen, SavedSearches))
-        field = app.screen.query_one("#saved-filter", Input)
-        await until(pilot, lambda: field.has_focus)
+        field = await open_dialog(app, pilot, "at", SavedSearches, "#saved-filter")
+        assert isinstance(field, Input)
         burst(app, *"rob", "enter", "x")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await settle(app, pilot)
@@ -143,10 +155,7 @@ async def test_a_note_saved_with_ctrl_s_keeps_only_what_was_typed_before_it(
         await settle(app, pilot)
         papers = app.query_one(PaperList)
         first = papers.current_id
-        await pilot.press("o")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
-        area = app.screen.query_one(TextArea)
-        await until(pilot, lambda: area.has_focus)
+        await open_dialog(app, pilot, "o", NoteEditor, TextArea)
         burst(app, "x", "ctrl+s", "j")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await settle(app, pilot)
@@ -163,10 +172,8 @@ async def test_tags_saved_with_ctrl_s_then_a_key_keep_the_tag_typed_before(
         await settle(app, pilot)
         papers = app.query_one(PaperList)
         first = papers.current_id
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, TagEditor))
-        field = app.screen.query_one("#tag-input", Input)
-        await until(pilot, lambda: field.has_focus)
+        field = await open_dialog(app, pilot, "t", TagEditor, "#tag-input")
+        assert isinstance(field, Input)
         burst(app, *"xy", "ctrl+s", "j")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await settle(app, pilot)
@@ -183,10 +190,8 @@ async def test_esc_then_keys_in_one_burst_leave_the_dialog_and_go_to_the_list(
         await settle(app, pilot)
         papers = app.query_one(PaperList)
         first = papers.current_id
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, TagEditor))
-        field = app.screen.query_one("#tag-input", Input)
-        await until(pilot, lambda: field.has_focus)
+        field = await open_dialog(app, pilot, "t", TagEditor, "#tag-input")
+        assert isinstance(field, Input)
         burst(app, "escape", "j", "j")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await settle(app, pilot)

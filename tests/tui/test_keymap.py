@@ -9,7 +9,6 @@ import pytest
 from textual.widgets import Input
 
 from abstract_reader.config import Config
-from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.commands import NO_KEY
 from abstract_reader.tui.keymap import resolve_keys
 from abstract_reader.tui.screens.help import HelpScreen
@@ -17,7 +16,7 @@ from abstract_reader.tui.screens.pickers import TagList
 from abstract_reader.tui.widgets.paper_view import PaperView
 
 from ..conftest import ROOT
-from .conftest import make_app, settle, until
+from .conftest import config_file, config_warnings, make_app, settle, until
 
 WIDE = (120, 40)
 
@@ -48,17 +47,6 @@ def test_keys_are_normalised_as_textual_names_them() -> None:
     assert len(settings.warnings) == 1 and "! is also triage's" in settings.warnings[0]
 
 
-def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    config = tmp_path / "config.toml"
-    config.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
-    return config
-
-
-def _warnings(app: ReaderApp) -> list[str]:
-    return [n.message for n in app._notifications if n.title == "Config"]
-
-
 async def test_the_tag_lists_r_and_d_have_ids_and_a_remap_onto_r_wins_and_is_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -66,7 +54,7 @@ async def test_the_tag_lists_r_and_d_have_ids_and_a_remap_onto_r_wins_and_is_sai
     took r from rename (Textual drops a clashing binding of the same screen), with no
     warning and rename left without a key; `taglist_rename = "R"` was "no such binding
     id". Now the clash is one warning naming both ids, and R renames."""
-    config = _config_file(
+    config = config_file(
         tmp_path, monkeypatch, '[keys]\ntaglist_like = "r"\ntaglist_delete = "x"\n'
     )
     app = make_app(tmp_path, config=None)
@@ -75,7 +63,7 @@ async def test_the_tag_lists_r_and_d_have_ids_and_a_remap_onto_r_wins_and_is_sai
         paper = app.main.current_paper()
         assert paper is not None
         app.library.add_tags([paper.id], ["robust"])
-        assert _warnings(app) == [
+        assert config_warnings(app) == [
             f"{config}: line 2: keys.taglist_like: r is also taglist_rename's (the tag list); "
             "the remap wins: r is taglist_like's, taglist_rename loses it; taglist_rename has "
             "no key left"
@@ -94,14 +82,14 @@ async def test_the_tag_lists_r_and_d_have_ids_and_a_remap_onto_r_wins_and_is_sai
 async def test_a_remapped_tag_list_key_works(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _config_file(tmp_path, monkeypatch, '[keys]\ntaglist_rename = "R"\ntaglist_delete = "x"\n')
+    config_file(tmp_path, monkeypatch, '[keys]\ntaglist_rename = "R"\ntaglist_delete = "x"\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         paper = app.main.current_paper()
         assert paper is not None
         app.library.add_tags([paper.id], ["robust"])
-        assert _warnings(app) == []
+        assert config_warnings(app) == []
         await pilot.press("T")
         await until(pilot, lambda: isinstance(app.screen, TagList))
         rename = app.screen.query_one("#tag-rename", Input)
@@ -121,11 +109,11 @@ async def test_the_helps_own_keys_have_an_id_and_a_remap_onto_them_wins_and_is_s
     """The help's Esc / ? / q had no id: `view_up = "q"` (the help scrolls with the paper
     view's keys) met the help's q unchecked and unsaid. Now the remap wins over help_close's
     q (q scrolls the help up), and the one warning names help_close too."""
-    config = _config_file(tmp_path, monkeypatch, '[keys]\nview_up = "q"\n')
+    config = config_file(tmp_path, monkeypatch, '[keys]\nview_up = "q"\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=(60, 16)) as pilot:
         await settle(app, pilot)
-        warned = _warnings(app)
+        warned = config_warnings(app)
         assert len(warned) == 1 and "\n" not in warned[0]
         assert warned[0].startswith(f"{config}: line 2: keys.view_up: q is also quit's")
         assert "help_close's (the help)" in warned[0]
@@ -145,11 +133,11 @@ async def test_the_helps_own_keys_have_an_id_and_a_remap_onto_them_wins_and_is_s
 async def test_the_helps_close_key_can_be_remapped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _config_file(tmp_path, monkeypatch, '[keys]\nhelp_close = "x"\n')
+    config_file(tmp_path, monkeypatch, '[keys]\nhelp_close = "x"\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
-        assert _warnings(app) == []
+        assert config_warnings(app) == []
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.press("question_mark", "escape", "q")  # not help_close's any more
@@ -221,11 +209,11 @@ async def test_the_help_and_the_palette_name_the_keys_in_effect(
     written in its prose. They name the keys in effect now."""
     from textual.command import CommandList, CommandPalette
 
-    _config_file(tmp_path, monkeypatch, REMAPS)
+    config_file(tmp_path, monkeypatch, REMAPS)
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=(160, 90)) as pilot:  # (the whole help on screen)
         await settle(app, pilot)
-        assert _warnings(app) == []
+        assert config_warnings(app) == []
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
@@ -263,7 +251,7 @@ async def test_messages_that_name_a_key_name_the_remapped_one(
     from abstract_reader.tui.screens.triage import TriageScreen
 
     monkeypatch.setattr("webbrowser.open", lambda *a, **k: pytest.fail("opened"))
-    _config_file(tmp_path, monkeypatch, '[keys]\nedit_metadata = "ctrl+e"\ntriage_leave = "x"\n')
+    config_file(tmp_path, monkeypatch, '[keys]\nedit_metadata = "ctrl+e"\ntriage_leave = "x"\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
@@ -293,7 +281,7 @@ async def test_dialog_hints_and_questions_name_the_remapped_keys(
 
     from .test_dialogs_small import box_text
 
-    _config_file(
+    config_file(
         tmp_path,
         monkeypatch,
         '[keys]\neditor_cancel = "ctrl+g"\neditor_save = "ctrl+t"\ncite_default = "D"\n',

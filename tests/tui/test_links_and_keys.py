@@ -12,7 +12,7 @@ from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.pickers import CopyFallback
 from abstract_reader.tui.widgets.paper_list import PaperList
 
-from .conftest import make_app, run_palette_command, settle, type_filter, until
+from .conftest import config_file, make_app, run_palette_command, settle, type_filter, until
 
 WIDE = (120, 40)
 
@@ -563,13 +563,6 @@ async def test_every_key_the_reader_binds_by_id_can_be_remapped_and_is_documente
     assert [i for i in sorted(ids) if f"`{i}`" not in documented] == []
 
 
-def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    config = tmp_path / "config.toml"
-    config.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("ABSTRACT_READER_CONFIG", str(config))
-    return config
-
-
 async def test_the_help_lists_the_keys_the_config_file_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -577,7 +570,7 @@ async def test_the_help_lists_the_keys_the_config_file_set(
     on/off" and "r  read on/off" (the footer said B Bookmark): it printed the table's keys.
     It lists the keys in effect, for the lines of the list's keys (j is toggle_read's now,
     so "next / previous paper" is ↓ / k, ↑) and of triage's own keys too."""
-    _config_file(
+    config_file(
         tmp_path,
         monkeypatch,
         '[keys]\nbookmark = "B"\ntoggle_read = "j"\ntriage_keep = "K"\n',
@@ -609,7 +602,7 @@ async def test_a_remapped_key_another_binding_has_wins_and_is_said(
     first), r no longer toggled, so read marks had no key at all, and nothing was said. The
     remap wins: j toggles read, ↓ still moves down, and one warning names the file, the
     line, the key and both ids."""
-    config = _config_file(tmp_path, monkeypatch, '[keys]\nbookmark = "B"\ntoggle_read = "j"\n')
+    config = config_file(tmp_path, monkeypatch, '[keys]\nbookmark = "B"\ntoggle_read = "j"\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
@@ -635,7 +628,7 @@ async def test_an_unknown_theme_is_said_and_the_default_applies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`theme = "nosuchtheme"` was accepted without a word (the reader kept its theme)."""
-    config = _config_file(tmp_path, monkeypatch, 'theme = "nosuchtheme"\n')
+    config = config_file(tmp_path, monkeypatch, 'theme = "nosuchtheme"\n')
     app = make_app(tmp_path, config=None)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)

@@ -127,7 +127,7 @@ def test_bad_path_is_shown_and_repeated_after_the_session(tmp_path: Path) -> Non
         "ABSTRACT_READER_CACHE": str(tmp_path / "cache"),
     }
     term = Terminal([*argv, missing, str(Path(__file__).parents[1] / "data" / "wrapped.txt")], env)
-    term.read_until(b"1 file loaded, 1 failed")
+    term.read_until("1 load error · 1 file loaded".encode())
     term.read_until(b"2 papers")
     term.send("q")
     assert term.wait() == 1
@@ -144,7 +144,7 @@ def test_many_bad_paths_are_repeated_after_the_session_a_few_and_a_count(tmp_pat
         (folder / f"e{n:02}.txt").write_bytes(b"")
     wrapped = str(Path(__file__).parents[1] / "data" / "wrapped.txt")
     term = Terminal([*installed_script(), str(folder), wrapped], reader_env(tmp_path))
-    term.read_until(b"1 file loaded, 40 failed")
+    term.read_until("40 load errors · 1 file loaded".encode())
     term.read_until(b"2 papers")
     term.send("q")
     assert term.wait() == 1
