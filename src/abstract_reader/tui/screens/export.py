@@ -24,7 +24,7 @@ from ...plural import papers_phrase
 from ...text import escape_for_terminal
 from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
-from ..widgets.keys_in_order import hand_on, run_own_binding, typed_again
+from ..widgets.keys_in_order import typed_again
 from .editors import MessageLine, _Editor
 
 #: A file name's extension for each export format (the default name follows the format).
@@ -92,34 +92,6 @@ class _FileNameField(FittedInput):
         self.select_on_focus = not self._keep_cursor
         self._keep_cursor = False
 
-    async def _on_key(self, event: events.Key) -> None:
-        """Keys typed after Enter or ctrl+s never change the name being exported.
-
-        Typed ahead ("⏎n" while the reader was busy), the "n" was already on its way to
-        this field when Enter reached it; the dialog, sent Input.Submitted, read the field
-        after the "n" was typed into it and exported to a file named "n". Here Enter and
-        ctrl+s export at once, as the key reaches the field (the dialog then takes the
-        focus away, and holds the keys typed behind: `ExportDialog.on_key`), and a key that
-        reaches the field once it has lost the focus goes on to the dialog."""
-        if self.screen.focused is not self:
-            hand_on(self, event)
-            return
-        if await run_own_binding(self, event):  # Enter: action_submit, below
-            return
-        # the dialog's keys (ctrl+s, Esc) now, not after the keys queued behind them
-        if not event.is_printable and await self.app._check_bindings(event.key):
-            event.stop()
-            event.prevent_default()
-            return
-        await super()._on_key(event)
-
-    async def action_submit(self) -> None:
-        """Enter exports the name as it is now (the dialog is called, not sent a message
-        that would arrive after the keys typed behind Enter)."""
-        dialog = self.screen
-        if isinstance(dialog, ExportDialog):
-            dialog.action_save()
-
 
 class ExportDialog(_Editor[str]):
     """Format, what, file name; Enter or ctrl+s exports. An existing file is replaced only
@@ -167,9 +139,13 @@ class ExportDialog(_Editor[str]):
                 )
             with Horizontal(classes="field"):
                 yield Label("File", classes="field-label")
+                # Enter and ctrl+s export the name as it is when the key reaches the field,
+                # never with the keys typed behind them ("⏎n" exported to "n"):
+                # `FittedInput.on_enter` and `keys_in_order.run_dialog_binding`
                 yield _FileNameField(
                     value=DEFAULT_STEM + EXTENSIONS[self.default_format],
                     placeholder="a file name (~ is your home folder)",
+                    on_enter=self.action_save,
                     id="export-path",
                 )
             yield Static(id="export-preview", markup=False)

@@ -61,7 +61,9 @@ class FittedInput(Input):
         self.placeholders = tuple(placeholders)
         #: What Enter does, called as Enter reaches the field (`action_submit`)
         self.on_enter = on_enter
-        self._entered = False  # (on_enter ran since the field last had the focus)
+        #: a key of this field (Enter, its dialog's save) took the focus away since the
+        #: field last had it: the keys handed to it behind that key go on (`_on_key`)
+        self._entered = False
 
     async def _on_key(self, event: events.Key) -> None:
         current = self.app.screen
@@ -72,8 +74,12 @@ class FittedInput(Input):
             # focus move made elsewhere — Tab — were typed before it, and are this field's.)
             hand_on(self, event)
             return
-        if not await run_own_binding(self, event) and not await run_dialog_binding(self, event):
-            await super()._on_key(event)
+        if await run_own_binding(self, event):
+            return
+        if await run_dialog_binding(self, event):  # (its save took the focus: as Enter's)
+            self._entered = self.app.screen.focused is not self
+            return
+        await super()._on_key(event)
 
     async def action_submit(self) -> None:
         """Enter. With ``on_enter``, that is called at once — before the keys typed behind
@@ -88,9 +94,8 @@ class FittedInput(Input):
             return
         await super().action_submit()
 
-    def _on_focus(self, event: events.Focus) -> None:
-        self._entered = False
-        super()._on_focus(event)
+    def _on_focus(self, _event: events.Focus) -> None:
+        self._entered = False  # (Textual calls Input's own handler after this one)
 
     def _on_paste(self, event: events.Paste) -> None:
         """Input's paste (the first line: ``ReaderApp.on_event`` has sanitised it), cut at
