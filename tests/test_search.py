@@ -483,3 +483,48 @@ def test_title_overrides_score_each_word_as_the_title_itself_would(seeds: Corpus
                         want = _score_in_text(word, title, match, postings)
                         assert scores[doc] == want, (query[:end], title)
         titles = {pid: f"Robust {title}" for pid, title in list(titles.items())[::3]}
+
+
+_TITLE_WORDS = ["Robust", "robust", "Robüst", "Gaussian", "GAUSSIAN", "graph", "Graphs", "mean"]
+_TITLE_WORDS += ["estimation", "μ", "of", "the", "learning", "learned", "Zanzibar", "zanzibars"]
+_TITLE = st.lists(st.sampled_from(_TITLE_WORDS), min_size=1, max_size=5).map(" ".join)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    steps=st.lists(
+        st.dictionaries(st.integers(0, 11), st.one_of(st.none(), _TITLE), min_size=1),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_titles_changed_a_few_at_a_time_search_as_if_set_at_once(
+    seeds: Corpus, steps: list[dict[int, str | None]]
+) -> None:
+    """Real titles edited a few at a time (the metadata editor, another process's `match`,
+    a title cleared) are searched — ranked, ``^word``, ``title:``, typos, case — exactly as
+    when the final titles are set at once in a new index (the words of the titles are
+    patched for the changed ones, not built anew on the next key: ~1.7 s at 50,000)."""
+    papers = seeds.papers
+    ids = [papers[i].id for i in range(0, 24, 2)]
+    queries = ["robust", "robst", "Robust", "'Gaussian", "gaus", "^rob", "^Graph", "^zanzibar"]
+    queries += ["title:mean", "title:learn", "^mu", "estimation of", "zanzibar", "!graph robust"]
+
+    def ranked(idx: SearchIndex) -> list[list[tuple[str, float]]]:
+        return [[(h.paper.id, round(h.score, 4)) for h in idx.search(q)] for q in queries]
+
+    edited = SearchIndex(seeds)
+    titles = {ids[0]: "Robust Graph Learning", ids[1]: "Zanzibar of the Gaussian"}
+    edited.set_title_overrides(titles)
+    ranked(edited)  # (builds the words of the titles, in both case modes)
+    for step in steps:
+        change = {ids[k]: title for k, title in step.items()}
+        edited.update_overrides(titles=change)
+        for pid, title in change.items():
+            if title is None:
+                titles.pop(pid, None)
+            else:
+                titles[pid] = title
+        fresh = SearchIndex(seeds)
+        fresh.set_title_overrides(titles)
+        assert ranked(edited) == ranked(fresh)
