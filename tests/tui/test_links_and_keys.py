@@ -12,7 +12,15 @@ from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.pickers import CopyFallback
 from abstract_reader.tui.widgets.paper_list import PaperList
 
-from .conftest import config_file, make_app, run_palette_command, settle, type_filter, until
+from .conftest import (
+    config_file,
+    list_lines,
+    make_app,
+    run_palette_command,
+    settle,
+    type_filter,
+    until,
+)
 
 WIDE = (120, 40)
 
@@ -643,3 +651,24 @@ def test_the_config_files_theme_names_are_the_readers(tmp_path: Path) -> None:
     from abstract_reader.config import THEMES
 
     assert sorted(THEMES) == sorted(make_app(tmp_path).available_themes)
+
+
+@pytest.mark.parametrize("width", ['"45%"', "20"])
+async def test_a_configured_list_width_gives_way_on_a_narrow_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, width: str
+) -> None:
+    """On a narrow screen the paper pane is hidden: the list fills the screen whatever
+    `list_width` says (it kept its width, the rest of the screen blank), and takes that
+    width again beside the pane when the terminal is widened."""
+    config_file(tmp_path, monkeypatch, f"list_width = {width}\n")
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=(70, 24)) as pilot:
+        await settle(app, pilot)
+        paper_list = app.query_one(PaperList)
+        assert paper_list.outer_size.width == 70
+        assert any("Robust" in line or "robust" in line for line in list_lines(app))
+        await pilot.resize_terminal(120, 30)
+        await until(pilot, lambda: paper_list.outer_size.width < 70)
+        assert paper_list.outer_size.width == (54 if "%" in width else 20)
+        await pilot.resize_terminal(70, 24)
+        await until(pilot, lambda: paper_list.outer_size.width == 70)

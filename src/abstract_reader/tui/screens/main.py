@@ -414,9 +414,7 @@ class MainScreen(Screen[None]):
         paper_list = self.query_one(PaperList)
         paper_list.empty_message = Content("Loading dumps…")
         paper_list.focus()
-        if self.list_width is not None:  # from the config file
-            paper_list.styles.width = self.list_width
-            paper_list.styles.min_width = 0  # the stylesheet's minimum gives way
+        self._fit_list_width()
         self.query_one(PaperView).show(None, "Loading…")
         query = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
         self.session.set_query(query)
@@ -436,6 +434,19 @@ class MainScreen(Screen[None]):
     @property
     def narrow(self) -> bool:
         return self.app.size.width < NARROW_WIDTH
+
+    def _fit_list_width(self) -> None:
+        """The list's width from the config file, beside the paper pane; on a narrow screen,
+        where the pane is hidden, the list fills it (the stylesheet's rule: an inline width
+        would win over it and leave the rest of the screen blank)."""
+        if self.list_width is None:
+            return
+        paper_list = self.query_one(PaperList)
+        paper_list.styles.width = None if self.narrow else self.list_width
+        paper_list.styles.min_width = 0  # the stylesheet's minimum gives way
+
+    def on_resize(self) -> None:
+        self._fit_list_width()
 
     # -- loading --------------------------------------------------------------------------
     def _load(self) -> None:
