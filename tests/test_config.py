@@ -188,6 +188,21 @@ def test_show_says_a_remap_onto_another_bindings_key_and_who_wins(conf: Path) ->
     assert 'toggle_read = "j"' in result.stdout  # the file's settings are still printed
 
 
+def test_a_remap_that_only_takes_a_key_is_said_but_is_no_failure(conf: Path) -> None:
+    """`toggle_read = "j"` works as written (j toggles read marks, ↓ still moves down):
+    `config --show` says what the remap did, and exits 0 (it exited 1, as for a broken
+    file); a remap that leaves another binding no key at all is still a problem (1)."""
+    conf.write_text('[keys]\ntoggle_read = "j"\n', encoding="utf-8")
+    result = cli("config", "--show")
+    assert result.returncode == 0, result.stderr
+    assert "the remap wins: j is toggle_read's" in result.stderr
+    assert 'toggle_read = "j"' in result.stdout
+    conf.write_text('[keys]\ntags = "b"\n', encoding="utf-8")  # bookmark's only key
+    result = cli("config", "--show")
+    assert result.returncode == 1
+    assert "bookmark has no key left" in result.stderr
+
+
 def test_an_unknown_theme_is_one_line_naming_the_themes(conf: Path) -> None:
     """`theme = "nosuchtheme"` passed `config --show` (and the reader) silently."""
     conf.write_text('theme = "nosuchtheme"\n', encoding="utf-8")
@@ -195,13 +210,17 @@ def test_an_unknown_theme_is_one_line_naming_the_themes(conf: Path) -> None:
     assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
     line = result.stderr.strip().removeprefix("abstract-reader: ")
     assert line.startswith(f"{conf}: line 1: theme: no theme 'nosuchtheme' (the themes: ")
-    assert "nord" in line and "textual-dark" in line and line.endswith("the default applies")
+    assert (
+        "nord" in line
+        and "textual-dark" in line
+        and line.endswith("the theme last chosen in the reader applies (else the default)")
+    )
     assert "# theme = (not set)" in result.stdout
     conf.write_text('theme = "nordd"\n', encoding="utf-8")
     config, warnings = load_config()
     assert config.theme is None
     assert warnings == [
-        f"{conf}: line 1: theme: no theme 'nordd' (did you mean nord?); the default applies"
+        f"{conf}: line 1: theme: no theme 'nordd' (did you mean nord?); the theme last chosen in the reader applies (else the default)"
     ]
 
 

@@ -1428,11 +1428,13 @@ def cmd_config(args: argparse.Namespace) -> int:
         return 0
     config, warnings = load_config(path)
     notes: dict[str, tuple[bool, str]] = {}
+    effects: list[str] = []  # what a remap did, the file in effect as written: not a failure
     if config.keys:  # checked against the reader's bindings, as the reader does at start-up
         from .tui.keymap import not_in_effect, resolve_keys  # (Textual's key names)
 
         settings = resolve_keys(config)
         warnings += settings.warnings
+        effects = settings.notes
         notes = not_in_effect(config, settings)  # (an ignored entry is not shown as set)
     for warning in warnings:
         _error(warning)
@@ -1442,7 +1444,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     kept = _reader_settings(config)
     if kept:
         _say(sys.stdout, "\n" + kept.rstrip("\n"))
-    return 1 if warnings else 0
+    return 1 if any(w not in effects for w in warnings) else 0
 
 
 def _reader_settings(config: Config) -> str:

@@ -177,6 +177,8 @@ def _validate(data: dict[str, Any], text: str, shown: str) -> tuple[Config, list
 
     def default_of(key: str) -> str:
         value = getattr(defaults, key)
+        if key == "theme":  # (what the reader applies when the file sets none)
+            return "the theme last chosen in the reader applies (else the default)"
         return (
             "the default applies" if value is None else f"the default ({toml_value(value)}) applies"
         )

@@ -643,7 +643,18 @@ async def test_an_unknown_theme_is_said_and_the_default_applies(
         assert app.theme == "textual-dark"
         said = [n.message for n in app._notifications if "nosuchtheme" in n.message]
         assert len(said) == 1 and said[0].startswith(f"{config}: line 1: theme: no theme")
-        assert "nord" in said[0] and "the default applies" in said[0]
+        assert "nord" in said[0]
+        assert said[0].endswith("the theme last chosen in the reader applies (else the default)")
+    # the theme chosen in the reader, kept in the library, is what applies (the notice said
+    # "the default applies" while gruvbox was on screen)
+    from abstract_reader.library import Library
+
+    with Library(tmp_path / "lib.sqlite3") as library:
+        library.set_setting("theme", "gruvbox")
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "gruvbox"
 
 
 def test_the_config_files_theme_names_are_the_readers(tmp_path: Path) -> None:

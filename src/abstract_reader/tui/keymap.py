@@ -73,6 +73,9 @@ class KeySettings:
     #: the same bindings' keys in effect (empty: none left), for the help
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: those of the warnings that only say what a remap did (it took a key another binding
+    #: had, which keeps a key of its own): the file is in effect as written
+    notes: list[str] = field(default_factory=list)
 
 
 def _places_of() -> dict[str, list[tuple[str, list[str]]]]:
@@ -141,6 +144,7 @@ def resolve_keys(config: Config) -> KeySettings:
     """The keymap for ``config.keys``, and one warning per unknown id and per clash."""
     defaults = default_keys()
     warnings: list[tuple[str, str]] = []  # (id, line)
+    notes: list[str] = []  # (the warnings that only say what a remap did)
     remaps: dict[str, tuple[str, ...]] = {}
     for binding_id, keys in config.keys.items():  # (in the file's order)
         if binding_id not in defaults:
@@ -219,23 +223,21 @@ def resolve_keys(config: Config) -> KeySettings:
                 if keyless
                 else ""
             )
-            warnings.append(
-                (
-                    binding_id,
-                    config.key_warning(
-                        binding_id,
-                        f"{shown} is also {whose}; the remap wins: {shown} is {binding_id}'s, "
-                        f"{_names(list(losers))} {'loses' if len(losers) == 1 else 'lose'} it"
-                        f"{left}",
-                    ),
-                )
+            said = config.key_warning(
+                binding_id,
+                f"{shown} is also {whose}; the remap wins: {shown} is {binding_id}'s, "
+                f"{_names(list(losers))} {'loses' if len(losers) == 1 else 'lose'} it{left}",
             )
+            warnings.append((binding_id, said))
+            if not keyless:
+                notes.append(said)
     changed = {i: tuple(k) for i, k in keys_of.items() if tuple(k) != defaults[i]}
     return KeySettings(
         keymap={i: ",".join(k) or NO_KEY for i, k in changed.items()},
         keys=changed,
         # in the file's order
         warnings=[w for _, w in sorted(warnings, key=lambda w: config.key_lines.get(w[0], 0))],
+        notes=notes,
     )
 
 
