@@ -148,3 +148,32 @@ def test_the_index_follows_every_kind_of_change(seeds: Corpus, tmp_path: Path) -
     session.index.set_year_overrides({})  # someone else set them: given all again
     session.sync_metadata()
     assert _overrides(session.index) == _fresh(seeds, mine)
+
+
+def test_an_index_primed_in_its_thread_then_handed_over_holds_what_a_fresh_set_gives(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    """The index is given the library's titles, years and venues in the thread that built
+    it (`prime_metadata`: ~1 s at 50,000 matched papers, which the UI thread spent at the
+    hand-over, holding up the keys typed then). Whatever another process changed between
+    then and the hand-over — a title, a year, a venue, a paper's metadata cleared — is
+    given to it by the hand-over's `sync_metadata`."""
+    db = tmp_path / "lib.sqlite3"
+    ids = [p.id for p in seeds.papers]
+    with Library(db) as other:
+        _match_all(other, ids[:30])
+    session = Session(Library(db), corpus=seeds)
+    index = SearchIndex(seeds)
+    session.prime_metadata(index)  # (the index thread: session.index is still None)
+    assert _overrides(index) == _fresh(seeds, session.library)
+    with Library(db) as other:  # another process, before the hand-over
+        other.set_metadata(ids[0], Metadata(title="Zanzibar primed late", year=1999))
+        other.set_metadata(ids[1], Metadata())
+        other.set_setting(PROVENANCE_PREFIX + ids[2], _provenance("Venue late"))
+        _match_all(other, ids[40:42])
+    session.refresh()  # (the reader's poll: no index yet, nothing given to it)
+    session.index = index  # the hand-over
+    session.sync_metadata()
+    assert _overrides(index) == _fresh(seeds, session.library)
+    assert [h.paper.id for h in index.search("title:zanzibar")] == [ids[0]]
+    assert "Zanzibar primed late" in index.title_of(seeds.papers.rows_for([ids[0]]).tolist()[0])

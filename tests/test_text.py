@@ -325,3 +325,17 @@ def test_shown_title_drops_bibtex_protection_braces(stored: str, shown: str) -> 
 def test_unbrace_marks_the_groups() -> None:
     marked = titles.unbrace("A {GAN} for {Gaussian {Nested}} $x^{2}$", "<", ">")
     assert marked == "A <GAN> for <Gaussian Nested> $x^{2}$"
+
+
+def test_sanitise_replaces_exactly_the_tables_characters_in_any_text() -> None:
+    """Text with nothing to replace is returned without a per-character pass (a regex scan,
+    or ASCII's own check): every code point, alone, in ASCII and in text that is not ASCII,
+    still comes out as the table says — a control missed by the fast check would reach the
+    terminal."""
+    from abstract_reader.text.sanitise import _SANITISE_TABLE
+
+    for code in range(0x110000):
+        ch = chr(code)
+        want = _SANITISE_TABLE.get(code, ch)
+        for before, after in (("", ""), ("ab", "cd"), ("é", "μ")):
+            assert sanitise(before + ch + after) == before + want + after, hex(code)

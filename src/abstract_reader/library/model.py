@@ -214,8 +214,18 @@ def as_year(value: object) -> int | None:
 
 
 def clean_field(value: object) -> str | None:
+    """A stored text field as shown: sanitised, its whitespace runs one space (None: empty)."""
     if value is None:
         return None
+    if (
+        type(value) is str
+        and value.isascii()
+        and value.isprintable()  # (no control: nothing to sanitise, no tab or newline)
+        and "  " not in value
+        and value[:1] != " "
+        and value[-1:] != " "
+    ):  # what nearly every stored field is, and what the line below would give it
+        return value or None
     cleaned = " ".join(sanitise(as_text(value)).split())
     return cleaned or None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 #: Bidi embeddings, overrides, isolates and marks: they can reorder what a terminal shows.
 _BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 
@@ -33,12 +35,36 @@ _SURROGATES = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
 _SANITISE_TABLE = _build_table()
 
 
+def _class_of(codes: list[int]) -> str:
+    """A regex character class of exactly these code points (as ranges)."""
+    parts: list[str] = []
+    start = prev = codes[0]
+    for code in [*codes[1:], -1]:
+        if code == prev + 1:
+            prev = code
+            continue
+        parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
+        start = prev = code
+    return "[" + "".join(parts) + "]"
+
+
+#: any character `sanitise` replaces (the table's keys, exactly)
+_UNSAFE_RE = re.compile(_class_of(sorted(_SANITISE_TABLE)))
+
+
 def sanitise(text: str) -> str:
     """Replace every character that could act as a terminal control by a visible stand-in.
 
     C0 controls (except newline and tab), DEL, C1 controls and bidi controls never pass.
-    Idempotent: the stand-ins are ordinary printable characters.
+    Idempotent: the stand-ins are ordinary printable characters. Text with none of them
+    (nearly all) is returned as it is after one scan in C: `str.translate` with this table
+    looks each character of a text that is not ASCII up in a dict, and copies it (~10×
+    slower; the library's 50,000 titles and authors took ~0.5 s at start-up).
     """
+    if text.isascii():  # (translate has a fast path of its own for ASCII)
+        return text if text.isprintable() else text.translate(_SANITISE_TABLE)
+    if _UNSAFE_RE.search(text) is None:
+        return text
     return text.translate(_SANITISE_TABLE)
 
 

@@ -655,6 +655,7 @@ class MainScreen(Screen[None]):
         finally:
             if early is not None:
                 early.close()  # (SearchIndex has closed or taken it: nothing, then)
+        self.session.prime_metadata(index)  # (here, not on the UI thread at the hand-over)
         # Saved, then read from the file written (page cache, not this process's memory:
         # ~65 MB at 100,000 papers) before the similarity model's pass over every posting,
         # so that no pass reads both the built arrays and the file's pages. Below
