@@ -202,6 +202,40 @@ def test_status_counts_only_loaded_papers(seeds: Corpus) -> None:
     assert "1 saved paper not in these dumps" in parts
 
 
+def test_status_counts_follow_the_library_not_each_key(
+    seeds: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library's counts in the status line (unread, bookmarked, saved papers not
+    loaded) are counted once per change of the library, not with each key typed: a
+    look-up of every id the library names (50,000 after a `match`) took ~100 ms a key. A
+    change by another process, or by this one, is counted at once."""
+    db = tmp_path / "lib.sqlite3"
+    session = _seeded_session(seeds, db)
+    ids = [p.id for p in seeds.papers]
+    looked_up: list[int] = []
+    rows_of = seeds.papers.rows_of
+    monkeypatch.setattr(seeds.papers, "rows_of", lambda i: looked_up.append(1) or rows_of(i))
+
+    def status() -> list[str]:
+        return session.status_parts(shown=len(ids), loaded=len(ids), loading=False)
+
+    assert "55 unread" in status() and "0 bookmarked" in status()
+    counted = len(looked_up)
+    for end in range(1, 8):  # keys typed
+        session.set_query("robust gaussian"[:end])
+        session.result = session.index.search(session.query_text) if session.index else None
+        assert "55 unread" in status()
+    assert len(looked_up) == counted
+    with Library(db) as other:
+        other.set_read(ids[:3])
+        other.set_bookmark([ids[4], "not-loaded"])
+    session.refresh()
+    assert "52 unread" in status() and "1 bookmarked" in status()
+    assert "1 saved paper not in these dumps" in status()
+    session.library.set_read([ids[5]])  # this process
+    assert "51 unread" in status()
+
+
 def test_metadata_conflicts_are_fields_changed_in_both_places_differently() -> None:
     shown = Metadata(title="Old", year=2020)
     edited = Metadata(title="Mine", url="https://mine.example", year=2021)
