@@ -1020,3 +1020,28 @@ async def test_a_row_with_many_tags_still_shows_its_venue(tmp_path: Path) -> Non
         await until(pilot, lambda: "#rei" in list_lines(app)[0])
         row = list_lines(app)[0].rstrip()
         assert row.endswith("#rei… NeurIPS 2026"), row
+
+
+async def test_the_tag_lists_hint_names_the_rename_fields_keys_while_it_is_open(
+    tmp_path: Path,
+) -> None:
+    """`T`, `r`: the hint kept saying "Enter: show papers with the tag · m: rank like them
+    · …" under the name field, where Enter renames and Esc cancels; it says that now, and
+    the list's keys again once the field is closed."""
+    app = make_app(tmp_path)
+
+    def hint() -> str:
+        return str(app.screen.query_one("#taglist-hint", Static).render())
+
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        app.library.add_tags([app.session.corpus.papers[3].id], ["theroy"])
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, TagList))
+        assert "Enter: show papers with the tag" in hint()
+        await pilot.press("r")
+        await until(pilot, lambda: "Enter: rename" in hint())
+        assert "show papers" not in hint() and "Esc: cancel" in hint()
+        await pilot.press("escape")  # the field closes, the list stays
+        await until(pilot, lambda: "Enter: show papers with the tag" in hint())
+        assert isinstance(app.screen, TagList)

@@ -145,16 +145,18 @@ class TagList(ModalScreen[TagAction | None]):
                 id="tag-rename",
             )
             yield MessageLine(id="taglist-message")
-            yield Label(
-                keyed(
-                    self.app,
-                    "Enter: show papers with the tag · {taglist_like}: rank like them · "
-                    "{taglist_rename}: rename · {taglist_delete}: delete · {taglist_close}: close",
-                ),
-                markup=False,
-                classes="modal-hint",
-            )
+            yield Label(self._hint(), markup=False, classes="modal-hint", id="taglist-hint")
         yield Footer()  # the dialog's own keys
+
+    def _hint(self, renaming: bool = False) -> str:
+        """The keys that apply: the list's, or the name field's while a tag is renamed."""
+        if renaming:
+            return keyed(self.app, "Enter: rename · {taglist_close}: cancel")
+        return keyed(
+            self.app,
+            "Enter: show papers with the tag · {taglist_like}: rank like them · "
+            "{taglist_rename}: rename · {taglist_delete}: delete · {taglist_close}: close",
+        )
 
     def on_mount(self) -> None:
         self.query_one("#tag-rename", Input).display = False
@@ -184,6 +186,7 @@ class TagList(ModalScreen[TagAction | None]):
         field = self.query_one("#tag-rename", Input)
         field.display = True
         field.value = tag
+        self.query_one("#taglist-hint", Label).update(self._hint(renaming=True))
         self.set_focus(field)  # now, not after the keys queued behind r: the name goes in
         # below the list: in a short terminal the box scrolls to show it, once it is laid out
         self.call_after_refresh(field.scroll_visible, animate=False)
@@ -263,6 +266,7 @@ class TagList(ModalScreen[TagAction | None]):
             field.display = False
             self._confirm_merge = None
             self._say(Content(""))
+            self.query_one("#taglist-hint", Label).update(self._hint())
             self.set_focus(self.query_one("#taglist", OptionList))
             return
         self.dismiss(None)
