@@ -528,6 +528,11 @@ def build_reader_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("paths", nargs="*", metavar="PATH", help="dump files or folders")
     parser.add_argument("-d", "--dump", action="append", metavar="PATH", dest="dumps")
+    parser.add_argument(
+        "--bundled",
+        action="store_true",
+        help="the bundled NeurIPS 2026 dumps too (with PATHs: metadata files to match, say)",
+    )
     parser.add_argument("--db", metavar="FILE", help="the library file")
     return parser
 
@@ -1369,15 +1374,16 @@ def _match_report(planned: list[Any], args: argparse.Namespace, written: int) ->
                 _say(out, f"    {c['score']:5.1f}  {c['source']}:{c['record']}  {c['title']}")
     total = len(planned)
     done = (
-        f"{due} would be written (dry run: nothing written)"
-        if args.dry_run
-        else f"{written} written, {counts['matched'] - written} already there"
-    )
+        f"{due} would be written" if args.dry_run else
+        f"{written} written, {counts['matched'] - written} already there"
+    )  # fmt: skip
     summary = (
         f"{papers_phrase(total)} from the dumps: {counts['matched']} matched ({done}), "
         f"{counts['ambiguous']} ambiguous, {counts['unmatched']} unmatched, "
         f"{counts['kept']} kept (set by hand; --force replaces)"
     )
+    if args.dry_run:
+        summary += "; dry run: nothing written"
     _say(sys.stderr if args.json else out, summary)
 
 
@@ -1863,6 +1869,10 @@ def _reader_terminal() -> dict[int, int] | None:
 
 def run_reader(args: argparse.Namespace) -> int:
     paths = list(args.paths or []) + list(args.dumps or [])
+    if args.bundled and paths:
+        from .corpus import bundled_dumps
+
+        paths.insert(0, str(bundled_dumps()))
     problems = [_unopenable(path) for path in paths]
     if paths and all(problems):  # a mistyped name is one line, never an empty reader
         for path, problem in zip(paths, problems, strict=True):

@@ -355,3 +355,19 @@ def test_the_reader_says_when_it_made_the_library_it_was_given(tmp_path: Path) -
     term.send("q")
     assert term.wait() == 0
     assert (tmp_path / "new.sqlite3").is_file()
+
+
+def test_bundled_adds_the_bundled_dumps_to_the_paths_given(tmp_path: Path) -> None:
+    """`abstract-reader --bundled mine.txt`: the bundled papers and the file's, in one
+    reader (a user with a metadata file for the bundled papers had to find the package's
+    folder to give both); without it, only the file's."""
+    argv = installed_script()
+    mine = str(Path(__file__).parents[1] / "data" / "wrapped.txt")
+    term = Terminal([*argv, "--bundled", mine], reader_env(tmp_path))
+    term.read_until(b"57 papers")  # the 55 bundled and the file's 2
+    term.send("q")
+    assert term.wait() == 0
+    term = Terminal([*argv, mine], reader_env(tmp_path))
+    term.read_until(b"2 papers")
+    term.send("q")
+    assert term.wait() == 0

@@ -214,3 +214,28 @@ async def test_metadata_editor_offers_candidates_to_accept(tmp_path: Path, seeds
         stored = app.library.snapshot.metadata[paper.id]
         assert stored.title == "The Real Title" and stored.authors == ("Ada Lovelace",)
         assert stored.year == 2025 and stored.doi == "10.5555/good"
+
+
+async def test_match_metadata_key_with_no_dump_loaded_says_how_to_load_one(
+    tmp_path: Path, seeds: Corpus
+) -> None:
+    """Only metadata files loaded (`abstract-reader mine.bib`): M said "0 matched (0
+    written), 0 ambiguous, 0 unmatched" with no hint that the dumps must be loaded too."""
+    paper = seeds.papers[0]
+    bib = tmp_path / "m.bib"
+    bib.write_text(
+        "@article{x2026,\n  title = {A Title},\n  year = {2026},\n"
+        f"  abstract = {{{paper.abstract} More.}}\n}}\n",
+        encoding="utf-8",
+    )
+    app = make_app(tmp_path, [bib])
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("M")
+
+        def toasts() -> str:
+            return " ".join(str(n.message) for n in app._notifications)
+
+        await until(pilot, lambda: "No dump is loaded" in toasts())
+        assert "abstract-reader --bundled" in toasts() and "matched (" not in toasts()
+        assert app.library.snapshot.metadata == {}

@@ -1601,7 +1601,19 @@ class MainScreen(Screen[None]):
         if self.library.read_only:
             self.notify("The library is read-only.", title="Match metadata", severity="error")
             return
-        self.notify(f"Matching against {len(files)} metadata file(s)…", timeout=3, markup=False)
+        corpus = self.session.corpus
+        if set(corpus.files) <= set(corpus.metadata_files):  # (no dump among them)
+            self.notify(
+                "No dump is loaded: M gives the dumps' papers the metadata of their records. "
+                "Open the dumps with the metadata files (with the bundled dumps: "
+                "abstract-reader --bundled FILE…).",
+                title="Match metadata",
+                severity="warning",
+                markup=False,
+            )
+            return
+        shown = count_phrase(len(files), "metadata file")
+        self.notify(f"Matching against {shown}…", timeout=3, markup=False)
         self._match_metadata(files)
 
     @work(thread=True, exclusive=True, group="match", exit_on_error=False)
@@ -1634,7 +1646,7 @@ class MainScreen(Screen[None]):
         if counts["kept"]:
             text += f", {counts['kept']} kept (set by hand)"
         if problems:
-            text += f"; {problems} malformed record(s) skipped"
+            text += f"; {count_phrase(problems, 'malformed record')} skipped"
         self.notify(text, title="Match metadata", timeout=10, markup=False)
 
     def action_edit_metadata(self) -> None:
