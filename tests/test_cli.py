@@ -684,3 +684,37 @@ def test_meta_at_its_caps_is_kept_and_survives_an_export_and_import(
     assert imported.returncode == 0, imported.stderr
     shown = cli("meta", "d059a4d9", db=other).stdout
     assert title in shown and author in shown
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--doi", "banana", "'banana' is not a DOI (a DOI is 10.NNNN/…, such as 10.1145/3368089"),
+        ("--doi", "10.12/x", "'10.12/x' is not a DOI"),
+        ("--year", "99999", "'99999' is not a year (four digits, such as 2026"),
+        ("--year", "-5", "'-5' is not a year (four digits"),
+        ("--year", "0999", "'0999' is not a year"),
+        ("--year", "banana", "'banana' is not a year"),
+    ],
+)
+def test_meta_a_malformed_value_is_a_usage_error_naming_option_and_value(
+    option: str, value: str, says: str, db: Path
+) -> None:
+    """`meta ID --doi banana` and `--year 99999` were failures (exit 1) found after opening
+    the library; `--year banana` already was a usage error: all are, worded alike."""
+    result = cli("meta", "d059a4d9", f"{option}={value}", db=db)
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.splitlines()[-1]  # (after the command's usage, as argparse's)
+    assert last.startswith(f"abstract-reader meta: error: argument {option}: {says}"), last
+    assert not db.exists()  # refused before the library is opened
+
+
+def test_meta_doi_and_year_are_set_normalised_and_cleared_with_empty(db: Path) -> None:
+    set_ = cli(
+        "meta", "d059a4d9", "--doi", "https://doi.org/10.1145/3368089", "--year", "2024", db=db
+    )
+    assert set_.returncode == 0, set_.stderr
+    assert "doi:      10.1145/3368089" in set_.stdout and "year:     2024" in set_.stdout
+    cleared = cli("meta", "d059a4d9", "--year", "", "--doi", "", db=db)
+    assert cleared.returncode == 0, cleared.stderr
+    assert cleared.stdout.strip() == "d059a4d9bc3b: no metadata overrides"

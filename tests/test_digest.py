@@ -202,8 +202,10 @@ def test_is_new_in_the_cli_and_digest_since(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "bandits" in done.stdout and "graphs" not in done.stdout
     bad = cli("digest", "-d", str(old), "--since", "last week", db=db)
-    assert bad.returncode == 1
-    assert bad.stderr.strip().endswith("not a date (YYYY-MM-DD)")
+    assert bad.returncode == 2  # a malformed value on the command line: usage
+    assert bad.stderr.strip().endswith(
+        "argument --since: 'last week' is not a date (YYYY-MM-DD, such as 2026-01-31)"
+    )
 
 
 # -- saved searches --------------------------------------------------------------------------

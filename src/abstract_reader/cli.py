@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import __version__
-from .plural import noun_for, papers_phrase
+from .plural import count_phrase, noun_for, papers_phrase
 from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
@@ -194,6 +194,29 @@ def _tag_argument(raw: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _date_argument(raw: str) -> str:
+    """``digest --since``: a date (``YYYY-MM-DD``, or an ISO date and time), given back as
+    typed; anything else is a usage error quoting it."""
+    from datetime import datetime
+
+    from .text import escape_for_terminal
+
+    try:
+        datetime.fromisoformat(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{escape_for_terminal(repr(raw))} is not a date (YYYY-MM-DD, such as 2026-01-31)"
+        ) from None
+    return raw
+
+
+def _tag_checked(raw: str) -> str:
+    """A tag given to ``tag``/``untag``: one that cannot be a tag is a usage error, as for
+    ``--tag``; given back as typed (the library reads it: ``##x`` is the tag ``#x``)."""
+    _tag_argument(raw)
+    return raw
+
+
 def _capped(what: str, limit: int) -> Callable[[str], str]:
     """An argument type: text of at most ``limit`` characters (runs of white space counted
     as one, as the library stores them), else a usage error saying both lengths."""
@@ -207,6 +230,40 @@ def _capped(what: str, limit: int) -> Callable[[str], str]:
         return raw
 
     return check
+
+
+def _doi_argument(raw: str) -> str:
+    """``meta --doi``: a DOI (``10.NNNN/…``, also as a doi.org link or ``doi:…``), given
+    back normalised; blank clears the field, as ``--title ''`` does. Anything else is a
+    usage error quoting it and saying what a DOI looks like."""
+    from .metadata import normalise_doi
+    from .text import escape_for_terminal
+
+    raw = _capped("a DOI", DOI_MAX)(raw)
+    if not raw.strip():
+        return ""
+    try:
+        return normalise_doi(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{escape_for_terminal(repr(raw))} is not a DOI (a DOI is 10.NNNN/…, such as "
+            "10.1145/3368089, also as https://doi.org/10.… or doi:10.…; '' clears it)"
+        ) from None
+
+
+def _year_argument(raw: str) -> int:
+    """``meta --year``: a year of four digits (0 for blank: clears the field, as
+    ``--title ''`` does); anything else is a usage error quoting it."""
+    from .text import escape_for_terminal
+
+    text = raw.strip()
+    if not text:
+        return 0
+    if text.isascii() and text.isdigit() and len(text) == 4 and text[0] != "0":
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"{escape_for_terminal(repr(raw))} is not a year (four digits, such as 2026; '' clears it)"
+    )
 
 
 def _id_argument(raw: str) -> str:
@@ -349,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext)
         _common(p)
         p.add_argument("id", type=_id_argument, metavar="ID")
-        p.add_argument("tags", nargs="+", metavar="TAG")
+        p.add_argument("tags", nargs="+", metavar="TAG", type=_tag_checked)
 
     for name, helptext in (("bookmark", "bookmark papers"), ("read", "mark papers read")):
         p = sub.add_parser(name, help=helptext)
@@ -359,7 +416,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tags", help="every tag with its count; records of unloaded papers")
     _common(p)
-    p.add_argument("--rename", nargs=2, metavar=("OLD", "NEW"), help="rename a tag on every paper")
+    p.add_argument(
+        "--rename",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        type=_tag_checked,
+        help="rename a tag on every paper",
+    )
     p.add_argument(
         "--merge", action="store_true", help="with --rename onto an existing tag: merge the two"
     )
@@ -372,7 +435,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", type=_id_argument, metavar="ID")
     p.add_argument("text", nargs="?", help="the new note ('' clears it)")
 
-    p = sub.add_parser("meta", help="print or set a paper's real title, authors, URL, DOI, year")
+    p = sub.add_parser(
+        "meta",
+        help="print or set a paper's real title, authors, URL, DOI, year",
+        description="With no option, print the paper's metadata overrides; with options, set"
+        " those fields (the others are kept) and print the result. '' clears a field"
+        " (--doi '', --year '').",
+    )
     _common(p)
     p.add_argument("id", type=_id_argument, metavar="ID")
     p.add_argument("--title", type=_capped("a title", TITLE_MAX))
@@ -384,8 +453,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="repeatable, in order",
     )
     p.add_argument("--url", type=_capped("a URL", URL_MAX))
-    p.add_argument("--doi", type=_capped("a DOI", DOI_MAX))
-    p.add_argument("--year", type=int)
+    p.add_argument("--doi", type=_doi_argument, help="10.NNNN/…, or a https://doi.org/ link to one")
+    p.add_argument("--year", type=_year_argument, help="four digits, such as 2026")
     p.add_argument("--clear", action="store_true", help="remove every override first")
 
     from .cite import EXPORT_FORMATS, FORMATS
@@ -450,6 +519,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--since",
         metavar="DATE",
+        type=_date_argument,
         help="only papers whose dumps were first seen on or after DATE (YYYY-MM-DD)",
     )
     p.add_argument("--format", "-f", choices=DIGEST_FORMATS, default="markdown")
@@ -685,6 +755,7 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
     snapshot = library.snapshot
     papers = corpus.papers
     rows: Any = range(len(papers))
+    ranked_like = ""
     if getattr(args, "query", None):
         from .search import SearchIndex, cache_key_for, default_cache_dir
 
@@ -712,9 +783,20 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
             raise _refuse_query(result.query, args.command, "nothing done")
         for part in result.ignored:
             _error(f"warning: {part}")
-        if result.ranked_like and getattr(args, "command", "") == "list" and not args.json:
-            _note(f"{papers_phrase(len(result))}, {result.ranked_like}")
+        if result.ranked_like and getattr(args, "command", "") == "list":
+            ranked_like = result.ranked_like
         rows = result.order
+    found = _filtered_rows(rows, snapshot, papers, args)
+    if ranked_like:  # said with --json too (on stderr); the count is of the papers listed
+        _note(f"{papers_phrase(len(found))}, {ranked_like}")
+    return found
+
+
+def _filtered_rows(
+    rows: Any, snapshot: Snapshot, papers: Any, args: argparse.Namespace
+) -> Sequence[int]:
+    """``rows`` (the query's order, or every row) in the order asked for, only the papers
+    with the tags and marks asked for."""
     sort = getattr(args, "sort", "relevance")
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
     bookmarked = getattr(args, "bookmarked", False)
@@ -854,7 +936,9 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     corpus = _load(args)
     library = _open_library(args, announce=False)
     raw_ids = [args.id] if hasattr(args, "id") and not hasattr(args, "ids") else args.ids
-    ids = [_resolve(corpus, i) for i in raw_ids]
+    # a paper named twice (`bookmark A A`, an id and its prefix) is one paper, counted once
+    raw_ids = list(dict.fromkeys(i.strip().lower() for i in raw_ids))
+    ids = list(dict.fromkeys(_resolve(corpus, i) for i in raw_ids))
     try:
         message = action(library, ids)
     except LibraryError as exc:
@@ -866,55 +950,90 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     return 1 if corpus.fatal_errors else 0
 
 
+#: tag names match as the library's do (SQLite NOCASE: only ASCII letters fold)
+_TAG_NOCASE = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def cmd_tag(args: argparse.Namespace) -> int:
     def act(library: Library, ids: list[str]) -> str:
+        from .library import clean_tag
+
+        had = {name.translate(_TAG_NOCASE) for name in library.snapshot.tags.get(ids[0], [])}
+        names: dict[str, str] = {}
+        for raw in args.tags:  # (the arguments are valid tags: `_tag_checked`)
+            names.setdefault(clean_tag(raw).translate(_TAG_NOCASE), clean_tag(raw))
         if args.command == "tag":
             library.add_tags(ids, args.tags)
+            same = [name for key, name in names.items() if key in had]
+            state, verb = "already had", "added"
         else:
-            had = {name.casefold() for name in library.snapshot.tags.get(ids[0], [])}
-            library.remove_tags(ids, args.tags)  # (refuses a name that cannot be a tag)
-            from .library import clean_tag
-
-            names = {clean_tag(raw).casefold(): clean_tag(raw) for raw in args.tags}
-            missing = [name for key, name in names.items() if key not in had]
-            if missing:  # nothing to remove is no failure (exit 0), but said
-                noun = noun_for(len(missing), "tag")
-                left = "nothing removed" if len(missing) == len(names) else "the rest removed"
-                _error(f"{ids[0][:12]} had no {noun} {', '.join(repr(m) for m in missing)}; {left}")
+            library.remove_tags(ids, args.tags)
+            same = [name for key, name in names.items() if key not in had]
+            state, verb = "had no", "removed"
+        if same:  # nothing to add or remove is no failure (exit 0), but said
+            noun = noun_for(len(same), "tag")
+            left = f"nothing {verb}" if len(same) == len(names) else f"the rest {verb}"
+            _error(f"{ids[0][:12]} {state} {noun} {', '.join(repr(m) for m in same)}; {left}")
         return f"{ids[0][:12]}: {', '.join(library.snapshot.tags.get(ids[0], [])) or '(no tags)'}"
 
     return _write_action(args, act)
 
 
+#: papers named by id in one line (`bookmark` of papers already so) before "and N more"
+_IDS_NAMED = 12
+
+
+def _ids_named(ids: Sequence[str]) -> str:
+    """Short ids for a one-line message: the first `_IDS_NAMED`, then how many more."""
+    named = ", ".join(pid[:12] for pid in ids[:_IDS_NAMED])
+    more = len(ids) - _IDS_NAMED
+    return f"{named} and {count_phrase(more, 'other paper')}" if more > 0 else named
+
+
 def cmd_bookmark(args: argparse.Namespace) -> int:
     def act(library: Library, ids: list[str]) -> str:
         if args.command == "bookmark":
-            library.set_bookmark(ids, not args.off)
+            changed = library.set_bookmark(ids, not args.off)
             verb = "unbookmarked" if args.off else "bookmarked"
+            state = "not bookmarked" if args.off else "already bookmarked"
         else:
-            library.set_read(ids, not args.off)
+            changed = library.set_read(ids, not args.off)
             verb = "marked unread" if args.off else "marked read"
-        return f"{papers_phrase(len(ids))} {verb}"
+            state = "already unread" if args.off else "already read"
+        done = set(changed)
+        same = [pid for pid in ids if pid not in done]
+        if same:  # nothing to do is no failure (exit 0), but said, as `untag` says it
+            was = "was" if len(same) == 1 else "were"
+            left = f"the rest {verb}" if changed else "nothing changed"
+            _error(f"{_ids_named(same)} {was} {state}; {left}")
+        # the count is of what changed: stdout says nothing when nothing did
+        return f"{papers_phrase(len(changed))} {verb}" if changed else ""
 
     return _write_action(args, act)
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
-    import string
-
     from .library import LibraryError, TagExists
 
+    if args.merge and not args.rename:
+        raise _Usage("--merge goes with --rename OLD NEW (a rename onto an existing tag)")
     corpus = _load(args)
     writing = bool(args.rename or args.delete)
     library = _open_library(args, announce=not writing)
     try:
         if args.rename:
-            library.rename_tag(*args.rename, merge=args.merge)
+            from .library import clean_tag
+
+            old = clean_tag(args.rename[0])
+            if old.translate(_TAG_NOCASE) not in {
+                name.translate(_TAG_NOCASE) for name, _count in library.tag_counts()
+            }:  # as `--delete` of a missing name: nothing to do is said, not a failure
+                _error(f"no tag named {old!r}; nothing renamed")
+            else:
+                library.rename_tag(*args.rename, merge=args.merge)
         before = library.tag_counts()
-        # tag names match as the library's (SQLite NOCASE: only ASCII letters fold)
-        nocase = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-        names = {name.translate(nocase) for name, _count in before}
-        if args.delete and args.delete.translate(nocase) not in names:
+        names = {name.translate(_TAG_NOCASE) for name, _count in before}
+        if args.delete and args.delete.translate(_TAG_NOCASE) not in names:
             _error(f"no tag named {args.delete!r}; nothing removed")  # (done: not a failure)
         elif args.delete:
             library.delete_tag(args.delete)
@@ -996,15 +1115,6 @@ def cmd_note(args: argparse.Namespace) -> int:
 def cmd_meta(args: argparse.Namespace) -> int:
     from .library import Metadata
 
-    doi = args.doi
-    if doi:
-        from .metadata import normalise_doi
-
-        try:
-            doi = normalise_doi(doi)
-        except ValueError as exc:
-            raise Failure(f"--doi: {exc}") from None
-
     def act(library: Library, ids: list[str]) -> str:
         pid = ids[0]
         current = library.snapshot.metadata.get(pid, Metadata())
@@ -1019,8 +1129,8 @@ def cmd_meta(args: argparse.Namespace) -> int:
                     title=args.title if args.title is not None else base.title,
                     authors=tuple(args.author) if args.author is not None else base.authors,
                     url=args.url if args.url is not None else base.url,
-                    doi=doi if doi is not None else base.doi,
-                    year=args.year if args.year is not None else base.year,
+                    doi=args.doi if args.doi is not None else base.doi,
+                    year=(args.year or None) if args.year is not None else base.year,
                 ),
             )
             if args.url:  # saved as given, but said now rather than only when `O` refuses it
@@ -1158,9 +1268,13 @@ def cmd_library(args: argparse.Namespace) -> int:
     summary = f"Merged records of {papers_phrase(imported.papers)} from {args.file}"
     papers_kept = sum(1 for key in imported.kept if key)
     if papers_kept:
+        fields = any(
+            k.what != "match record" for key, kept in imported.kept.items() if key for k in kept
+        )
+        how = f"; `{PROG} meta ID` sets any of them" if fields else ""
         summary += (
             f"; where {papers_phrase(papers_kept)} had other values in the file, this "
-            f"library's were kept (listed above; `{PROG} meta ID` sets any of them)"
+            f"library's were kept (listed above{how})"
         )
     _note(summary)
     return 0
@@ -1492,11 +1606,8 @@ def cmd_digest(args: argparse.Namespace) -> int:
     from .seen import ids_seen_since, record_seen
 
     since = None
-    if args.since:
-        try:
-            since = datetime.fromisoformat(args.since)
-        except ValueError:
-            raise Failure(f"--since {args.since!r}: not a date (YYYY-MM-DD)") from None
+    if args.since:  # (a date: `_date_argument` checked it)
+        since = datetime.fromisoformat(args.since)
         since = since if since.tzinfo else since.replace(tzinfo=UTC)
     corpus = _load(args)
     library = _open_library(args)
@@ -1565,11 +1676,11 @@ def cmd_searches(args: argparse.Namespace) -> int:
     if args.json:
         for name, query in searches.items():
             _say(sys.stdout, json.dumps({"name": name, "query": query}, ensure_ascii=False))
-        return 0
-    width = max((len(name) for name in searches), default=0) + 1
-    for name, query in searches.items():
-        _say(sys.stdout, f"{'@' + name:<{width}}  {query}")
-    if not searches and not args.delete:
+    else:
+        width = max((len(name) for name in searches), default=0) + 1
+        for name, query in searches.items():
+            _say(sys.stdout, f"{'@' + name:<{width}}  {query}")
+    if not searches and not args.delete:  # (on stderr: with --json too)
         _note("no saved searches (save one with --add NAME QUERY, or S in the reader)")
     return 0
 

@@ -1,9 +1,10 @@
 """Export and import of the whole library as one JSON document (merging, never dropping).
 
 An import adds what the library lacks and never replaces what it has: a metadata field
-(title, authors, URL, DOI, year), saved search or preference the library already holds with
-another value keeps the library's, and each such difference is returned (``Imported.kept``)
-for the caller to say — nothing the import carried is lost silently.
+(title, authors, URL, DOI, year), `match` record of where a paper was found (its venue),
+saved search or preference the library already holds with another value keeps the
+library's, and each such difference is returned (``Imported.kept``) for the caller to say —
+nothing the import carried is lost silently.
 
 An import is validated as a whole before anything is written: a document with one bad value
 is rejected with one line naming the problem, and the library is left as it was. What is
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..metadata import PROVENANCE_PREFIX, Provenance
 from ..plural import papers_phrase
 from ..text import escape_for_terminal, sanitise
 from .model import (
@@ -425,7 +427,9 @@ _CHOSEN_SETTINGS = frozenset({"theme", "auto_read", "cite_format", "cite_abstrac
 class Kept:
     """A value the library kept over the import's different one."""
 
-    what: str  #: "title", "authors", "url", "doi", "year"; "@name" (a saved search); a setting
+    #: "title", "authors", "url", "doi", "year"; "match record" (where `match` found the
+    #: paper: its venue); "@name" (a saved search); a setting
+    what: str
     ours: str
     theirs: str
 
@@ -487,18 +491,47 @@ def import_document(library: Library, data: Any) -> Imported:
                 (key, value),
             )
             change.dirty = change.dirty or bool(cur.rowcount)
-            if not cur.rowcount and (key in _CHOSEN_SETTINGS or key.startswith("search:")):
+            if cur.rowcount or not value:
+                continue
+            if key in _CHOSEN_SETTINGS or key.startswith("search:"):
                 row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
                 ours = as_text(row[0])
-                if value and ours != value:
+                if ours != value:
                     what = "@" + key[len("search:") :] if key.startswith("search:") else key
                     result.kept.setdefault("", []).append(Kept(what, ours, value))
+            elif key.startswith(PROVENANCE_PREFIX):  # where match found the paper (its venue)
+                row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+                found = _provenance_kept(as_text(row[0]), value)
+                if found is not None:
+                    result.kept.setdefault(key[len(PROVENANCE_PREFIX) :], []).append(found)
 
     library._transact(f"import of {papers_phrase(len(entries))}", build)
     return result
 
 
 _META_FIELDS = ("title", "authors", "url", "doi", "year")
+
+
+def _provenance_kept(ours: str, theirs: str) -> Kept | None:
+    """The library's `match` provenance of a paper kept over the file's different one, said
+    as `show` says where metadata came from (and the venue it gives); None when the two are
+    the same record (the same JSON, whatever its spacing or key order)."""
+    try:
+        if json.loads(ours) == json.loads(theirs):
+            return None
+    except ValueError:
+        pass
+    mine, other = Provenance.from_json(ours), Provenance.from_json(theirs)
+
+    def shown(prov: Provenance | None, raw: str) -> str:
+        if prov is None:
+            return raw
+        return prov.describe() + (f", venue {prov.venue}" if prov.venue else "")
+
+    ours_shown, theirs_shown = shown(mine, ours), shown(other, theirs)
+    if ours_shown == theirs_shown:  # the same record, matched differently: the data itself
+        ours_shown, theirs_shown = ours, theirs
+    return Kept("match record", ours_shown, theirs_shown)
 
 
 def _merge_meta(change: _Change, pid: str, meta: _Meta) -> list[Kept]:

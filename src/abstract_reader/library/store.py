@@ -655,15 +655,17 @@ class Library:
         return self.snapshot.settings.get(key, default)
 
     # -- writing: every write is a delta ----------------------------------------------------
-    def set_bookmark(self, paper_ids: Iterable[str], on: bool = True) -> None:
-        """Bookmark (``on``) or clear the bookmark of these papers."""
-        self._set_mark("bookmarks", paper_ids, on)
+    def set_bookmark(self, paper_ids: Iterable[str], on: bool = True) -> list[str]:
+        """Bookmark (``on``) or clear the bookmark of these papers. Returns the papers whose
+        bookmark changed (in the order given, once each): not those already in that state."""
+        return self._set_mark("bookmarks", paper_ids, on)
 
-    def set_read(self, paper_ids: Iterable[str], on: bool = True) -> None:
-        """Mark these papers read (``on``) or unread."""
-        self._set_mark("read_marks", paper_ids, on)
+    def set_read(self, paper_ids: Iterable[str], on: bool = True) -> list[str]:
+        """Mark these papers read (``on``) or unread. Returns the papers whose mark changed,
+        as ``set_bookmark``."""
+        return self._set_mark("read_marks", paper_ids, on)
 
-    def _set_mark(self, table: str, paper_ids: Iterable[str], on: bool) -> None:
+    def _set_mark(self, table: str, paper_ids: Iterable[str], on: bool) -> list[str]:
         ids = list(dict.fromkeys(paper_ids))
         now = time.time()
         if table == "bookmarks":
@@ -681,7 +683,9 @@ class Library:
         def build(change: _Change) -> None:
             change.apply(op)
 
-        self._transact(what, build)
+        # (decided in the write's transaction: another process's mark a moment before counts)
+        changed = self._transact(what, build).ids
+        return [pid for pid in ids if pid in changed]
 
     def add_tags(self, paper_ids: Iterable[str], tags: Iterable[str]) -> None:
         ids = list(dict.fromkeys(paper_ids))

@@ -74,8 +74,9 @@ def web_link(url: str) -> str:
         raise LinkRefused(bad)
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme not in ("http", "https"):
-        shown = (scheme[:20] + ":") if scheme else "no scheme"
-        raise LinkRefused(f"only http and https links are opened, not {shown}")
+        if not scheme:  # ("…, not no scheme" read as nonsense)
+            raise LinkRefused("it has no scheme: only http:// and https:// links are opened")
+        raise LinkRefused(f"only http and https links are opened, not {scheme[:20]}:")
     try:
         parts = urlsplit(url)
         host = parts.hostname
