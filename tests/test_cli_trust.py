@@ -191,3 +191,23 @@ def test_import_lists_twelve_match_records_kept_then_counts_unless_verbose(
     assert "… and 2 more (-v lists every paper)" in stderr
     verbose = _import(tmp_path, db, "-v", settings=theirs)
     assert sum("kept its match record" in line for line in verbose.splitlines()) == 14
+
+
+def test_cite_of_a_paper_named_twice_cites_it_once(db: Path) -> None:
+    """`cite A A` printed two entries with one BibTeX key (BibTeX rejects the file)."""
+    result = cli("cite", A, A[:8], "-f", "bibtex", db=db)
+    assert result.returncode == 0, result.stderr
+    assert sum(line.startswith("@") for line in result.stdout.splitlines()) == 1
+
+
+def test_reading_an_unloaded_paper_does_not_claim_a_record_is_kept(db: Path) -> None:
+    unloaded = "f" * 16
+    for args in (("note", unloaded), ("meta", unloaded)):
+        result = cli(*args, db=db)
+        assert result.returncode == 0
+        assert result.stderr == f"abstract-reader: warning: {unloaded} is not in the loaded dumps\n"
+    written = cli("meta", unloaded, "--year", "2020", db=db)
+    assert written.stderr == (
+        f"abstract-reader: warning: {unloaded} is not in the loaded dumps; the record is kept"
+        " anyway\n"
+    )

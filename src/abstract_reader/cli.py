@@ -24,7 +24,7 @@ from .sorting import SORTS, canonical_sort
 
 if TYPE_CHECKING:
     from .config import Config
-    from .corpus import Corpus, LoadError
+    from .corpus import Corpus, LoadError, Paper
     from .library import Library, Snapshot
     from .library.interchange import Kept
     from .record import Record
@@ -716,8 +716,9 @@ def _library_location(given: str | None) -> tuple[Path, str | None]:
     return path, named
 
 
-def _resolve(corpus: Corpus, ident: str) -> str:
-    """A paper id from an id or prefix. A full id of an unloaded paper is accepted."""
+def _resolve(corpus: Corpus, ident: str, *, writing: bool = True) -> str:
+    """A paper id from an id or prefix. A full id of an unloaded paper is accepted, with a
+    warning (``writing``: that what is written is kept anyway)."""
     import re
 
     try:
@@ -725,7 +726,8 @@ def _resolve(corpus: Corpus, ident: str) -> str:
     except LookupError as exc:
         key = ident.strip().lower()
         if re.fullmatch(r"[0-9a-f]{16}", key):
-            _error(f"warning: {key} is not in the loaded dumps; the record is kept anyway")
+            kept = "; the record is kept anyway" if writing else ""
+            _error(f"warning: {key} is not in the loaded dumps{kept}")
             return key
         raise Failure(str(exc)) from None
 
@@ -938,7 +940,10 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     raw_ids = [args.id] if hasattr(args, "id") and not hasattr(args, "ids") else args.ids
     # a paper named twice (`bookmark A A`, an id and its prefix) is one paper, counted once
     raw_ids = list(dict.fromkeys(i.strip().lower() for i in raw_ids))
-    ids = list(dict.fromkeys(_resolve(corpus, i) for i in raw_ids))
+    # (`note ID`, `meta ID` with nothing to set only read: no "record kept anyway")
+    reading = args.command == "note" and args.text is None
+    reading = reading or (args.command == "meta" and not _meta_changes(args))
+    ids = list(dict.fromkeys(_resolve(corpus, i, writing=not reading) for i in raw_ids))
     try:
         message = action(library, ids)
     except LibraryError as exc:
@@ -1112,16 +1117,19 @@ def cmd_note(args: argparse.Namespace) -> int:
     return _write_action(args, act)
 
 
+def _meta_changes(args: argparse.Namespace) -> bool:
+    """Whether `meta` was asked to set anything (else it prints the paper's metadata)."""
+    fields = (args.title, args.author, args.url, args.doi, args.year)
+    return bool(args.clear) or any(v is not None for v in fields)
+
+
 def cmd_meta(args: argparse.Namespace) -> int:
     from .library import Metadata
 
     def act(library: Library, ids: list[str]) -> str:
         pid = ids[0]
         current = library.snapshot.metadata.get(pid, Metadata())
-        changing = args.clear or any(
-            v is not None for v in (args.title, args.author, args.url, args.doi, args.year)
-        )
-        if changing:
+        if _meta_changes(args):
             base = Metadata() if args.clear else current
             library.set_metadata(
                 pid,
@@ -1165,19 +1173,21 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
     corpus = _load(args)
     library = _open_library(args)
-    papers = []
+    # a paper named twice (an id and its prefix) is cited once: one BibTeX key, one count
+    papers: dict[str, Paper] = {}
     for ident in args.ids:
         try:
-            papers.append(corpus.resolve(ident))
+            paper = corpus.resolve(ident)
         except LookupError as exc:
             raise Failure(str(exc)) from None
+        papers.setdefault(paper.id, paper)
     # `d` in the reader's citation picker, else the config file's, else BibTeX (as `c`)
     fmt = args.format or library.setting("cite_format") or _config_citation_format() or "bibtex"
     if fmt not in FORMATS:  # a setting written by another tool or version
         _error(f"warning: unknown citation format {fmt!r} in the library's settings; using bibtex")
         fmt = "bibtex"
     text = format_records(
-        [record(p, library.snapshot) for p in papers],
+        [record(p, library.snapshot) for p in papers.values()],
         fmt,
         with_abstract=_with_abstract(args, library),
     )
