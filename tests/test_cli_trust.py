@@ -211,3 +211,31 @@ def test_reading_an_unloaded_paper_does_not_claim_a_record_is_kept(db: Path) -> 
         f"abstract-reader: warning: {unloaded} is not in the loaded dumps; the record is kept"
         " anyway\n"
     )
+
+
+def test_import_run_twice_says_nothing_was_new(tmp_path: Path, db: Path) -> None:
+    """A second import of one file said "Merged records of 2 papers" as the first did."""
+    with Library(db, backups=False) as lib:
+        lib.set_bookmark([A, B])
+    exported = tmp_path / "export.json"
+    assert cli("library", "export", str(exported), db=db).returncode == 0
+    other = tmp_path / "other.sqlite3"
+    Library(other, backups=False).close()
+    with Library(other, backups=False) as lib:
+        lib.set_bookmark([A])
+    first = cli("library", "import", str(exported), db=other)
+    assert first.stderr == (
+        f"Merged records of 2 papers from {exported} (1 changed here, the rest had nothing new)\n"
+    )
+    again = cli("library", "import", str(exported), db=other)
+    assert again.returncode == 0
+    assert again.stderr == (
+        f"Merged records of 2 papers from {exported} (nothing new: this library had all of them)\n"
+    )
+
+
+def test_saving_a_search_as_it_is_saved_says_nothing_changed(db: Path) -> None:
+    assert cli("searches", "--add", "r", "robust", db=db).stderr == ""
+    again = cli("searches", "--add", "r", "robust", db=db)
+    assert again.returncode == 0 and again.stdout == "@r  robust\n"
+    assert again.stderr == 'abstract-reader: @r is already saved as "robust"; nothing changed\n'

@@ -1276,6 +1276,12 @@ def cmd_library(args: argparse.Namespace) -> int:
         raise Failure(f"{args.file}: {exc}") from None
     _report_kept(imported.kept, args.verbose)
     summary = f"Merged records of {papers_phrase(imported.papers)} from {args.file}"
+    if imported.changed < imported.papers:  # (an import run twice: not a claim of changes)
+        summary += (
+            f" ({imported.changed:,} changed here, the rest had nothing new)"
+            if imported.changed
+            else " (nothing new: this library had all of them)"
+        )
     papers_kept = sum(1 for key in imported.kept if key)
     if papers_kept:
         fields = any(
@@ -1664,7 +1670,12 @@ def cmd_searches(args: argparse.Namespace) -> int:
             stored = exists(library, name)
             if stored is not None and stored != query and not args.force:
                 raise Failure(f"@{name} is saved as {stored!r}; pass --force to replace it")
-            save(library, name, query)
+            if stored == query:  # nothing to do is no failure, but said
+                _error(f"@{name} is already saved as {_was(query)}; nothing changed")
+                if library.problem:  # (no write failed to say it)
+                    _error(library.problem)
+            else:
+                save(library, name, query)
             if stored is not None and stored != query:
                 _error(f"@{name} replaced; it was {_was(stored)}")
         if args.delete:

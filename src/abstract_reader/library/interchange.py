@@ -441,6 +441,9 @@ class Imported:
 
     papers: int
     kept: dict[str, list[Kept]] = field(default_factory=dict)
+    #: papers whose records here changed (a mark, tag, note or field added); the others
+    #: were here already, or kept their values
+    changed: int = 0
 
 
 def import_document(library: Library, data: Any) -> Imported:
@@ -505,7 +508,8 @@ def import_document(library: Library, data: Any) -> Imported:
                 if found is not None:
                     result.kept.setdefault(key[len(PROVENANCE_PREFIX) :], []).append(found)
 
-    library._transact(f"import of {papers_phrase(len(entries))}", build)
+    change = library._transact(f"import of {papers_phrase(len(entries))}", build)
+    result.changed = len(change.ids)
     return result
 
 
