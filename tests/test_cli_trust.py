@@ -239,3 +239,12 @@ def test_saving_a_search_as_it_is_saved_says_nothing_changed(db: Path) -> None:
     again = cli("searches", "--add", "r", "robust", db=db)
     assert again.returncode == 0 and again.stdout == "@r  robust\n"
     assert again.stderr == 'abstract-reader: @r is already saved as "robust"; nothing changed\n'
+
+
+def test_a_saved_search_is_named_with_or_without_its_at(db: Path) -> None:
+    """`searches --delete @r` (as `-q @r` names it) was a usage error: "'@r': a saved
+    search's name is letters, digits, '-' and '_'"."""
+    assert cli("searches", "--add", "@r", "robust", db=db).stdout == "@r  robust\n"
+    deleted = cli("searches", "--delete", "@r", db=db)
+    assert deleted.returncode == 0
+    assert deleted.stderr.startswith('abstract-reader: @r deleted; it was "robust"')

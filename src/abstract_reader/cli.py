@@ -536,7 +536,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.raw_epilog = QUERY_HELP
     _common(p, dumps=False)
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--add", nargs=2, metavar=("NAME", "QUERY"), help="save QUERY as NAME")
+    which.add_argument(
+        "--add",
+        nargs=2,
+        metavar=("NAME", "QUERY"),
+        help="save QUERY as NAME (a leading @ is optional, here and in --delete)",
+    )
     which.add_argument("--delete", metavar="NAME", help="forget a saved search")
     p.add_argument(
         "--force", action="store_true", help="with --add: replace a search saved with another query"
@@ -1643,13 +1648,24 @@ def cmd_digest(args: argparse.Namespace) -> int:
     return 1 if corpus.fatal_errors else 0
 
 
+def _search_name(raw: str) -> str:
+    """A saved search's name as given to --add or --delete: a leading @ is optional (as
+    ``-q @NAME`` names it); a bad name is a SavedSearchError quoting what was typed."""
+    from .saved import SavedSearchError, check_name
+
+    try:
+        return check_name(raw.strip().removeprefix("@"))
+    except SavedSearchError:
+        return check_name(raw)  # (raises too: the message quotes the name as typed)
+
+
 def cmd_searches(args: argparse.Namespace) -> int:
     """List the saved searches; --add saves one (a different query under a taken name only
     with --force), --delete forgets one."""
     import json
 
     from .library import LibraryError
-    from .saved import SavedSearchError, check_name, delete, exists, save, saved
+    from .saved import SavedSearchError, delete, exists, save, saved
 
     library = _open_library(args, announce=not (args.add or args.delete))
     try:
@@ -1657,7 +1673,7 @@ def cmd_searches(args: argparse.Namespace) -> int:
             name, query = args.add
             query = " ".join(query.split())
             try:
-                name = check_name(name)
+                name = _search_name(name)
             except SavedSearchError as exc:
                 raise _Usage(str(exc)) from None
             if not query:
@@ -1680,7 +1696,7 @@ def cmd_searches(args: argparse.Namespace) -> int:
                 _error(f"@{name} replaced; it was {_was(stored)}")
         if args.delete:
             try:
-                name = check_name(args.delete)
+                name = _search_name(args.delete)
             except SavedSearchError as exc:
                 raise _Usage(str(exc)) from None
             forgotten = exists(library, name)
