@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,27 @@ def test_a_saved_search_is_named_with_or_without_its_at(db: Path) -> None:
     deleted = cli("searches", "--delete", "@r", db=db)
     assert deleted.returncode == 0
     assert deleted.stderr.startswith('abstract-reader: @r deleted; it was "robust"')
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("bookmark", A, "--db", ""),
+        ("--db", "", "bookmark", A),
+        ("bookmark", A, "-d", ""),
+        ("list", "-d", "", "--db", "LIB"),
+    ],
+)
+def test_an_empty_db_or_dump_is_a_usage_error_not_the_default(
+    args: tuple[str, ...], db: Path, tmp_path: Path
+) -> None:
+    """`--db "$UNSET"` wrote to the default library, `-d "$UNSET"` read the current folder's
+    *.txt files (or said ": directory has no *.txt dumps")."""
+    result = cli(*(str(db) if a == "LIB" else a for a in args))
+    assert result.returncode == 2 and result.stdout == ""
+    option = "--db" if "--db" in args and args[args.index("--db") + 1] == "" else "-d/--dump"
+    assert result.stderr.splitlines()[-1].endswith(
+        f"error: argument {option}: '' is not a file name (leave the option out for the default)"
+    )
+    with Library(Path(os.environ["ABSTRACT_READER_DB"]), backups=False) as lib:
+        assert lib.snapshot.bookmarks == {}

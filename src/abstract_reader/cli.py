@@ -156,6 +156,16 @@ def _refuse_query(query: Query, command: str, nothing: str) -> _Usage:
     )
 
 
+def _path_argument(raw: str) -> str:
+    """A file or folder given to ``--db`` or ``-d``: an empty one (``--db "$UNSET"``) is a
+    usage error, not the default library or the current folder."""
+    if not raw.strip():
+        raise argparse.ArgumentTypeError(
+            f"{raw!r} is not a file name (leave the option out for the default)"
+        )
+    return raw
+
+
 def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
     from .corpus import LOAD_PROBLEMS_SHOWN  # (build_parser imports it anyway: cite does)
 
@@ -166,6 +176,7 @@ def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
             action="append",
             metavar="PATH",
             dest="dumps",
+            type=_path_argument,
             help="a dump file or folder (repeatable; default: the bundled NeurIPS 2026 dumps)",
         )
         parser.add_argument(
@@ -178,6 +189,7 @@ def _common(parser: argparse.ArgumentParser, dumps: bool = True) -> None:
     parser.add_argument(
         "--db",
         metavar="FILE",
+        type=_path_argument,
         help="the library file (default: $ABSTRACT_READER_DB or the user data dir); a new "
         "one is made only in an existing folder",
     )
@@ -360,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         dest="top_db",
         metavar="FILE",
+        type=_path_argument,
         help="the library file, for the command that follows (as its own --db)",
     )
     parser.add_argument(
@@ -368,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="top_dumps",
         action="append",
         metavar="PATH",
+        type=_path_argument,
         help="a dump file or folder, for the command that follows (as its own -d)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
@@ -602,13 +616,15 @@ def build_reader_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("paths", nargs="*", metavar="PATH", help="dump files or folders")
-    parser.add_argument("-d", "--dump", action="append", metavar="PATH", dest="dumps")
+    parser.add_argument(
+        "-d", "--dump", action="append", metavar="PATH", dest="dumps", type=_path_argument
+    )
     parser.add_argument(
         "--bundled",
         action="store_true",
         help="the bundled NeurIPS 2026 dumps too (with PATHs: metadata files to match, say)",
     )
-    parser.add_argument("--db", metavar="FILE", help="the library file")
+    parser.add_argument("--db", metavar="FILE", type=_path_argument, help="the library file")
     return parser
 
 
