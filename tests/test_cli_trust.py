@@ -132,7 +132,7 @@ def test_a_url_without_a_scheme_is_refused_in_words_that_read(db: Path) -> None:
     result = cli("meta", A, "--url", "example.org", db=db)
     assert result.returncode == 0
     assert result.stderr.endswith(
-        "citations leave it out: it has no scheme: only http:// and https:// links are opened\n"
+        "citations leave it out: it has no scheme (only http:// and https:// links are opened)\n"
     )
 
 

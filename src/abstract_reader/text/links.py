@@ -75,7 +75,7 @@ def web_link(url: str) -> str:
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme not in ("http", "https"):
         if not scheme:  # ("…, not no scheme" read as nonsense)
-            raise LinkRefused("it has no scheme: only http:// and https:// links are opened")
+            raise LinkRefused("it has no scheme (only http:// and https:// links are opened)")
         raise LinkRefused(f"only http and https links are opened, not {scheme[:20]}:")
     try:
         parts = urlsplit(url)
