@@ -1,7 +1,8 @@
 """Every row of issue #14's table, in one run: the README's performance table and raw samples.
 
     python benchmarks/bench_all.py [--runs 5] [--sizes 55,10000,100000] [--million]
-        [--million-runs 1] [--api-runs N] [--out bench.json] [--md table.md]
+        [--million-runs 1] [--api-runs N] [--library [--library-pty]] [--out bench.json]
+        [--md table.md]
 
 What a person sees (bench_pty.py: the installed reader in a real 140×40 pty, its screen
 rendered by pyte), at each size, cold (fresh library and caches) and warm (the caches of that
@@ -13,6 +14,16 @@ reader with its tokenising helper, per phase.
 Through the public API (each run a fresh process, at 100k and 1M): the index build, cold;
 per-keystroke search p95 over the queries of bench_search.py typed key by key (search + the
 50 rows a screen draws); the phrase `"of the"`, cold (empty word/phrase caches) and warm.
+
+A library after `match` (``--library``, at ``--library-sizes``, default 10k and 100k; each
+size a fresh process of bench_library.py with ``--library-runs`` runs): half the papers with
+real titles, years, venues and provenances, then in-process, wall and CPU: the library
+opened, every override given to the index, a tag added and removed, a bookmark toggled, a
+metadata edit's refresh and `sync_metadata`, another process's setting and `match` of one
+paper seen by `refresh`, filter keys p50/p95 with the real titles, ``^word``, the phrase, the
+title word table rebuilt after one title changed. ``--library-pty`` also starts the reader
+in the pty on such a library (first rows, fully indexed, last key → filtered list, cold and
+warm; ``--library-runs`` runs).
 
 Prints the machine (CPU, cores, RAM, Python, Textual, load average before and after), the
 commit and the date, then a Markdown table (rows: the issue's; columns: the sizes and the
@@ -49,6 +60,9 @@ PHRASE = '"of the"'
 EST_PTY = {55: 6, 10_000: 16, 100_000: 45, 1_000_000: 400}
 EST_SETUP = {55: 3, 10_000: 5, 100_000: 30, 1_000_000: 300}
 EST_API = {100_000: 15, 1_000_000: 200}
+#: bench_library.py: setup (corpus, index, library written) and each run
+EST_LIB_SETUP = {10_000: 5, 100_000: 30}
+EST_LIB_RUN = {10_000: 2, 100_000: 15}
 
 
 # -- the public API, in a fresh process -------------------------------------------------------
@@ -155,6 +169,48 @@ def run_api(size: int, runs: int, log: Callable[[str], None]) -> list[dict[str, 
     return results
 
 
+# -- a library after `match` (bench_library.py, a fresh process per size) ---------------------
+def run_library(
+    size: int, runs: int, log: Callable[[str], None], data: Path | None = None
+) -> dict[str, Any]:
+    """bench_library.py at ``size`` with ``runs`` runs (the corpus in ``data``/SIZE, default
+    benchmarks/data): its JSON (rows of samples), or ``{"error": …}``."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-library-{size}-") as tmp:
+        out = Path(tmp) / "library.json"
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "benchmarks" / "bench_library.py"),
+                "--size",
+                str(size),
+                "--runs",
+                str(runs),
+                "--json",
+                str(out),
+                *(["--data", str(data)] if data is not None else []),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0 or not out.exists():
+            problem = (done.stderr.strip().splitlines() or ["failed"])[-1]
+            log(f"  {size:,} library: {problem}")
+            return {"error": problem}
+        result: dict[str, Any] = json.loads(out.read_text())
+    rows = {r["key"]: r for r in result["rows"]}
+
+    def med(key: str) -> str:
+        return f"{statistics.median(rows[key]['wall_ms']):.1f} ms" if key in rows else "–"
+
+    log(
+        f"  {size:,} library ({result['matched']:,} matched, written in "
+        f"{result['build_s']:.1f} s): key p95 {med('key_p95')}, tag {med('tag')}, "
+        f"other's match {med('other_match')}, title table {med('table_first')}"
+    )
+    return result
+
+
 # -- figures ----------------------------------------------------------------------------------
 def p95(values: Sequence[float]) -> float:
     return bench_pty.p95(list(values))
@@ -194,16 +250,28 @@ def plural(n: int, noun: str) -> str:
 
 
 def size_label(size: int) -> str:
-    return {55: "55 (bundled)", 1_000_000: "1M"}.get(size, f"{size // 1000}k")
+    named = {55: "55 (bundled)", 1_000_000: "1M"}
+    return named.get(size, f"{size // 1000}k" if size % 1000 == 0 else f"{size:,}")
 
 
-def table(pty: dict[int, dict[str, Any]], api: dict[int, list[dict[str, Any]]]) -> list[str]:
-    sizes = sorted(set(pty) | set(api))
+def table(
+    pty: dict[int, dict[str, Any]],
+    api: dict[int, list[dict[str, Any]]],
+    lib: dict[int, dict[str, Any]] | None = None,
+    pty_lib: dict[int, dict[str, Any]] | None = None,
+) -> list[str]:
+    """The Markdown table; ``lib``: bench_library.py's results, ``pty_lib``: the pty runs
+    on such a library (rows of their own, after the issue's)."""
+    lib = lib or {}
+    pty_lib = pty_lib or {}
+    sizes = sorted(set(pty) | set(api) | set(lib) | set(pty_lib))
     head = "| measured: median (min–max) | " + " | ".join(size_label(s) for s in sizes)
     lines = [head + " | target |", "|---" * (len(sizes) + 2) + "|"]
 
     def row(name: str, cell: Callable[[int], str], target: str) -> None:
-        lines.append(f"| {name} | " + " | ".join(cell(s) for s in sizes) + f" | {target} |")
+        cells = [cell(s) for s in sizes]
+        if any(cells):  # (a row of no size measured, e.g. the pty's with --no-pty: left out)
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {target} |")
 
     def echo(s: int) -> str:
         r = pty.get(s)
@@ -297,6 +365,38 @@ def table(pty: dict[int, dict[str, Any]], api: dict[int, list[dict[str, Any]]]) 
         lambda s: pair(pty.get(s), "like_ms", "ms"),
         "",
     )
+    matched = "library with ½ the papers matched"
+    for key, name in (
+        ("first_rows", "first rows"),
+        ("indexed", "start → fully indexed"),
+        ("last_key_ms", "last key → filtered list on screen"),
+    ):
+        if pty_lib:
+            unit = "ms" if key.endswith("_ms") else "s"
+            row(
+                f"{matched}: {name}, cold / warm",
+                lambda s, key=key, unit=unit: pair(pty_lib.get(s), key, unit),  # type: ignore[misc]
+                "",
+            )
+    labels: dict[str, str] = {}  # every row of any size, in the order measured
+    for result in lib.values():
+        for r in result.get("rows", []):
+            labels.setdefault(r["key"], r["label"])
+
+    def lib_cell(s: int, key: str) -> str:
+        result = lib.get(s)
+        if result is None:
+            return ""
+        if "error" in result:
+            return "failed"
+        found = [r for r in result["rows"] if r["key"] == key]
+        if not found:
+            return "–"
+        cpu = statistics.median(found[0]["cpu_ms"])
+        return f"{spread(found[0]['wall_ms'], 'ms', 1)}, CPU {cpu:,.1f} ms"
+
+    for key, label in labels.items():
+        row(f"{matched}: {label}", lambda s, key=key: lib_cell(s, key), "")  # type: ignore[misc]
     return lines
 
 
@@ -407,6 +507,21 @@ def main() -> None:
     )
     parser.add_argument("--no-pty", action="store_true", help="the public-API figures only")
     parser.add_argument("--no-api", action="store_true", help="the pty figures only")
+    parser.add_argument(
+        "--library",
+        action="store_true",
+        help="also a library with half the papers matched (bench_library.py)",
+    )
+    parser.add_argument("--library-sizes", default="10000,100000")
+    parser.add_argument("--library-runs", type=int, help="runs per size (default --runs)")
+    parser.add_argument(
+        "--library-data", type=Path, help="the library phase's corpora: DIR/SIZE (not the pty's)"
+    )
+    parser.add_argument(
+        "--library-pty",
+        action="store_true",
+        help="with --library: the reader in the pty on that library too",
+    )
     parser.add_argument("--out", type=Path, help="write every raw sample here (JSON)")
     parser.add_argument("--md", type=Path, help="write the Markdown table here too")
     args = parser.parse_args()
@@ -432,11 +547,16 @@ def main() -> None:
     pty_sizes = [] if args.no_pty else [int(s) for s in args.sizes.split(",") if s]
     if args.million and not args.no_pty:
         pty_sizes.append(1_000_000)
+    lib_sizes = [int(s) for s in args.library_sizes.split(",") if s] if args.library else []
+    lib_runs = args.library_runs if args.library_runs is not None else args.runs
+    pty_lib_sizes = lib_sizes if args.library_pty else []
     info = machine()
     info["load_before"] = load()
     info["command"] = " ".join(["python", "benchmarks/bench_all.py", *sys.argv[1:]])
     estimate = sum(EST_SETUP.get(s, 30) + runs_for(s) * EST_PTY.get(s, 60) for s in pty_sizes)
     estimate += sum(api_runs_for(s) * EST_API.get(s, 30) for s in api_sizes)
+    estimate += sum(EST_LIB_SETUP.get(s, 60) + lib_runs * EST_LIB_RUN.get(s, 30) for s in lib_sizes)
+    estimate += sum(EST_SETUP.get(s, 30) + lib_runs * EST_PTY.get(s, 60) for s in pty_lib_sizes)
     print(
         f"{info['date_utc']} · commit {info['commit']} · {info.get('cpu', '?')}, "
         f"{info['cores']} cores ({info['cores_usable']} usable), {info.get('ram_gb', '?')} GB RAM"
@@ -445,7 +565,13 @@ def main() -> None:
         f"\nsizes {', '.join(f'{s:,}' for s in pty_sizes) or 'none'} in the pty: {args.runs} runs each"
         + (f" (1M: {args.million_runs})" if args.million else "")
         + f"; public API at {', '.join(f'{s:,}' for s in api_sizes) or 'no size'}"
-        f"\nestimate on a quiet 2-core machine: ~{estimate / 60:.0f} min",
+        + (
+            f"; a library with half the papers matched at {', '.join(f'{s:,}' for s in lib_sizes)}"
+            f" ({lib_runs} runs{', in the pty too' if pty_lib_sizes else ''})"
+            if lib_sizes
+            else ""
+        )
+        + f"\nestimate on a quiet 2-core machine: ~{estimate / 60:.0f} min",
         flush=True,
     )
     started = time.perf_counter()
@@ -466,11 +592,22 @@ def main() -> None:
             if size in api_sizes:
                 api[size] = run_api(size, api_runs_for(size), log)
             took[str(size)] = time.perf_counter() - t
+    lib: dict[int, dict[str, Any]] = {}
+    pty_lib: dict[int, dict[str, Any]] = {}
+    for size in lib_sizes:
+        t = time.perf_counter()
+        lib[size] = run_library(size, lib_runs, log, args.library_data)
+        if size in pty_lib_sizes:
+            with tempfile.TemporaryDirectory(prefix=f"bench-all-library-{size}-") as tmp:
+                pty_lib[size] = bench_pty.run_size(
+                    size, lib_runs, Path(tmp), bench_pty.QUERIES, log, library=True
+                )
+        took[f"library {size}"] = time.perf_counter() - t
     info["load_after"] = load()
     info["seconds"] = time.perf_counter() - started
     info["seconds_per_size"] = took
 
-    lines = table(pty, api)
+    lines = table(pty, api, lib, pty_lib)
     print()
     print(
         f"Measured {info['date_utc']}, commit {info['commit']}, on {info.get('cpu', '?')} "
@@ -478,12 +615,19 @@ def main() -> None:
         f"Textual {info.get('textual', '?')}; load average {info['load_before']} before, "
         f"{info['load_after']} after; `{info['command']}`: "
         + ", ".join(
-            (
-                f"{size_label(s)} {plural(runs_for(s), 'run')}"
-                if s in pty_sizes
-                else f"{size_label(s)} {plural(api_runs_for(s), 'API run')}"
-            )
-            for s in sizes
+            [
+                (
+                    f"{size_label(s)} {plural(runs_for(s), 'run')}"
+                    if s in pty_sizes
+                    else f"{size_label(s)} {plural(api_runs_for(s), 'API run')}"
+                )
+                for s in sizes
+            ]
+            + [
+                f"library with ½ matched {size_label(s)} {plural(lib_runs, 'run')}"
+                + (" (and in the pty)" if s in pty_lib_sizes else "")
+                for s in lib_sizes
+            ]
         )
         + f" ({info['seconds'] / 60:.1f} min). Cold = a fresh library and cache folder; warm ="
         " the caches of that cold run. Echo: p95 of the keys typed while busy in all runs [their"
@@ -554,6 +698,8 @@ def main() -> None:
             "machine": info,
             "pty": {str(s): r for s, r in pty.items()},
             "api": {str(s): r for s, r in api.items()},
+            "library": {str(s): r for s, r in lib.items()},
+            "pty_library": {str(s): r for s, r in pty_lib.items()},
         }
         args.out.write_text(json.dumps(raw, indent=1, default=str))
         print(f"raw samples: {args.out}")

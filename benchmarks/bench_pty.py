@@ -1,6 +1,6 @@
 """What a person sees: the installed reader in a real pty, the screen rendered by pyte.
 
-    python benchmarks/bench_pty.py [--runs 5] [--sizes 55,10000,100000] [--million]
+    python benchmarks/bench_pty.py [--runs 5] [--sizes 55,10000,100000] [--million] [--library]
 
 (`benchmarks/bench_all.py` runs this and the public-API figures in one go and prints the
 README's table; this script alone prints the pty figures of each size.)
@@ -29,6 +29,11 @@ paper's text the pane right of the list) to time, from just before the fork:
 Memory: a thread samples, every 10 ms, the reader's RSS, its VmHWM and the RSS of the reader
 and its children (the tokenising helper), timestamped; each phase (start → first rows →
 first text → loaded → indexed → … → end) gets its own peak, so a peak can be attributed.
+
+``--library``: each run's library is not empty but a copy of one where half the papers have
+real titles, venues and provenances (`bench_library.py`'s, as `match` or `library import`
+leaves it; the query's counts are taken against it too): the reader as a user sees it after
+`match`.
 
 Cold = a fresh library, home and cache folder (the OS page cache is warm: the dumps were read
 by the CLI count first); warm = the same library and caches again, right after. The bundled
@@ -415,6 +420,21 @@ def clean_env(home: Path, cache: Path) -> dict[str, str]:
     return env
 
 
+def library_file(home: Path) -> Path:
+    """Where the reader of a run (`clean_env`) finds its library: the default location."""
+    return home / "data" / "abstract-reader" / "library.sqlite3"
+
+
+def install_library(home: Path, library: Path | None) -> None:
+    """A copy of ``library`` where the run's reader looks for its library (once per home:
+    a warm run finds the cold run's)."""
+    target = library_file(home)
+    if library is not None and not target.exists():
+        from bench_library import copy_library
+
+        copy_library(library, target)
+
+
 def p95(values: list[float]) -> float:
     """The 95th percentile, interpolated between samples (never beyond the largest)."""
     if len(values) < 2:
@@ -507,9 +527,12 @@ def run_reader(
     query: str,
     counts: tuple[int, int],
     echo: bool = True,
+    library: Path | None = None,
 ) -> dict[str, Any]:
-    """One run of the reader; its figures (seconds from start, ms for latencies, MB)."""
+    """One run of the reader; its figures (seconds from start, ms for latencies, MB).
+    ``library``: copied to where the reader finds its library, when none is there yet."""
     env = clean_env(home, cache)
+    install_library(home, library)
     argv = [str(SCRIPT)] + ([] if bundled else [str(p) for p in paths])
     warm = caches_written(cache, not bundled)  # then "caches written" is no phase
     term = Term(argv, env, cache=None if warm else cache, corpus_cache=not bundled)
@@ -668,13 +691,24 @@ def corpus_for(size: int) -> tuple[list[Path], bool]:
 QUERIES = ["robust estimation", "graph neural", "gaussian mean", "diffusion model safety"]
 
 
-def prepare_size(size: int, tmpdir: Path, queries: list[str]) -> dict[str, Any]:
+def prepare_size(
+    size: int, tmpdir: Path, queries: list[str], library: bool = False
+) -> dict[str, Any]:
     """What the runs of one size need: the dumps, a word of the first abstract, a query whose
     last key changes the count, and both counts (from the CLI; this also reads the dumps
-    once, so every run finds them in the OS page cache)."""
+    once, so every run finds them in the OS page cache). ``library``: a library with half
+    the papers matched is made (`bench_library.prepare`) and the counts are taken with it."""
     paths, bundled = corpus_for(size)
     home = tmpdir / "count"
     home.mkdir(exist_ok=True)
+    made: Path | None = None
+    built: dict[str, Any] = {}
+    if library:
+        from bench_library import prepare
+
+        made = tmpdir / "matched-library.sqlite3"
+        built = prepare(paths, made)
+        install_library(home, made)
     env = clean_env(home, tmpdir / "count-cache")
     query, before, after = pick_query(paths, queries, env, bundled)
     return {
@@ -683,14 +717,29 @@ def prepare_size(size: int, tmpdir: Path, queries: list[str]) -> dict[str, Any]:
         "word": first_word(paths),
         "query": query,
         "counts": (before, after),
+        "library": made,
+        "library_built": built,
     }
 
 
 def run_size(
-    size: int, runs: int, tmpdir: Path, queries: list[str], log: Callable[[str], None]
+    size: int,
+    runs: int,
+    tmpdir: Path,
+    queries: list[str],
+    log: Callable[[str], None],
+    *,
+    library: bool = False,
 ) -> dict[str, Any]:
-    """``runs`` × (bare app when bundled, reader cold, reader warm), alternating."""
-    setup = prepare_size(size, tmpdir, queries)
+    """``runs`` × (bare app when bundled, reader cold, reader warm), alternating.
+    ``library``: each run's library a copy of one with half the papers matched."""
+    setup = prepare_size(size, tmpdir, queries, library)
+    if library:
+        built = setup["library_built"]
+        log(
+            f"  {size:,}: library of {built['matched']:,} matched papers made in "
+            f"{built['build_s']:.1f} s"
+        )
     cold: list[dict[str, Any]] = []
     warm: list[dict[str, Any]] = []
     bare: list[float] = []
@@ -709,6 +758,7 @@ def run_size(
                 word=setup["word"],
                 query=setup["query"],
                 counts=setup["counts"],
+                library=setup["library"],
             )
             rows.append(figures)
             log(
@@ -722,6 +772,7 @@ def run_size(
     return {
         "size": size,
         "runs": runs,
+        "library": library,
         "query": setup["query"],
         "counts": list(setup["counts"]),
         "word": setup["word"],
@@ -734,6 +785,8 @@ def run_size(
 def print_size(result: dict[str, Any]) -> None:
     size, runs = result["size"], result["runs"]
     label = "bundled dumps (55)" if size == 55 else f"{size:,} synthetic abstracts"
+    if result.get("library"):
+        label += ", half of them matched in the library"
     before, after = result["counts"]
     print(f"\n== {label}: medians (min–max) of {runs} run(s)")
 
@@ -771,6 +824,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="55,10000,100000")
     parser.add_argument("--million", action="store_true", help="also 1,000,000 (1 run)")
+    parser.add_argument(
+        "--library",
+        action="store_true",
+        help="start the reader on a library with half the papers matched (bench_library.py)",
+    )
     args = parser.parse_args()
     check_install()
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -780,7 +838,14 @@ def main() -> None:
     for size in sizes:
         runs = args.runs if size <= 100_000 else 1
         with tempfile.TemporaryDirectory(prefix="bench-pty-") as tmp:
-            result = run_size(size, runs, Path(tmp), QUERIES, lambda line: print(line, flush=True))
+            result = run_size(
+                size,
+                runs,
+                Path(tmp),
+                QUERIES,
+                lambda line: print(line, flush=True),
+                library=args.library,
+            )
         print_size(result)
 
 
