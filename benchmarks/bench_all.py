@@ -567,7 +567,7 @@ def main() -> None:
         + f"; public API at {', '.join(f'{s:,}' for s in api_sizes) or 'no size'}"
         + (
             f"; a library with half the papers matched at {', '.join(f'{s:,}' for s in lib_sizes)}"
-            f" ({lib_runs} runs{', in the pty too' if pty_lib_sizes else ''})"
+            f" ({plural(lib_runs, 'run')}{', in the pty too' if pty_lib_sizes else ''})"
             if lib_sizes
             else ""
         )
