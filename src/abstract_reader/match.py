@@ -34,7 +34,13 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 
-from .metadata import PROVENANCE_PREFIX, Provenance, provenance, set_by_hand
+from .metadata import (
+    PROVENANCE_PREFIX,
+    Provenance,
+    provenance,
+    record_pair_wins,
+    set_by_hand,
+)
 from .sources import MetaRecord, RecordProblem, read_records
 from .text import fold_accents
 
@@ -307,7 +313,10 @@ class Outcome:
     prov: Provenance | None = None
 
 
-def metadata_of(record: MetaRecord) -> Metadata:
+def metadata_of(record: MetaRecord, paper: Paper | None = None) -> Metadata:
+    """What a match with ``record`` writes for ``paper``. The year only when the record's
+    venue goes with it (`venue_of`): an arXiv posting's year beside the dump's NeurIPS would
+    cite "NeurIPS 2025" for a NeurIPS 2026 paper, so the paper keeps its dump's pair."""
     from .library import Metadata
 
     return Metadata(
@@ -315,8 +324,20 @@ def metadata_of(record: MetaRecord) -> Metadata:
         authors=record.authors,
         url=record.url,
         doi=record.doi,
-        year=record.year,
+        year=record.year if _record_pair(record, paper) else None,
     )
+
+
+def venue_of(record: MetaRecord, paper: Paper | None = None) -> str | None:
+    """The venue a match with ``record`` stores for ``paper`` (its provenance): the record's
+    when its year goes with it (see `metadata_of`), else none (the paper keeps its own)."""
+    return record.venue if _record_pair(record, paper) else None
+
+
+def _record_pair(record: MetaRecord, paper: Paper | None) -> bool:
+    if paper is None:
+        return True
+    return record_pair_wins(paper.venue, paper.year, record.venue, record.year)
 
 
 def targets(corpus: Corpus, snapshot: Snapshot, force: bool) -> tuple[list[Paper], list[Paper]]:
@@ -368,13 +389,13 @@ def outcomes(
             result.append(Outcome(paper, verdict, verdict.status))
             continue
         rec = best.record
-        meta = metadata_of(rec)
+        meta = metadata_of(rec, paper)
         prov = Provenance(
             source=rec.source,
             record=rec.record_id,
             location=rec.file,
             score=best.score,
-            venue=rec.venue,
+            venue=venue_of(rec, paper),
             primary_class=rec.primary_class,
         )
         current = snapshot.metadata.get(paper.id)
@@ -383,7 +404,7 @@ def outcomes(
             current is not None
             and old is not None
             and old.written == current.as_dict()
-            and (old.source, old.record) == (prov.source, prov.record)
+            and (old.source, old.record, old.venue) == (prov.source, prov.record, prov.venue)
             and _same_fields(current, meta)
         )
         result.append(Outcome(paper, verdict, "matched", not same, meta, prov))

@@ -74,6 +74,31 @@ def venue_year(venue: str | None, year: int | None) -> str:
     return f"{venue} {year}"
 
 
+def record_pair_wins(
+    own_venue: str | None, own_year: int | None, rec_venue: str | None, rec_year: int | None
+) -> bool:
+    """Does a record's (venue, year) replace a paper's own (its dump's, or an earlier
+    record's)? A venue and a year are one fact, never taken from two sources: an arXiv
+    record's posting year beside a dump's "NeurIPS" would cite a NeurIPS that never had the
+    paper. A record with a venue brings its year along (a record whose venue has no year
+    leaves a paper's own dated venue alone); a record with no venue (an arXiv posting)
+    gives only a year, and only to a paper with no venue of its own."""
+    if rec_venue:
+        return bool(rec_year) or not own_year
+    return not own_venue
+
+
+def paired_venue_year(
+    own_venue: str | None, own_year: int | None, rec_venue: str | None, rec_year: int | None
+) -> tuple[str | None, int | None]:
+    """The (venue, year) a paper shows once a record is merged into it (`record_pair_wins`)."""
+    if not record_pair_wins(own_venue, own_year, rec_venue, rec_year):
+        return own_venue, own_year
+    if rec_venue:
+        return rec_venue, rec_year
+    return None, rec_year or own_year
+
+
 def normalise_doi(raw: str) -> str:
     """``https://doi.org/10.1/x``, ``doi:10.1/x`` … → ``10.1/x``. Raises ValueError when
     what remains is not a DOI (``10.NNNN/…``)."""

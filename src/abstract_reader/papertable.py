@@ -872,12 +872,23 @@ class PaperTable(Sequence[Paper]):
         if rec.title:
             self.set_title(i, rec.title)
         self._set("derived", i, 0)
-        if rec.year:
-            self._set("years", i, rec.year)
-        if rec.venue:
-            self._set("venues", i, self._venue_code(rec.venue))
+        self._take_venue_year(i, rec.venue, rec.year)
         self._meta[i] = (rec.authors, rec.url, rec.doi, rec.eprint, rec.primary_class, rec.label)
         self._changed(i)
+
+    def _take_venue_year(self, i: int, venue: str | None, year: int | None) -> None:
+        """Row ``i`` takes a record's venue and year as one pair, or keeps its own
+        (`metadata.paired_venue_year`): never a dump's venue with an arXiv posting's year."""
+        from .metadata import paired_venue_year
+
+        chunk, j = self._locate(i)
+        code = int(chunk.venues[j])
+        own_venue = None if code < 0 else self.venue_names[code]
+        own_year = int(chunk.years[j]) or None
+        new_venue, new_year = paired_venue_year(own_venue, own_year, venue, year)
+        if (new_venue, new_year) != (own_venue, own_year):
+            self._set("venues", i, self._venue_code(new_venue))
+            self._set("years", i, new_year or 0)
 
     def merge_into(self, target: int, other: int) -> None:
         """``target`` takes ``other``'s metadata (title, authors, year, venue, …) and
@@ -885,8 +896,7 @@ class PaperTable(Sequence[Paper]):
         paper = self._paper(other)
         self.set_title(target, paper.title)
         self._set("derived", target, 0)
-        self._set("years", target, paper.year or 0)
-        self._set("venues", target, self._venue_code(paper.venue))
+        self._take_venue_year(target, paper.venue, paper.year)
         self._meta[target] = self._meta.get(other, _NO_META)
         self._more.setdefault(target, []).extend(paper.sources)
         self._changed(target)

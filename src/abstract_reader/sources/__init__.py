@@ -94,6 +94,27 @@ def year_in(value: object) -> int | None:
     return None
 
 
+#: A "venue" that is a preprint server, not where the paper appeared: Google Scholar's and
+#: Zotero's ``journal = {arXiv preprint arXiv:2501.01234}``, DBLP's ``CoRR``, bioRxiv, ….
+_PREPRINT_VENUE_RE = re.compile(
+    r"^\W*(?:arxiv|corr|\w*rxiv)\b|\bpre-?prints?\b|\be-?prints?\b", re.IGNORECASE
+)
+_ARXIV_ID_RE = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d.])")
+
+
+def is_preprint_venue(venue: str | None) -> bool:
+    """True for a preprint server named as a venue ("arXiv preprint arXiv:…", "CoRR"):
+    no venue for a citation (an ``@inproceedings`` whose booktitle is "arXiv preprint" is
+    wrong); the paper is an arXiv eprint."""
+    return bool(venue and _PREPRINT_VENUE_RE.search(venue))
+
+
+def arxiv_id_in(text: str | None) -> str | None:
+    """The new-style arXiv id in ``text`` ("arXiv preprint arXiv:2501.01234", "abs/2501.01234")."""
+    found = _ARXIV_ID_RE.search(text) if text else None
+    return found.group(1) if found else None
+
+
 def clean_doi(value: object) -> str | None:
     """A normalised DOI, or None when the field holds none (a bad DOI is dropped)."""
     from ..metadata import normalise_doi
@@ -144,7 +165,7 @@ def record(
         title=title,
         authors=people,
         year=year,
-        venue=clean_text(venue),
+        venue=None if is_preprint_venue(venue_text := clean_text(venue)) else venue_text,
         url=url,
         doi=clean_doi(doi),
         abstract=clean_text(abstract),

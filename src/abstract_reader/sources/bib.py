@@ -11,7 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import Item, RecordProblem, SourceError, clean_text, clean_url, read_text, record, year_in
+from . import (
+    Item,
+    RecordProblem,
+    SourceError,
+    arxiv_id_in,
+    clean_text,
+    clean_url,
+    is_preprint_venue,
+    read_text,
+    record,
+    year_in,
+)
 
 #: A % after an even number of backslashes (none, or escaped backslashes) is not escaped.
 _BARE_PERCENT_RE = re.compile(r"(?<!\\)((?:\\\\)*)%")
@@ -137,9 +148,14 @@ def read(path: Path) -> Iterator[Item]:
         if not title:
             items.append(RecordProblem(name, f"entry {index} ({key}, line {line})", "no title"))
             continue
-        venue = next((v for f in _VENUE_FIELDS if (v := clean_text(field(f)))), None)
+        venues = [v for f in _VENUE_FIELDS if (v := clean_text(field(f)))]
+        # "journal = {arXiv preprint arXiv:2501.01234}" names no venue, but the eprint
+        preprint = next((v for v in venues if is_preprint_venue(v)), None)
+        venue = next((v for v in venues if not is_preprint_venue(v)), None)
         eprint = clean_text(field("eprint"))
         archive = (clean_text(field("archiveprefix")) or "").lower()
+        if not eprint and preprint:
+            eprint = arxiv_id_in(preprint) or arxiv_id_in(clean_text(field("volume")))
         items.append(
             record(
                 "bibtex",

@@ -29,6 +29,7 @@ from ..widgets.ordered_text_area import OrderedTextArea
 
 if TYPE_CHECKING:
     from ...match import Candidate
+    from ...paper import Paper
 
 _T = TypeVar("_T")
 
@@ -472,11 +473,20 @@ class MetadataEditor(_Editor[Metadata]):
     # (priority: see the table)
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["meta"])
 
-    def __init__(self, meta: Metadata, derived_title: str, *, looking: bool = False) -> None:
+    def __init__(
+        self,
+        meta: Metadata,
+        derived_title: str,
+        *,
+        looking: bool = False,
+        paper: Paper | None = None,
+    ) -> None:
         """``looking``: candidates from the loaded metadata files are on their way
-        (``show_candidates``)."""
+        (``show_candidates``). ``paper``: the paper edited, whose own venue and year a
+        candidate's year must not be paired with (`match.metadata_of`)."""
         super().__init__()
         self.meta = meta
+        self.paper = paper
         self.derived_title = derived_title
         self.looking = looking
         self.candidates: list[Candidate] = []
@@ -577,7 +587,7 @@ class MetadataEditor(_Editor[Metadata]):
         if not self.candidates:
             return
         self.used = 0 if self.used is None else (self.used + 1) % len(self.candidates)
-        meta = metadata_of(self.candidates[self.used].record)
+        meta = metadata_of(self.candidates[self.used].record, self.paper)
         for name in FIELD_LABELS:
             self.query_one(f"#meta-{name}", Input).value = field_text(meta, name)
         self._show_candidates()

@@ -1657,7 +1657,7 @@ class MainScreen(Screen[None]):
             return
         shown = self.library.snapshot.metadata.get(paper.id, Metadata())
         files = list(self.session.corpus.metadata_files)
-        editor = MetadataEditor(shown, paper.title, looking=bool(files))
+        editor = MetadataEditor(shown, paper.title, looking=bool(files), paper=paper)
         self.app.push_screen(editor, lambda edited: self._save_metadata(paper, shown, edited))
         if files:
             self._find_candidates(editor, paper.abstract, files)
