@@ -41,8 +41,8 @@ def _unescape_bibtex(value: str) -> str:
         r"\%": "%",
         r"\#": "#",
         r"\_": "_",
-        r"\{": "{",
-        r"\}": "}",
+        r"\textbraceleft{}": "{",
+        r"\textbraceright{}": "}",
         r"\$": "$",
     }
     out = []

@@ -50,8 +50,9 @@ _BIB_ESCAPES = {
     "%": r"\%",
     "#": r"\#",
     "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
+    # (not \{ and \}: BibTeX counts every brace, escaped or not, so \} ends a field)
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "$": r"\$",
@@ -59,15 +60,13 @@ _BIB_ESCAPES = {
 _MATH_SPAN = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
 
 
-_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.S)
-
-
 def _balanced(text: str) -> bool:
+    r"""Braces balanced as BibTeX counts them: every brace, escaped or not (BibTeX knows no
+    backslash: a ``\}`` ends a field as a ``}`` does)."""
     if "{" not in text and "}" not in text:
         return True
     depth = 0
-    for match in _BRACE_OR_ESCAPE.finditer(text):
-        ch = match.group()
+    for ch in text:
         if ch == "{":
             depth += 1
         elif ch == "}":
@@ -94,6 +93,108 @@ def bibtex_escape(text: str, *, protect: bool = False) -> str:
         pos = match.end()
     out.append(_escape_plain(text[pos:], keep_braces, protect, not out))
     return " ".join("".join(out).split())
+
+
+# The abstract in BibTeX: its own LaTeX source, not the Unicode rendering (pdfLaTeX cannot
+# typeset 𝒟 or ⊗ without extra packages, and ``\textasciicircum{}`` inside math is nonsense).
+
+#: LaTeX the abstract may keep outside math: text styles (their braces count as the user's),
+#: escaped specials and accents — anything else with a backslash is printed, not run
+_LATEX_KEPT_RE = re.compile(
+    r"\\(?P<style>textbf|textit|emph|texttt|textsc|textrm|textsf|textsl|underline|mbox)\{"
+    r"|\\(?P<special>[%&#_$])|\\(?P<brace>[{}])"
+    r"|\\(?P<accent>[`'^\"~=.](?:[A-Za-z]|\{[A-Za-z]\}))"
+    r"|\\(?P<symbol>(?:ldots|dots|textendash|textemdash|LaTeX|TeX)(?![A-Za-z]))(?:\{\})?"
+)
+#: Markdown emphasis as the dumps write it (``**Resilience**``, ``*regularized*``)
+_MD_STRONG_RE = re.compile(r"\*\*(?=\S)([^*]+?)(?<=\S)\*\*")
+_MD_EM_RE = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*]+?)(?<=[^\s*\\])\*(?![\w*])")
+#: commands that read or write files or redefine things: math holding one is not kept
+_MATH_UNSAFE_RE = re.compile(
+    r"\\(?:input|include|write|immediate|openout|openin|read|def|edef|gdef|xdef|let|catcode|"
+    r"csname|newcommand|renewcommand|usepackage|special|directlua|loop)(?![A-Za-z])"
+)
+_ABSTRACT_SPECIALS = {
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "$": r"\$",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+}
+
+
+def bibtex_abstract(text: str) -> str:
+    r"""An abstract as LaTeX for BibTeX's ``abstract`` field: its own source — ``$…$`` math
+    kept as written (its bare ``%``, ``&``, ``#`` escaped), LaTeX text styles, escapes and
+    accents kept, Markdown emphasis as ``\textbf``/``\emph`` — and everything else that
+    LaTeX or BibTeX would read as markup escaped: ``%``, ``&``, ``#``, ``_``, ``^``, a lone
+    ``$``, any other backslash. The user's braces are kept when they balance, as BibTeX
+    counts them, with the text styles' own; else every one is escaped. The field is then
+    always one balanced BibTeX value (nothing in it can end it early)."""
+    # pieces: (kind, text); kinds: "math", "text" (escaped already), "open", "close" (the
+    # braces that are the user's or a style's: kept only if all of them balance)
+    pieces: list[tuple[str, str]] = []
+    pos = 0
+    for math in _MATH_SPAN.finditer(text):
+        span = math.group()
+        if not _balanced(span) or _MATH_UNSAFE_RE.search(span):
+            continue
+        _abstract_text(text[pos : math.start()], pieces)
+        pieces.append(("math", re.sub(r"(?<!\\)([%&#])", r"\\\1", span)))
+        pos = math.end()
+    _abstract_text(text[pos:], pieces)
+    braces = "".join("{" if k == "open" else "}" for k, _ in pieces if k in ("open", "close"))
+    keep = _balanced(braces)
+    out: list[str] = []
+    for kind, piece in pieces:
+        if kind == "open" and not keep:
+            piece = _escape_abstract_chars(piece)  # "\\textbf{" printed: \textbackslash{}…
+        elif kind == "close" and not keep:
+            piece = _ABSTRACT_SPECIALS["}"]
+        out.append(piece)
+    return " ".join("".join(out).split())
+
+
+def _abstract_text(text: str, pieces: list[tuple[str, str]]) -> None:
+    """``text`` (no math) as abstract pieces (see `bibtex_abstract`)."""
+    text = _MD_STRONG_RE.sub(r"\\textbf{\1}", text)  # (outside math only: $a*b*c$ is math)
+    text = _MD_EM_RE.sub(r"\\emph{\1}", text)
+    pos = 0
+    for kept in _LATEX_KEPT_RE.finditer(text):
+        _abstract_plain(text, pos, kept.start(), pieces)
+        if brace := kept.group("brace"):  # \{ is a brace to BibTeX: written as LaTeX's name
+            pieces.append(("text", _ABSTRACT_SPECIALS[brace]))
+        else:
+            pieces.append(("open" if kept.group("style") else "text", kept.group()))
+        pos = kept.end()
+    _abstract_plain(text, pos, len(text), pieces)
+
+
+def _abstract_plain(text: str, start: int, end: int, pieces: list[tuple[str, str]]) -> None:
+    """``text[start:end]`` escaped; its braces as "open" / "close" pieces."""
+    for i in range(start, end):
+        ch = text[i]
+        if ch in "{}":
+            pieces.append(("text", _escape_abstract_chars(text, start, i)))
+            pieces.append(("open" if ch == "{" else "close", ch))
+            start = i + 1
+    pieces.append(("text", _escape_abstract_chars(text, start, end)))
+
+
+def _escape_abstract_chars(text: str, start: int = 0, end: int | None = None) -> str:
+    out: list[str] = []
+    for i in range(start, len(text) if end is None else end):
+        ch = text[i]
+        if ch == "~":  # a tie between two words (StarCraft~II) stays one; "~140K" is "about"
+            tie = 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+            out.append("~" if tie else r"\textasciitilde{}")
+        else:
+            out.append(_ABSTRACT_SPECIALS.get(ch, ch))
+    return "".join(out)
 
 
 _WORD_RE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*|\d+")
@@ -319,7 +420,7 @@ def bibtex_entry(rec: Record, key: str, *, with_abstract: bool = False) -> str:
     if rec.title_derived:
         fields.append(("note", f"Title derived from the abstract; abstract-reader id {rec.id}"))
     if with_abstract:
-        fields.append(("abstract", render(rec.abstract).text))
+        fields.append(("abstract", bibtex_abstract(rec.abstract)))
         if rec.tags:
             fields.append(("keywords", ", ".join(rec.tags)))
     width = max(len(name) for name, _ in fields)
@@ -359,6 +460,8 @@ def doi_url(doi: str | None) -> str | None:
 def _bib_value(name: str, value: str) -> str:
     if name in ("url", "doi", "eprint"):
         return value.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")
+    if name == "abstract":  # LaTeX already, by `bibtex_abstract`
+        return value
     return bibtex_escape(value, protect=name == "title")
 
 
@@ -474,7 +577,9 @@ def _csl_name(name: str) -> dict[str, str]:
     return {"family": family, "given": given}
 
 
-def csl_item(rec: Record) -> dict[str, Any]:
+def csl_item(rec: Record, *, with_abstract: bool = False) -> dict[str, Any]:
+    """One CSL-JSON item; ``with_abstract``: also its abstract (rendered: CSL is plain
+    text) and its tags as ``keyword``, as BibTeX carries them."""
     item: dict[str, Any] = {
         "id": rec.id,
         "type": "paper-conference",
@@ -495,7 +600,10 @@ def csl_item(rec: Record) -> dict[str, Any]:
         item["DOI"] = clean(_valid_doi(rec.doi) or "")
     if rec.title_derived:
         item["note"] = "Title derived from the abstract by abstract-reader"
-    item["abstract"] = render(rec.abstract).text
+    if with_abstract:
+        item["abstract"] = render(rec.abstract).text
+        if rec.tags:
+            item["keyword"] = ", ".join(clean(t) for t in rec.tags)
     return item
 
 
@@ -546,7 +654,9 @@ CSV_FIELDS = [
 
 def format_records(records: Sequence[Record], fmt: str, *, with_abstract: bool = False) -> str:
     """Citations / an export of ``records`` in ``fmt``. Keys are unique within one call.
-    ``with_abstract``: BibTeX also carries ``abstract`` and ``keywords`` (the tags)."""
+    ``with_abstract``: BibTeX and CSL-JSON also carry the abstract and the tags (BibTeX's
+    ``keywords``, CSL's ``keyword``); CSV and JSON Lines always do, text and Markdown
+    never (`abstract_flag_unused`)."""
     if fmt == "bibtex":
         taken: set[str] = set()
         return (
@@ -560,7 +670,8 @@ def format_records(records: Sequence[Record], fmt: str, *, with_abstract: bool =
     if fmt == "markdown":
         return "\n".join(markdown(r) for r in records) + "\n"
     if fmt == "csl-json":
-        return json.dumps([csl_item(r) for r in records], ensure_ascii=False, indent=2) + "\n"
+        items = [csl_item(r, with_abstract=with_abstract) for r in records]
+        return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
     if fmt == "jsonl":
         return "".join(json.dumps(json_record(r), ensure_ascii=False) + "\n" for r in records)
     if fmt == "csv":
@@ -578,8 +689,27 @@ def format_records(records: Sequence[Record], fmt: str, *, with_abstract: bool =
     raise ValueError(f"unknown format {fmt!r}")
 
 
+#: the formats whose output ``with_abstract`` changes
+ABSTRACT_FORMATS = ("bibtex", "csl-json")
+#: the formats that always carry the abstract (the records' data)
+ALWAYS_ABSTRACT = ("csv", "jsonl")
+
+
+def abstract_flag_unused(fmt: str, flag: bool) -> str | None:
+    """What to say when ``--abstract`` (``flag`` True) or ``--no-abstract`` was given for a
+    format it does not change (one line), else None."""
+    if fmt in ABSTRACT_FORMATS:
+        return None
+    option = "--abstract" if flag else "--no-abstract"
+    name = FORMAT_NAMES.get(fmt, fmt)
+    if fmt in ALWAYS_ABSTRACT:
+        return f"note: {option} has no effect on {name}: it always carries the abstract"
+    return f"note: {option} has no effect on {name}: only BibTeX and CSL-JSON carry the abstract"
+
+
 def abstract_setting(library: Library) -> bool:
-    """The library's ``cite_abstract`` setting: whether BibTeX carries abstracts and tags."""
+    """The library's ``cite_abstract`` setting: whether BibTeX and CSL-JSON carry abstracts
+    and tags."""
     return (library.setting("cite_abstract") or "off").lower() in ("on", "true", "1", "yes")
 
 

@@ -345,15 +345,17 @@ def _abstract_flag(parser: argparse.ArgumentParser) -> None:
         "--abstract",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="BibTeX: include abstract and keywords (tags); default: the library's "
-        "cite_abstract setting (on/off), else off",
+        help="BibTeX and CSL-JSON: include the abstract and the tags (keywords); default: "
+        "the library's cite_abstract setting (on/off), else off",
     )
 
 
-def _with_abstract(args: argparse.Namespace, library: Library) -> bool:
-    from .cite import abstract_setting
+def _with_abstract(args: argparse.Namespace, library: Library, fmt: str) -> bool:
+    from .cite import abstract_flag_unused, abstract_setting
 
     if args.abstract is not None:
+        if unused := abstract_flag_unused(fmt, bool(args.abstract)):
+            _error(unused)  # a flag that changes nothing is said, not silently ignored
         return bool(args.abstract)
     return abstract_setting(library)
 
@@ -1210,7 +1212,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
     text = format_records(
         [record(p, library.snapshot) for p in papers.values()],
         fmt,
-        with_abstract=_with_abstract(args, library),
+        with_abstract=_with_abstract(args, library, fmt),
     )
     sys.stdout.write(text)
     if args.copy:
@@ -1230,7 +1232,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     corpus = _load(args)
     library = _open_library(args)
     records = _records(corpus, library, args)
-    with_abstract = _with_abstract(args, library)
+    with_abstract = _with_abstract(args, library, args.format)
     to_file = bool(args.output and args.output != "-")
     if not records:  # an export of nothing would empty the file (an old export, say); on
         # standard output a blank line or a bare CSV header, exit 0, read as "it worked"

@@ -1,8 +1,9 @@
 """A reading digest: the matching papers grouped by tag, as Markdown, plain text or HTML.
 
-Each paper: its title, venue and year, tags, the user's note, the first sentences of the
-abstract (LaTeX rendered to Unicode, emphasis markers dropped) and its citation key (the
-BibTeX key ``cite`` would give it). A paper with several tags appears under each; papers
+Each paper, with the same fields in every format: its title, venue and year, authors, tags,
+whether it is bookmarked, whether its title is derived, the user's note, the first sentences
+of the abstract (LaTeX rendered to Unicode, emphasis markers dropped) and its citation key
+(the BibTeX key ``cite`` would give it). A paper with several tags appears under each; papers
 without tags come last, under "Untagged". Markdown is written for GitHub: every piece of
 dump or library text is escaped, so a title with ``*`` or ``#`` stays text.
 """
@@ -137,11 +138,15 @@ def _text(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
             rec = e.record
             lines += ["", f"* {shown_title(rec.title)}"]
             facts = [_venue(rec)]
+            if rec.authors:
+                facts.append(", ".join(rec.authors))
             if rec.tags:
                 facts.append("tags: " + ", ".join(rec.tags))
             if rec.bookmarked:
                 facts.append("bookmarked")
             facts.append(f"cite as {e.key}")
+            if rec.title_derived:
+                facts.append("derived title")
             lines.append("  " + " · ".join(facts))
             if e.opening:
                 lines.append("  " + e.opening)
@@ -170,11 +175,15 @@ def _html(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
             if link:
                 title = f'<a href="{esc(link)}">{title}</a>'
             facts = [esc(_venue(rec))]
+            if rec.authors:
+                facts.append(esc(", ".join(rec.authors)))
             if rec.tags:
                 facts.append("tags: " + esc(", ".join(rec.tags)))
             if rec.bookmarked:
                 facts.append("★ bookmarked")
             facts.append(f"cite as <code>{esc(e.key)}</code>")
+            if rec.title_derived:
+                facts.append("<em>derived title</em>")
             parts.append(f"<article><h3>{title}</h3><p>{' · '.join(facts)}</p>")
             if e.opening:
                 parts.append(f"<blockquote>{esc(e.opening)}</blockquote>")
