@@ -17,7 +17,15 @@ from .fold import GREEK_NAMES, TEXT_COMMANDS, fold, fold_accents
 from .latex import latex_to_unicode
 from .render import Rendered, Style, StyleSpan, cap, render, strip_markup_fast
 from .sanitise import escape_for_terminal, sanitise, sanitise_paste
-from .titles import TITLE_MAX, derive_title, disambiguate, shorten, shown_title, unbrace
+from .titles import (
+    TITLE_MAX,
+    derive_title,
+    disambiguate,
+    display_title,
+    shorten,
+    shown_title,
+    unbrace,
+)
 
 __all__ = [
     "GREEK_NAMES",
@@ -29,6 +37,7 @@ __all__ = [
     "cap",
     "derive_title",
     "disambiguate",
+    "display_title",
     "escape_for_terminal",
     "fold",
     "fold_accents",

@@ -838,3 +838,17 @@ def shown_title(title: str) -> str:
     ``Sparkle: A Dataset for {GAN} Background`` → ``… for GAN Background``. What is stored
     (and BibTeX, where the braces keep the capitals) is unchanged."""
     return unbrace(title)
+
+
+def display_title(title: str) -> str:
+    """The title as the reader draws it, in the list and the paper view alike:
+    `shown_title`, with its math and LaTeX rendered (``$k$-input`` → ``k-input``, as text
+    and Markdown citations give it). Only a title with a ``$`` or a backslash is rendered
+    (and `render` memoises it): the list draws rows for a million papers, and most titles
+    have neither."""
+    shown = unbrace(title)
+    if "$" not in shown and "\\" not in shown:
+        return shown
+    from .render import render
+
+    return " ".join(render(shown).text.split())

@@ -57,7 +57,7 @@ from ...plural import count_phrase, papers_phrase
 from ...priority import lower_this_thread
 from ...session import Dependency, Session, metadata_change, metadata_conflicts, tag_change
 from ...sorting import SORTS, canonical_sort
-from ...text import render, sanitise, shown_title
+from ...text import display_title, render, sanitise
 from ..commands import (
     COMMANDS,
     DIALOG_BINDINGS,
@@ -264,7 +264,7 @@ class _Rows:
         paper = session.brief_at(index)  # (a row shows no abstract: none is read)
         snap = session.library.snapshot
         meta = session.metadata(paper)  # (once: the title and the venue are both of it)
-        title = shown_title(meta.title)  # (what is matched and drawn: no {GAN} braces)
+        title = display_title(meta.title)  # (what is matched and drawn: no {GAN}, no $k$)
         spans: tuple[tuple[int, int], ...] = ()
         result = session.result
         if result is not None and not result.query.empty:
@@ -1145,7 +1145,7 @@ class MainScreen(Screen[None]):
         session = self.session
         rec = session.record(paper)
         rendered = render(paper.abstract, DISPLAY_LIMIT)  # cut before rendering, not after
-        title = shown_title(rec.title)
+        title = display_title(rec.title)  # (as the list draws it)
         title_spans: tuple[tuple[int, int], ...] = ()
         body_spans: tuple[tuple[int, int], ...] = ()
         if session.result is not None and not session.result.query.empty:
