@@ -124,3 +124,28 @@ def test_an_arxiv_record_alone_is_cited_with_its_posting_year(tmp_path: Path) ->
     papers = _listed("-d", str(snap), db=tmp_path / "lib.db")
     (paper,) = papers.values()
     assert (paper["venue"], paper["year"]) == (None, 2025)
+
+
+def test_venue_neurips_finds_a_paper_matched_to_neurips_long_name(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    """A Zotero export's booktitle "Advances in Neural Information Processing Systems" is
+    the venue `match` stores: ``venue:neurips`` still finds the paper (QA s17 #4b)."""
+    first = _plain(seeds)[0]
+    pid = next(p.id for p in seeds.papers if p.abstract == first)
+    bib = tmp_path / "zotero.bib"
+    bib.write_text(
+        "@inproceedings{lovelace2026things,\n  title = {Real Things},\n"
+        "  author = {Lovelace, Ada},\n"
+        "  booktitle = {Advances in Neural Information Processing Systems},\n"
+        "  year = {2026},\n  abstract = {" + first + "}\n}\n",
+        encoding="utf-8",
+    )
+    db = tmp_path / "lib.db"
+    assert cli("match", str(bib), db=db).returncode == 0
+    assert _listed(db=db)[pid]["venue"] == "Advances in Neural Information Processing Systems"
+    found = _listed("-q", "venue:neurips", db=db)
+    assert pid in found and len(found) == 55
+    assert pid in _listed("-q", "venue:advances", db=db)  # its own name still finds it
+    assert pid not in _listed("-q", "venue:icml", db=db)
+    assert pid in _listed("-q", "year:2026 venue:neur", db=db)

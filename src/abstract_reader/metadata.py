@@ -51,6 +51,44 @@ _VENUE_TRACK_RE = re.compile(
 )
 
 
+#: The long names of the common ML venues → their short names, for ``venue:`` (a venue
+#: ``match`` found as "Advances in Neural Information Processing Systems" is found by
+#: ``venue:neurips`` as the dump's "NeurIPS" is). A phrase found in the venue, lowercase.
+VENUE_LONG_NAMES = {
+    "neural information processing systems": "neurips",
+    "international conference on machine learning": "icml",
+    "international conference on learning representations": "iclr",
+    "artificial intelligence and statistics": "aistats",
+    "conference on learning theory": "colt",
+    "uncertainty in artificial intelligence": "uai",
+    "association for computational linguistics": "acl",
+    "empirical methods in natural language processing": "emnlp",
+    "computer vision and pattern recognition": "cvpr",
+    "international conference on computer vision": "iccv",
+    "european conference on computer vision": "eccv",
+    "aaai conference on artificial intelligence": "aaai",
+    "international joint conference on artificial intelligence": "ijcai",
+    "knowledge discovery and data mining": "kdd",
+    "transactions on machine learning research": "tmlr",
+    "journal of machine learning research": "jmlr",
+}
+
+
+def venue_matches(venue: str, prefix: str) -> bool:
+    """Does ``venue:prefix`` find a paper shown at ``venue`` (both lowercase)? The venue
+    starts with it, or the venue's short name does ("advances in neural information
+    processing systems" → "neurips")."""
+    if venue.startswith(prefix):
+        return True
+    short = venue_short_name(venue)
+    return short is not None and short.startswith(prefix)
+
+
+def venue_short_name(venue: str) -> str | None:
+    """The short name of a venue written out long (lowercase in, lowercase out), else None."""
+    return next((short for long, short in VENUE_LONG_NAMES.items() if long in venue), None)
+
+
 #: What a person reads for a paper with no venue and no year known (the reader's rows and
 #: paper view, `list`, `show`, the digest); machine formats (JSON, CSV) leave the field empty.
 UNKNOWN_VENUE = "unknown venue"

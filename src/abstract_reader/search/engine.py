@@ -23,6 +23,7 @@ import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 
 from ..corpus import MIN_PREFIX, Corpus, Paper
+from ..metadata import venue_matches
 from ..text import fold, fold_accents, render, shown_title
 from . import postings as _postings
 from .cache import load_cache as _load_cache
@@ -891,13 +892,14 @@ class SearchIndex:
         if kind == "title_start":
             return self._title_start(term.words[0]), np.full(self.n, TITLE_BONUS, np.float32)
         if kind == "venue":
-            codes = [i for i, v in enumerate(self._venue_names) if v.startswith(term.value)]
+            # (over the distinct venue names, a few: "neurips" also finds NeurIPS's long name)
+            codes = [i for i, v in enumerate(self._venue_names) if venue_matches(v, term.value)]
             mask = np.isin(self._venues, codes)
             venues = self._venue_overrides
             if venues is not None:  # the venues match found over the papers' own
                 docs, found, names = venues
                 mask[docs] = np.isin(
-                    found, [i for i, v in enumerate(names) if v.startswith(term.value)]
+                    found, [i for i, v in enumerate(names) if venue_matches(v, term.value)]
                 )
             return mask, None
         if kind == "year":
