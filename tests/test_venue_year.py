@@ -149,3 +149,36 @@ def test_venue_neurips_finds_a_paper_matched_to_neurips_long_name(
     assert pid in _listed("-q", "venue:advances", db=db)  # its own name still finds it
     assert pid not in _listed("-q", "venue:icml", db=db)
     assert pid in _listed("-q", "year:2026 venue:neur", db=db)
+
+
+def test_meta_venue_sets_and_clears_the_venue_match_then_keeps(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    """`meta --venue` corrects a venue (QA s17 #4: only `--clear` of everything was left);
+    `match` keeps it as set by hand unless forced; `--venue ''` clears it."""
+    snap, exact, _wrapped = _snapshot(tmp_path / "snap.jsonl", seeds, journal="ICML 2025")
+    db = tmp_path / "lib.db"
+    assert cli("match", str(snap), db=db).returncode == 0
+    assert _listed(db=db)[exact]["venue"] == "ICML 2025"
+    set_it = cli("meta", exact, "--venue", "NeurIPS", db=db)
+    assert set_it.returncode == 0, set_it.stderr
+    assert "venue:    NeurIPS" in set_it.stdout
+    kept = cli("match", str(snap), db=db)  # the venue alone is set by hand: kept
+    assert "1 kept (set by hand" in kept.stdout and _listed(db=db)[exact]["venue"] == "NeurIPS"
+    assert cli("meta", exact, "--year", "2026", db=db).returncode == 0
+    assert (_listed(db=db)[exact]["venue"], _listed(db=db)[exact]["year"]) == ("NeurIPS", 2026)
+    assert exact in _listed("-q", "venue:neurips year:2026", db=db)
+    assert "Neural Information" in cli("cite", exact, db=db).stdout
+    again = cli("match", str(snap), db=db)
+    assert "kept (set by hand" in again.stdout
+    assert _listed(db=db)[exact]["venue"] == "NeurIPS"
+    cleared = cli("meta", exact, "--venue", "", db=db)
+    assert cleared.returncode == 0 and "venue:" not in cleared.stdout
+    assert _listed(db=db)[exact]["venue"] == "ICML 2025"  # match's shows again
+    assert cli("meta", exact, "--venue", "Mine", db=db).returncode == 0
+    assert cli("meta", exact, "--clear", db=db).returncode == 0
+    assert _listed(db=db)[exact]["venue"] == "ICML 2025"  # --clear clears it too
+    unmatched = next(p.id for p in seeds.papers if p.id not in (exact, _wrapped))
+    assert cli("meta", unmatched, "--venue", "COLT", db=db).returncode == 0
+    shown = cli("show", unmatched, db=db).stdout
+    assert "venue:     COLT 2026" in shown and "metadata:  set by hand" in shown

@@ -471,6 +471,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--url", type=_capped("a URL", URL_MAX))
     p.add_argument("--doi", type=_doi_argument, help="10.NNNN/…, or a https://doi.org/ link to one")
     p.add_argument("--year", type=_year_argument, help="four digits, such as 2026")
+    p.add_argument(
+        "--venue",
+        type=_capped("a venue", AUTHOR_MAX),
+        help="the venue as shown and cited ('' clears it: match's or the dump's shows again)",
+    )
     p.add_argument("--clear", action="store_true", help="remove every override first")
 
     from .cite import EXPORT_FORMATS, FORMATS
@@ -948,7 +953,11 @@ def _origin(rec: Record) -> str:
     if rec.origin == "match" and prov is not None:
         return prov.describe()
     if rec.origin == "hand":
-        was = f" (first matched from {prov.source} record {prov.record})" if prov else ""
+        was = (
+            f" (first matched from {prov.source} record {prov.record})"
+            if prov is not None and prov.source != "hand"  # (not a venue set by hand alone)
+            else ""
+        )
         return "set by hand" + was
     if rec.origin == "record":
         return "from the paper's source record"
@@ -1140,10 +1149,28 @@ def cmd_note(args: argparse.Namespace) -> int:
     return _write_action(args, act)
 
 
-def _meta_changes(args: argparse.Namespace) -> bool:
-    """Whether `meta` was asked to set anything (else it prints the paper's metadata)."""
+def _meta_changes(args: argparse.Namespace, *, venue: bool = True) -> bool:
+    """Whether `meta` was asked to set anything (else it prints the paper's metadata);
+    without ``venue``, anything but the venue (kept apart, with match's provenance)."""
     fields = (args.title, args.author, args.url, args.doi, args.year)
+    if venue:
+        fields += (args.venue,)
     return bool(args.clear) or any(v is not None for v in fields)
+
+
+def _hand_venue(library: Library, pid: str) -> str | None:
+    from .metadata import provenance
+
+    prov = provenance(library.snapshot, pid)
+    return prov.hand_venue if prov is not None else None
+
+
+def _set_venue(library: Library, pid: str, venue: str | None, clear: bool) -> None:
+    """``meta --venue`` (``--clear`` clears a venue set by hand too, then sets this one)."""
+    from .metadata import set_venue
+
+    if venue is not None or _hand_venue(library, pid):
+        set_venue(library, pid, venue if venue is not None else None)
 
 
 def cmd_meta(args: argparse.Namespace) -> int:
@@ -1152,7 +1179,7 @@ def cmd_meta(args: argparse.Namespace) -> int:
     def act(library: Library, ids: list[str]) -> str:
         pid = ids[0]
         current = library.snapshot.metadata.get(pid, Metadata())
-        if _meta_changes(args):
+        if _meta_changes(args, venue=False):
             base = Metadata() if args.clear else current
             library.set_metadata(
                 pid,
@@ -1176,11 +1203,13 @@ def cmd_meta(args: argparse.Namespace) -> int:
                         "warning: --url is saved, but the reader will not open it"
                         f" and citations leave it out: {why}"
                     )
+        if args.venue is not None or args.clear:  # (kept with match's provenance)
+            _set_venue(library, pid, args.venue, args.clear)
         meta = library.snapshot.metadata.get(pid, Metadata())
         return (
             "\n".join(
                 f"{key + ':':9} {', '.join(value) if isinstance(value, list) else value}"
-                for key, value in meta.as_dict().items()
+                for key, value in {**meta.as_dict(), "venue": _hand_venue(library, pid)}.items()
                 if value
             )
             or f"{pid[:12]}: no metadata overrides"

@@ -26,7 +26,7 @@ from .text import sanitise
 
 if TYPE_CHECKING:
     from .corpus import Paper
-    from .library import Metadata, Snapshot
+    from .library import Library, Metadata, Snapshot
 
 PROVENANCE_PREFIX = "provenance:"
 
@@ -165,24 +165,34 @@ class Provenance:
     venue: str | None = None
     primary_class: str | None = None
     written: dict[str, Any] | None = None  #: ``Metadata.as_dict()`` as written by match
+    #: the venue set by hand (``e``, ``meta --venue``): over ``venue``, and the paper's
+    #: metadata is then set by hand (``match`` keeps it unless forced)
+    hand_venue: str | None = None
+
+    @property
+    def shown_venue(self) -> str | None:
+        """The venue this provenance gives the paper: the one set by hand, else match's."""
+        return self.hand_venue or self.venue
 
     def describe(self) -> str:
+        if self.source == HAND:
+            return "venue set by hand"
         where = f" in {self.location}" if self.location else ""
         return f"{self.source} record {self.record}{where} (matched, score {self.score:.0f})"
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "source": self.source,
-                "record": self.record,
-                "location": self.location,
-                "score": self.score,
-                "venue": self.venue,
-                "primary_class": self.primary_class,
-                "written": self.written,
-            },
-            ensure_ascii=False,
-        )
+        data: dict[str, Any] = {
+            "source": self.source,
+            "record": self.record,
+            "location": self.location,
+            "score": self.score,
+            "venue": self.venue,
+            "primary_class": self.primary_class,
+            "written": self.written,
+        }
+        if self.hand_venue:
+            data["hand_venue"] = self.hand_venue
+        return json.dumps(data, ensure_ascii=False)
 
     @staticmethod
     def from_json(raw: str) -> Provenance | None:
@@ -205,9 +215,34 @@ class Provenance:
                 venue=text("venue"),
                 primary_class=text("primary_class"),
                 written=written if isinstance(written, dict) else None,
+                hand_venue=text("hand_venue"),
             )
         except (ValueError, TypeError):
             return None
+
+
+#: the source of a provenance that holds only a venue set by hand (no match)
+HAND = "hand"
+
+
+def with_hand_venue(prov: Provenance | None, venue: str | None) -> Provenance:
+    """The provenance to store for a venue set by hand (None or "": the venue set by hand
+    is cleared, match's or the paper's own shows again); match's record, if any, is kept."""
+    from dataclasses import replace
+
+    venue = " ".join(sanitise(venue).split()) if venue else None
+    if prov is None:
+        return Provenance(source=HAND, record="-", hand_venue=venue or None)
+    return replace(prov, hand_venue=venue or None)
+
+
+def set_venue(library: Library, paper_id: str, venue: str | None) -> None:
+    """Set (or with None / "" clear) the venue of a paper by hand (``e``, ``meta --venue``):
+    kept with its provenance, where the venue ``match`` found is, so every view of the
+    venue (`effective_metadata`, ``venue:``, the reader's refresh) follows it."""
+    snapshot = library.snapshot
+    prov = with_hand_venue(provenance(snapshot, paper_id), venue)
+    library.set_setting(PROVENANCE_PREFIX + paper_id, prov.to_json())
 
 
 def provenance(snapshot: Snapshot | None, paper_id: str) -> Provenance | None:
@@ -221,6 +256,8 @@ def provenance(snapshot: Snapshot | None, paper_id: str) -> Provenance | None:
 def set_by_hand(meta: Metadata | None, prov: Provenance | None) -> bool:
     """True when the library holds metadata that the user set (or edited) by hand: there is
     metadata, and it is not exactly what ``match`` wrote."""
+    if prov is not None and prov.hand_venue:
+        return True
     if meta is None or meta.empty:
         return False
     return prov is None or prov.written != meta.as_dict()
@@ -258,7 +295,7 @@ def effective_metadata(
     ``provenance(snapshot, paper.id)`` (only needed to show where matched metadata came from
     and for its venue / arXiv category). ``effective(paper, snapshot)`` does both lookups."""
     meta = library_meta if library_meta is not None and not library_meta.empty else None
-    if meta is None:
+    if meta is None and not (prov is not None and prov.hand_venue):
         origin = "derived" if paper.title_derived else "record"
     else:
         origin = "hand" if set_by_hand(meta, prov) else "match"
@@ -267,7 +304,7 @@ def effective_metadata(
         title, derived = meta.title, False
     url = (meta.url if meta and meta.url else None) or paper.url
     eprint = arxiv_id_from_url(url) or paper.eprint
-    venue = (prov.venue if prov is not None and prov.venue else None) or paper.venue
+    venue = (prov.shown_venue if prov is not None else None) or paper.venue
     return EffectiveMetadata(
         title=title,
         title_derived=derived,
@@ -315,7 +352,7 @@ def _year(meta: Metadata) -> int | None:
 
 def _venue(raw: str) -> str | None:
     found = Provenance.from_json(raw)
-    return found.venue if found is not None and found.venue else None
+    return found.shown_venue if found is not None else None
 
 
 def provenance_entries(snapshot: Snapshot) -> dict[str, str]:
@@ -348,7 +385,7 @@ class VenueOverrides:
                 venue = known[1]
             else:
                 found = Provenance.from_json(raw)
-                venue = found.venue if found is not None else None
+                venue = found.shown_venue if found is not None else None
             parsed[paper_id] = (raw, venue)
             if venue:
                 venues[paper_id] = venue

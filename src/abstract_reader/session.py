@@ -425,6 +425,16 @@ class Session:
         index.set_venue_overrides(overrides.venues)
         self._synced = (index, index.overrides_version)
 
+    def set_venue(self, paper_id: str, venue: str | None) -> frozenset[Dependency]:
+        """Set (None: clear) a paper's venue by hand (`metadata.set_venue`) and give the
+        index the change; the facts changed, for the views (a setting written here is not
+        reported by ``Library.refresh``, though the venue is metadata)."""
+        from .metadata import set_venue
+
+        set_venue(self.library, paper_id, venue)
+        self.sync_metadata()
+        return frozenset({"meta"})
+
     def sync_metadata(self) -> None:
         """Give the index the real titles and the years set in the library, and the venues
         ``match`` found (words and ``title:`` match those titles, ``year:`` those years,

@@ -480,13 +480,20 @@ class MetadataEditor(_Editor[Metadata]):
         *,
         looking: bool = False,
         paper: Paper | None = None,
+        venue: str = "",
+        venue_shown: str = "",
     ) -> None:
         """``looking``: candidates from the loaded metadata files are on their way
         (``show_candidates``). ``paper``: the paper edited, whose own venue and year a
-        candidate's year must not be paired with (`match.metadata_of`)."""
+        candidate's year must not be paired with (`match.metadata_of`). ``venue``: the venue
+        set by hand ("" none), ``venue_shown`` the one that applies without it (the hint);
+        `edited_venue` is the field as saved."""
         super().__init__()
         self.meta = meta
         self.paper = paper
+        self.venue = venue
+        self.venue_shown = venue_shown
+        self.edited_venue: str = venue
         self.derived_title = derived_title
         self.looking = looking
         self.candidates: list[Candidate] = []
@@ -532,6 +539,15 @@ class MetadataEditor(_Editor[Metadata]):
                         on_enter=self.action_save,
                         id=f"meta-{name}",
                     )
+            with Horizontal(classes="field"):  # (kept with the provenance, not in Metadata)
+                yield Label("Venue", classes="field-label")
+                hint = f"{self.venue_shown} (from the dump or match)" if self.venue_shown else ""
+                yield FittedInput(
+                    value=self.venue,
+                    placeholders=[p for p in (hint, self.venue_shown, "e.g. NeurIPS") if p],
+                    on_enter=self.action_save,
+                    id="meta-venue",
+                )
             error_line = MessageLine(id="meta-error")
             error_line.display = False
             yield error_line
@@ -628,7 +644,10 @@ class MetadataEditor(_Editor[Metadata]):
         return tuple(field.value for field in self.query(".field Input").results(Input))
 
     def changed(self) -> bool:
-        return self._edited() != self.meta
+        return self._edited() != self.meta or self._venue_value() != self.venue
+
+    def _venue_value(self) -> str:
+        return " ".join(self.query_one("#meta-venue", Input).value.split())
 
     @on(Input.Changed, "#meta-url")
     def _url_changed(self) -> None:
@@ -651,6 +670,7 @@ class MetadataEditor(_Editor[Metadata]):
                 " Save again to keep it anyway."
             )
             return
+        self.edited_venue = self._venue_value()
         self.dismiss(edited)
 
 

@@ -51,7 +51,7 @@ from ...library import (
     NoteConflict,
     tag_query,
 )
-from ...metadata import EffectiveMetadata
+from ...metadata import EffectiveMetadata, provenance
 from ...paper import SOURCES_SHOWN
 from ...plural import count_phrase, papers_phrase
 from ...priority import lower_this_thread
@@ -1657,8 +1657,26 @@ class MainScreen(Screen[None]):
             return
         shown = self.library.snapshot.metadata.get(paper.id, Metadata())
         files = list(self.session.corpus.metadata_files)
-        editor = MetadataEditor(shown, paper.title, looking=bool(files), paper=paper)
-        self.app.push_screen(editor, lambda edited: self._save_metadata(paper, shown, edited))
+        prov = provenance(self.library.snapshot, paper.id)
+        hand_venue = (prov.hand_venue if prov is not None else None) or ""
+        editor = MetadataEditor(
+            shown,
+            paper.title,
+            looking=bool(files),
+            paper=paper,
+            venue=hand_venue,
+            venue_shown=(prov.venue if prov is not None else None) or paper.venue or "",
+        )
+
+        def saved(edited: Metadata | None) -> None:
+            if edited is not None and editor.edited_venue != hand_venue:
+                venue = editor.edited_venue or None
+                changed: list[frozenset[Dependency]] = []
+                if self._write(lambda: changed.append(self.session.set_venue(paper.id, venue))):
+                    self.library_changed(changed[0])
+            self._save_metadata(paper, shown, edited)
+
+        self.app.push_screen(editor, saved)
         if files:
             self._find_candidates(editor, paper.abstract, files)
 
