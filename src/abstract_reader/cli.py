@@ -1152,9 +1152,9 @@ def cmd_note(args: argparse.Namespace) -> int:
 def _meta_changes(args: argparse.Namespace, *, venue: bool = True) -> bool:
     """Whether `meta` was asked to set anything (else it prints the paper's metadata);
     without ``venue``, anything but the venue (kept apart, with match's provenance)."""
-    fields = (args.title, args.author, args.url, args.doi, args.year)
+    fields = [args.title, args.author, args.url, args.doi, args.year]
     if venue:
-        fields += (args.venue,)
+        fields.append(args.venue)
     return bool(args.clear) or any(v is not None for v in fields)
 
 
