@@ -9,6 +9,7 @@ from pathlib import Path
 
 from abstract_reader.library import Library
 from abstract_reader.tui.screens.editors import TagEditor
+from abstract_reader.tui.screens.triage import TriageScreen
 from abstract_reader.tui.widgets.paper_list import PaperList
 
 from .conftest import make_app, settle, until
@@ -68,3 +69,37 @@ async def test_a_tag_shown_after_a_change_elsewhere_can_be_removed(tmp_path: Pat
         await settle(app, pilot)
     with Library(tmp_path / "lib.sqlite3") as fresh:
         assert not fresh.snapshot.tags.get(paper_id)
+
+
+async def test_triages_tag_editor_shows_tags_changed_elsewhere_while_open(
+    tmp_path: Path,
+) -> None:
+    """The tag editor opened from triage (`!` then `t`) follows the library as the main
+    screen's does: a tag the CLI adds to its paper while it is open shows in its list, one
+    the CLI removes goes, and saving keeps the CLI's tag and writes only the user's."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        triage = app.screen
+        assert isinstance(triage, TriageScreen)
+        paper_id = triage.current_id or ""
+        app.library.add_tags([paper_id], ["gone"])
+        app.main.refresh_library()
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        await until(pilot, lambda: "#gone" in box_text(app))
+        await pilot.press(*"mine", "enter")  # the user's own change, not saved yet
+        await until(pilot, lambda: "#mine" in box_text(app))
+        with Library(tmp_path / "lib.sqlite3") as cli:  # the CLI, while the editor is open
+            cli.add_tags([paper_id], ["fromcli"])
+            cli.remove_tags([paper_id], ["gone"])
+        await until(pilot, lambda: "#fromcli" in box_text(app))
+        await until(pilot, lambda: "#gone" not in box_text(app))
+        assert "#mine" in box_text(app)  # kept
+        await pilot.press("enter")  # Enter on the empty field saves
+        await until(pilot, lambda: isinstance(app.screen, TriageScreen))
+        await settle(app, pilot)
+    with Library(tmp_path / "lib.sqlite3") as fresh:
+        assert sorted(fresh.snapshot.tags[paper_id]) == ["fromcli", "mine"]

@@ -173,12 +173,19 @@ class TriageScreen(Screen[None]):
         if paper_id is None or paper is None:
             return
         library = self.main.library
-        shown = sorted(library.snapshot.tags.get(paper_id, []), key=str.casefold)
+
+        def stored() -> tuple[list[str], dict[str, int]]:
+            """The paper's tags as stored now: read again when another process changes
+            the library's tags while the editor is open (``TagEditor.library_changed``),
+            as the main screen's editor does."""
+            return sorted(library.snapshot.tags.get(paper_id, []), key=str.casefold), {}
 
         def save(tags: list[str] | None) -> None:
             if tags is None:
                 return
-            change = tag_change(shown, tags)  # only what the user changed
+            # (editor.shown: the stored tags as the editor last read them, while open) only
+            # what the user changed: a tag another process added meanwhile is kept
+            change = tag_change(editor.shown, tags)
             if change.empty:
                 self.notify("No change to the tags.", timeout=3)
                 return
@@ -193,7 +200,10 @@ class TriageScreen(Screen[None]):
                 self._done.append((paper_id, None))
             self.show()
 
-        editor = TagEditor(shown, library.snapshot.tag_names, self.main.session.describe([paper]))
+        shown, _ = stored()
+        editor = TagEditor(
+            shown, library.snapshot.tag_names, self.main.session.describe([paper]), stored=stored
+        )
         self.app.push_screen(editor, save)
 
     def action_undo(self) -> None:
