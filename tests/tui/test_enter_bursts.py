@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -24,7 +25,7 @@ from abstract_reader.tui.screens.pickers import TagList
 from abstract_reader.tui.screens.searches import SavedSearches, SaveSearchDialog
 from abstract_reader.tui.widgets.paper_list import PaperList
 
-from .conftest import make_app, settle, type_filter, until
+from .conftest import config_file, config_warnings, make_app, settle, type_filter, until
 from .test_key_bursts import burst
 
 WIDE = (120, 40)
@@ -197,3 +198,33 @@ async def test_esc_then_keys_in_one_burst_leave_the_dialog_and_go_to_the_list(
         await settle(app, pilot)
         assert first is not None and first not in app.library.snapshot.tags
         assert papers.cursor == 2
+
+
+async def test_a_remapped_move_in_the_saved_search_field_runs_in_the_order_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`saved_down = "ctrl+n"`: in a burst "rob ctrl+n ctrl+n ⏎" the moves take effect as
+    they reach the field, before the Enter typed after them — the third search runs, not
+    the first. (The field's own bindings are read with the config file's remaps; read as
+    declared, ctrl+n ran only once it had gone up to the app, after Enter.) The declared
+    ↓ is not a move any more: "rob ↓ ⏎" runs the first."""
+    config_file(tmp_path, monkeypatch, '[keys]\nsaved_down = "ctrl+n"\n')
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert config_warnings(app) == []
+        app.library.set_setting("search:roba", "robust")
+        app.library.set_setting("search:robb", "graph")
+        app.library.set_setting("search:robc", "gaussian")
+        field = await open_dialog(app, pilot, "at", SavedSearches, "#saved-filter")
+        assert isinstance(field, Input)
+        burst(app, *"rob", "ctrl+n", "ctrl+n", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == "gaussian"
+        await pilot.press("escape")  # (the filter: back to the list)
+        field = await open_dialog(app, pilot, "at", SavedSearches, "#saved-filter")
+        burst(app, *"rob", "down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(app, pilot)
+        assert app.query_one("#filter", Input).value == "robust"

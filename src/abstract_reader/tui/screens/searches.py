@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -135,28 +135,16 @@ class SearchAction:
 class _FilterField(FittedInput):
     """The list's filter field: ↑ / ↓ / PgUp / PgDn move through the list below it (they
     mean nothing in a one-line field), everything else is text. The moves have ids
-    (``saved_up`` …): remappable, and checked for clashes with the dialog's keys."""
+    (``saved_up`` …): remappable, and checked for clashes with the dialog's keys. They run
+    as the key reaches the field, in the order typed, with the config file's remaps
+    (``FittedInput``: ``keys_in_order.run_own_binding``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["saved_filter"])
 
-    async def _on_key(self, event: events.Key) -> None:
-        """A key that is not text runs the bindings in effect as it reaches the field, in
-        the order typed (as ``FittedInput``'s keys do), but through the app's binding
-        chain — the field's own keys, then the dialog's — which has the config file's
-        remaps applied: ``FittedInput``'s ``run_own_binding`` reads the keys as declared,
-        and ↓ still moved after ``saved_down = "ctrl+n"``. (Textual calls each class's
-        ``_on_key`` in turn, this one first: ``prevent_default`` ends the turns.)"""
-        if event.is_printable:
-            return  # text: the field's own handlers (FittedInput's, Input's), next
-        handled = await self.app._check_bindings(event.key)  # (priority ones ran before)
-        await Input._on_key(self, event)  # (a key that is not text: the cursor's blink)
-        event.prevent_default()
-        if handled:
-            event.stop()
-
     def action_move(self, how: str) -> None:
-        options = self.screen.query_one("#saved-list", OptionList)
-        getattr(options, f"action_{how}")()
+        screen = self.screen
+        if isinstance(screen, SavedSearches):
+            screen.move(how)
 
 
 class SavedSearches(ModalScreen[SearchAction | None]):
@@ -256,6 +244,15 @@ class SavedSearches(ModalScreen[SearchAction | None]):
         self._confirm_delete = None
         self._say("")
         self._fill()
+
+    def move(self, how: str) -> None:
+        """A move through the list from the field (``saved_down`` …), as it reaches the
+        field: in the list shown for what is typed now (its Input.Changed may not have come
+        yet). In a burst "rob ctrl+n ⏎" the move was made in the list as it was before
+        "rob", and Enter, filling the list for "rob", put the highlight back on its first."""
+        if self.query_one("#saved-filter", Input).value != self._filled_for:
+            self._fill()
+        getattr(self.query_one("#saved-list", OptionList), f"action_{how}")()
 
     def _enter(self) -> None:
         """Enter, as it reaches the field (`FittedInput.on_enter`): run the search that the

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from textual import events
 from textual.app import App
-from textual.binding import BindingType
+from textual.binding import BindingsMap, BindingType
 from textual.widget import Widget
 from textual.widgets import OptionList
 
@@ -58,12 +58,25 @@ def hand_on(widget: Widget, event: events.Key) -> None:
     (screen.focused or screen).post_message(typed_again(app, event.key, event.character))
 
 
+def own_bindings(widget: Widget) -> BindingsMap:
+    """``widget``'s own bindings with the config file's remaps applied (``App.set_keymap``),
+    as Textual applies them in a screen's binding chain: the keys in effect, not the keys
+    declared (``saved_down = "ctrl+n"``: ctrl+n moves, ↓ no longer does)."""
+    keymap = widget.app._keymap
+    if not keymap:
+        return widget._bindings
+    bindings = widget._bindings.copy()
+    bindings.apply_keymap(keymap)
+    return bindings
+
+
 async def run_own_binding(widget: Widget, event: events.Key) -> bool:
     """Run ``widget``'s own (not priority) binding of a key that is not text, if it has
-    one that applies now; True (and the key stopped) if so."""
+    one that applies now, with the config file's remaps (`own_bindings`); True (and the
+    key stopped) if so."""
     if event.is_printable:
         return False
-    for binding in widget._bindings.key_to_bindings.get(event.key, ()):
+    for binding in own_bindings(widget).key_to_bindings.get(event.key, ()):
         if not binding.priority and await widget.app.run_action(binding.action, widget):
             event.stop()
             event.prevent_default()
