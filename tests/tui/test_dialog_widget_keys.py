@@ -11,17 +11,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from abstract_reader.config import Config
 from abstract_reader.saved import save
-from abstract_reader.tui.commands import NO_KEY
+from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.keymap import resolve_keys
 from abstract_reader.tui.screens.editors import MetadataEditor, TagEditor
 from abstract_reader.tui.screens.searches import SavedSearches
 
 from .conftest import config_file, config_warnings, make_app, settle, until
 from .test_dialogs_small import box_text
+
+
+def help_text(app: ReaderApp) -> str:
+    """The help's text (all of it, scrolled or not)."""
+    return str(app.screen.query_one("#help-text", Static).render())
+
 
 WIDE = (120, 40)
 
@@ -33,15 +39,17 @@ def _problems(keys: dict[str, tuple[str, ...]]) -> list[str]:
 def test_a_dialog_key_onto_a_key_its_focused_widget_keeps_is_refused() -> None:
     assert _problems({"editor_save": ("ctrl+e",)}) == [
         "ctrl+e is the text field's own key in the tag editor (go to end), which it keeps; "
-        "editor_save does not get it; editor_save has no key left"
+        "editor_save does not get it; editor_save keeps its default key ctrl+s"
     ]
-    assert resolve_keys(Config(keys={"editor_save": ("ctrl+e",)})).keymap == {"editor_save": NO_KEY}
+    # (a refused remap leaves the binding on its default keys: nothing to remap)
+    assert resolve_keys(Config(keys={"editor_save": ("ctrl+e",)})).keymap == {}
     assert _problems({"editor_cancel": ("q", "escape")}) == [
         "q is typed as text into the text field in the tag editor; editor_cancel does not get it"
     ]
     assert _problems({"note_external_editor": ("ctrl+z",)}) == [
         "ctrl+z is the text area's own key in the note editor (undo), which it keeps; "
-        "note_external_editor does not get it; note_external_editor has no key left"
+        "note_external_editor does not get it; note_external_editor keeps its default key "
+        "ctrl+o"
     ]
     assert _problems({"cite_default": ("enter", "d")}) == [
         "Enter is the list's own key in the citation formats (select), which it keeps; "
@@ -57,7 +65,7 @@ def test_a_priority_dialog_key_takes_the_widgets_key_and_it_is_said() -> None:
     # (a letter stays text: a field must take every letter)
     assert _problems({"saved_delete": ("x",)}) == [
         "x is typed as text into the text field in the saved searches; saved_delete does not "
-        "get it; saved_delete has no key left"
+        "get it; saved_delete keeps its default key ctrl+d"
     ]
 
 
@@ -78,8 +86,8 @@ async def test_the_reader_says_so_and_the_keys_do_what_it_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With `editor_save = "ctrl+e"`: one warning; ctrl+e still goes to the end of the
-    tag editor's field (it never saved), and the metadata editor's hint no longer names
-    ctrl+e as its save key. With `saved_delete = ["ctrl+d", "ctrl+a"]`: one warning; ctrl+a
+    tag editor's field (it never saved), and the metadata editor's hint names ctrl+s, the
+    save key still in effect, not ctrl+e. With `saved_delete = ["ctrl+d", "ctrl+a"]`: one warning; ctrl+a
     in the saved-search field asks to delete, as it says."""
     config = config_file(
         tmp_path,
@@ -92,7 +100,7 @@ async def test_the_reader_says_so_and_the_keys_do_what_it_says(
         assert config_warnings(app) == [
             f"{config}: line 2: keys.editor_save: ctrl+e is the text field's own key in the "
             "tag editor (go to end), which it keeps; editor_save does not get it; editor_save "
-            "has no key left",
+            "keeps its default key ctrl+s",
             f"{config}: line 3: keys.saved_delete: ctrl+a is also the text field's own key in "
             "the saved searches (go to start); the remap wins: ctrl+a is saved_delete's there, "
             "the text field loses it",
@@ -107,7 +115,7 @@ async def test_the_reader_says_so_and_the_keys_do_what_it_says(
         await until(pilot, lambda: not isinstance(app.screen, TagEditor))
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
-        await until(pilot, lambda: "(no key): save" in box_text(app))
+        await until(pilot, lambda: "ctrl+s: save" in box_text(app))  # (its default, kept)
         assert "ctrl+e" not in box_text(app)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, MetadataEditor))
@@ -118,3 +126,49 @@ async def test_the_reader_says_so_and_the_keys_do_what_it_says(
         await pilot.press("a", "l", "ctrl+a")
         await until(pilot, lambda: "Delete @alpha?" in box_text(app))
         assert app.screen.query_one("#saved-filter", Input).cursor_position == 2
+
+
+async def test_a_refused_remap_leaves_the_binding_on_its_default_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remap refused whole — onto a key the focused field keeps (`editor_save =
+    "ctrl+e"`), or onto a key an earlier remap has (`toggle_read = "x"` after `bookmark =
+    "x"`) — never took effect, so its binding keeps its default keys: ctrl+s saves the tag
+    editor and r toggles read, and the hints and the help name them. (The binding was
+    left with no key at all, the hints "(no key)".)"""
+    config = config_file(
+        tmp_path,
+        monkeypatch,
+        '[keys]\neditor_save = "ctrl+e"\nbookmark = "x"\ntoggle_read = "x"\n',
+    )
+    app = make_app(tmp_path, config=None)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        assert config_warnings(app) == [
+            f"{config}: line 2: keys.editor_save: ctrl+e is the text field's own key in the "
+            "tag editor (go to end), which it keeps; editor_save does not get it; editor_save "
+            "keeps its default key ctrl+s",
+            f"{config}: line 4: keys.toggle_read: x is already bookmark's in the list (set "
+            "earlier in the file, which wins); toggle_read does not get it; toggle_read keeps "
+            "its default key r",
+        ]
+        paper = app.main.current_paper()
+        assert paper is not None
+        await pilot.press("r")  # toggle_read's default key, still in effect
+        await until(pilot, lambda: paper.id in app.library.snapshot.read)
+        await pilot.press("x")  # bookmark's (the remap that won)
+        await until(pilot, lambda: paper.id in app.library.snapshot.bookmarks)
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        await until(pilot, lambda: "Esc: cancel" in box_text(app))
+        assert "(no key)" not in box_text(app)
+        await pilot.press(*"abc", "enter", "ctrl+s")  # ctrl+s saves, as by default
+        await until(pilot, lambda: not isinstance(app.screen, TagEditor))
+        await until(pilot, lambda: app.library.snapshot.tags.get(paper.id) == ["abc"])
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "read on/off" in help_text(app))
+        assert "(no key)" not in help_text(app)
+        assert any(
+            line.split()[:1] == ["r"] and "read on/off" in line
+            for line in help_text(app).splitlines()
+        )

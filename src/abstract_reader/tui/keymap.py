@@ -160,6 +160,32 @@ def resolve_keys(config: Config) -> KeySettings:
         b.id: b.priority for groups in PLACES.values() for g in groups for b in group_bindings(g)
     }
     order = list(remaps)
+    #: remaps refused whole: their bindings are back on their default keys, defaults again
+    #: for the remaps after them (which win over them, as over any default)
+    restored: set[str] = set()
+
+    def keep_defaults(binding_id: str) -> str:
+        """Every key of ``binding_id``'s remap was refused: it keeps its default keys, but
+        those a remap earlier in the file has in a place it shares (a remap wins over a
+        default); what the warning adds to say so. (It was left with no key at all, and the
+        hints said "(no key)", for a remap that never took effect.)"""
+        earlier = order[: order.index(binding_id)]  # (a later one takes a key when judged)
+        taken = {
+            k
+            for _place, ids in places_of.get(binding_id, [])
+            for other in ids
+            if other in earlier and other not in restored
+            for k in keys_of[other]
+        }
+        kept = [k for k in defaults[binding_id] if k not in taken]
+        keys_of[binding_id] = kept
+        restored.add(binding_id)
+        if not kept:
+            default = "key is" if len(defaults[binding_id]) == 1 else "keys are"
+            return f"; its default {default} taken too: {binding_id} has no key left"
+        shown = ", ".join(key_label(k) for k in kept)
+        return f"; {binding_id} keeps its default key{'s' if len(kept) > 1 else ''} {shown}"
+
     for binding_id in order:
         for key in list(keys_of[binding_id]):
             if key not in keys_of[binding_id]:
@@ -177,7 +203,7 @@ def resolve_keys(config: Config) -> KeySettings:
                     )
                 else:  # the focused widget runs its keys first: the binding would never run
                     keys_of[binding_id].remove(key)
-                    left = "" if keys_of[binding_id] else f"; {binding_id} has no key left"
+                    left = "" if keys_of[binding_id] else keep_defaults(binding_id)
                     problem = (
                         f"{shown} is {widget}'s own key in {place} ({what}), which it keeps"
                         if what
@@ -192,7 +218,7 @@ def resolve_keys(config: Config) -> KeySettings:
                 for other in ids:
                     if other == binding_id or key not in keys_of[other]:
                         continue
-                    if other in remaps:
+                    if other in remaps and other not in restored:
                         if order.index(other) < order.index(binding_id) and not earlier:
                             earlier = f"{other}'s in {place}"
                         continue  # (a later remap loses it when its turn comes)
@@ -200,7 +226,7 @@ def resolve_keys(config: Config) -> KeySettings:
             shown = key_label(key)
             if earlier:
                 keys_of[binding_id].remove(key)
-                left = "" if keys_of[binding_id] else f"; {binding_id} has no key left"
+                left = "" if keys_of[binding_id] else keep_defaults(binding_id)
                 warnings.append(
                     (
                         binding_id,
