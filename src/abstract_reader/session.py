@@ -579,12 +579,13 @@ class Session:
         loading: bool,
         load_progress: tuple[int | None, int] = (0, 0),
         index_progress: tuple[int, int] = (0, 0),
+        problems_key: str = "",
     ) -> list[str]:
         """The status bar's parts, most important first (a narrow line keeps the first ones,
         shortened: see `status.StatusPart`): progress, the count, the marks, what the query
         could not use, warnings, the order, the library's counts, then the rest.
         ``load_progress``: files loaded (None: from the corpus cache, all at once) and
-        files."""
+        files. ``problems_key``: the key that lists the load problems (the reader's)."""
         read, bookmarked, orphans = self._library_counts()
         parts: list[str] = []
         if loading:
@@ -609,9 +610,10 @@ class Session:
         if result is not None and result.query.ignored:
             parts.append(status.listed_part("ignored: ", result.query.ignored))
         parts.extend(notes)
-        failed = self.corpus.failed  # (the paths, as the load notice counts them)
-        if failed:
-            parts.append(f"⚠ {count_phrase(failed, 'load error')}")
+        # (the paths, as the load notice counts them)
+        problems = status.load_problems_part(self.corpus.failed, self.corpus.warned, problems_key)
+        if problems is not None:
+            parts.append(problems)
         if self.library.read_only:
             parts.append("⚠ library read-only")
         # the order before the library's counts: a narrow line keeps what the list shows

@@ -144,6 +144,22 @@ def count_part(shown: int, loaded: int, *, filtered: bool, partial: bool) -> Sta
     return StatusPart(papers_phrase(loaded))
 
 
+def load_problems_part(failed: int, warned: int, key: str = "") -> StatusPart | None:
+    """The load problems, once the notice is gone: the paths that gave nothing ("⚠ 3 load
+    errors", as the notice's title counts them), else the files that loaded with warnings;
+    ``key``: the key that lists them (the reader's, as in effect), named while there is
+    room — the count is the fact, every form says it. None: no problem."""
+    if failed:
+        text = f"⚠ {count_phrase(failed, 'load error')}"
+    elif warned:
+        text = f"{count_phrase(warned, 'file')} with load warnings"
+    else:
+        return None
+    if not key:
+        return StatusPart(text)
+    return StatusPart(f"{text} ({key} lists them)", complete=[f"{text} ({key})", text])
+
+
 #: An order's name on a narrower line (the full one is "sorted by " + ``SORTS[name]``).
 _SHORT_SORTS: dict[str, tuple[str, ...]] = {
     "dump": ("dump order",),

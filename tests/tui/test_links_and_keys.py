@@ -584,7 +584,7 @@ async def test_the_help_lists_the_keys_the_config_file_set(
         '[keys]\nbookmark = "B"\ntoggle_read = "j"\ntriage_keep = "K"\n',
     )
     app = make_app(tmp_path, config=None)
-    async with app.run_test(size=(160, 90)) as pilot:  # (the whole help on screen)
+    async with app.run_test(size=(160, 100)) as pilot:  # (the whole help on screen)
         await settle(app, pilot)
         await pilot.press("question_mark")
         await until(pilot, lambda: _help_shows(app, "Esc, ? or q closes"))

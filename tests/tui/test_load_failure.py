@@ -134,6 +134,6 @@ async def test_the_load_notice_lists_a_failed_file_before_many_warnings(tmp_path
         assert len(lines) == LOAD_PROBLEMS_SHOWN + 2
         assert f"{folder / 'z.txt'}: empty file" in lines
         assert lines[-2] == f"… and {21 - LOAD_PROBLEMS_SHOWN} more load warnings"
-        assert lines[-1] == "The load errors are printed again when you quit."
+        assert lines[-1] == "L lists them; the load errors are printed again when you quit."
         # (the status's words: "⚠ 1 load error")
         assert notice.title == "1 load error · 20 files loaded, 20 with warnings"

@@ -25,5 +25,6 @@ async def test_the_notice_counts_every_bad_record(tmp_path: Path) -> None:
         await until(pilot, lambda: bool(app._notifications))
         [notice] = list(app._notifications)
         said = notice.message.splitlines()
-        assert len(said) == LOAD_PROBLEMS_SHOWN + 1
-        assert said[-1] == f"… and {30 - LOAD_PROBLEMS_SHOWN} more load warnings"
+        assert len(said) == LOAD_PROBLEMS_SHOWN + 2
+        assert said[-2] == f"… and {30 - LOAD_PROBLEMS_SHOWN} more load warnings"
+        assert said[-1] == "L lists them."  # (every one: the load problems' key)

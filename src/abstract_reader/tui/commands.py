@@ -148,6 +148,8 @@ COMMANDS: tuple[Command, ...] = (
       "Citations", action="copy_part('abstract')"),
     C("copy_link", "Copy link", "Copy the paper's link (marked papers too)", "Citations",
       action="copy_part('link')"),
+    C("load_problems", "Load problems", "every load problem: the paths not loaded, then the "
+      "files loaded with warnings", "App", "L", "L", on_paper=True),
     # -- app ---------------------------------------------------------------------------------
     C("help", "Help", "this help: keys and the query language", "App", "question_mark", "?",
       "app", footer="Help"),
@@ -270,6 +272,7 @@ DIALOG_BINDINGS: dict[str, tuple[Binding, ...]] = {
         Binding("m", "like", "Rank like it", id="taglist_like"),
     ),
     "help": (Binding("escape,question_mark,q", "dismiss", "Close", id="help_close"),),
+    "problems": (Binding("escape,q", "dismiss", "Close", id="problems_close"),),
     "cite": (
         Binding("escape", "cancel", "Cancel", id="cite_cancel"),
         Binding("d", "make_default", "Copy & make default", id="cite_default"),
@@ -311,6 +314,7 @@ PLACES: dict[str, tuple[str, ...]] = {
     "the full-screen paper": ("app", "paper", "view"),
     "triage": ("app", "triage", "view"),
     "the help": ("help", "view"),
+    "the load problems": ("problems", "view"),
     "the tag editor": ("editor", "tags", "dialog_list"),
     "the metadata editor": ("editor", "meta"),
     "the note editor": ("editor", "note"),

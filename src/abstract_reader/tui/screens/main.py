@@ -63,9 +63,12 @@ from ..commands import (
     DIALOG_BINDINGS,
     MAIN_FOOTER_PALETTE_AFTER,
     MAIN_FOOTER_PRIORITY,
+    NO_KEY,
     bindings,
     footer_priority,
+    key_label,
     keyed,
+    keys_in_effect,
 )
 from ..widgets.fitted_footer import FittedFooter
 from ..widgets.fitted_input import FittedInput
@@ -799,15 +802,58 @@ class MainScreen(Screen[None]):
         lines = [str(e) if e.fatal else f"warning: {e}" for e in listed]
         if left:
             lines.append(more_problems(left))
-        if fatal:  # (they outlive the toast: the status keeps their count)
-            lines.append("The load errors are printed again when you quit.")
+        # (they outlive the toast: the status keeps their count, the key lists them all)
+        listing = f"{self._problems_key() or 'Load problems in the command palette'} lists them"
+        if fatal:
+            lines.append(f"{listing}; the load errors are printed again when you quit.")
+        else:
+            lines.append(f"{listing}.")
+        title = load_notice_title(self.session.corpus)
+        self._load_notice = (title, "\n".join(lines))
         self.notify(
-            "\n".join(lines),
-            title=load_notice_title(self.session.corpus),
+            self._load_notice[1],
+            title=title,
             severity="error" if fatal else "warning",
             timeout=LOAD_NOTICE_S,
             markup=False,
         )
+
+    _problems_key_shown: str | None = None
+    #: the load notice shown (title, message): it goes when the problems' dialog opens
+    _load_notice: tuple[str, str] | None = None
+
+    def _problems_key(self) -> str:
+        """The key in effect that lists the load problems ("L"; "" when a remap left it
+        none: the palette's "Load problems" still does). (Read once: the status asks on
+        every key typed into the filter, and the keys do not change while the reader runs.)"""
+        if self._problems_key_shown is None:
+            keys = keys_in_effect("load_problems", getattr(self.app, "keys_in_effect", None))
+            self._problems_key_shown = next((key_label(k) for k in keys if k != NO_KEY), "")
+        return self._problems_key_shown
+
+    def action_load_problems(self) -> None:
+        """Every load problem in a dialog (`screens/problems.py`); with none, says so."""
+        corpus = self.session.corpus
+        if not corpus.errors:
+            loading = " so far" if self.loading_dumps else ""
+            self.notify(
+                f"No load problems{loading}: {load_notice_title(corpus)}.",
+                title="Load problems",
+                timeout=4,
+                markup=False,
+            )
+            return
+        from .problems import LoadProblems
+
+        if isinstance(self.app.screen, LoadProblems):
+            return
+        # the notice goes: it lists the first of them, over the dialog's top (at 70×24 it
+        # hid half the list)
+        for notice in list(self.app._notifications):
+            if self._load_notice == (notice.title, notice.message):
+                self.app._unnotify(notice)
+        keys = getattr(self.app, "keys_in_effect", None)
+        self.app.push_screen(LoadProblems(corpus.errors, load_notice_title(corpus), keys))
 
     def _index_ready(self, index: SearchIndex, like: bool = True) -> None:
         """The index is ready (``like``: build the similarity model now; else the caller
@@ -1271,6 +1317,7 @@ class MainScreen(Screen[None]):
             loading=self.loading_dumps,
             load_progress=self.load_progress,
             index_progress=self.index_progress,
+            problems_key=self._problems_key(),
         )
         self.query_one("#status", StatusLine).show(parts)  # unchanged: no repaint
 
