@@ -288,3 +288,19 @@ def test_show_marks_the_keys_entries_not_in_effect_as_ignored_with_the_reason(co
         'note = "O"',
         '# toggle_read = "j"  # ignored: j kept by an earlier remap (see the warning)',
     ]
+
+
+def test_show_says_a_key_a_dialogs_field_keeps_is_kept_by_that_field(conf: Path) -> None:
+    """A remap refused because the focused field keeps the key was said to be "kept by an
+    earlier remap" (there was none); the binding keeps its default key meanwhile."""
+    conf.write_text('[keys]\neditor_save = "ctrl+e"\ncite_default = ["enter", "D"]\n', "utf-8")
+    result = cli("config", "--show")
+    keys = result.stdout.splitlines()
+    keys = keys[keys.index("[keys]") + 1 :]
+    assert keys == [
+        'cite_default = ["enter", "D"]  # not in effect: Enter kept by the list in the '
+        "citation formats (see the warning)",
+        '# editor_save = "ctrl+e"  # ignored: ctrl+e kept by the text field in the tag editor '
+        "(see the warning)",
+    ]
+    assert "editor_save keeps its default key ctrl+s" in result.stderr

@@ -76,6 +76,9 @@ class KeySettings:
     #: those of the warnings that only say what a remap did (it took a key another binding
     #: had, which keeps a key of its own): the file is in effect as written
     notes: list[str] = field(default_factory=list)
+    #: the keys of remaps refused, by binding id: key → why, for ``config --show``
+    #: ("kept by the text field in the tag editor"; absent: kept by an earlier remap)
+    refused: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def _places_of() -> dict[str, list[tuple[str, list[str]]]]:
@@ -163,6 +166,7 @@ def resolve_keys(config: Config) -> KeySettings:
     #: remaps refused whole: their bindings are back on their default keys, defaults again
     #: for the remaps after them (which win over them, as over any default)
     restored: set[str] = set()
+    refused: dict[str, dict[str, str]] = {}
 
     def keep_defaults(binding_id: str) -> str:
         """Every key of ``binding_id``'s remap was refused: it keeps its default keys, but
@@ -203,6 +207,7 @@ def resolve_keys(config: Config) -> KeySettings:
                     )
                 else:  # the focused widget runs its keys first: the binding would never run
                     keys_of[binding_id].remove(key)
+                    refused.setdefault(binding_id, {})[key] = f"kept by {widget} in {place}"
                     left = "" if keys_of[binding_id] else keep_defaults(binding_id)
                     problem = (
                         f"{shown} is {widget}'s own key in {place} ({what}), which it keeps"
@@ -264,6 +269,7 @@ def resolve_keys(config: Config) -> KeySettings:
         # in the file's order
         warnings=[w for _, w in sorted(warnings, key=lambda w: config.key_lines.get(w[0], 0))],
         notes=notes,
+        refused=refused,
     )
 
 
@@ -279,7 +285,13 @@ def not_in_effect(config: Config, settings: KeySettings) -> dict[str, tuple[bool
         effective = settings.keys.get(binding_id, defaults[binding_id])
         lost = [k for k in dict.fromkeys(_normal_keys(keys)) if k not in effective]
         if lost:
-            shown = ", ".join(key_label(k) for k in lost)
-            reason = f"{shown} kept by an earlier remap (see the warning)"
-            out[binding_id] = (len(lost) < len(set(_normal_keys(keys))), reason)
+            why: dict[str, list[str]] = {}  # reason → its keys, in the file's order
+            for key in lost:
+                reason = settings.refused.get(binding_id, {}).get(key, "kept by an earlier remap")
+                why.setdefault(reason, []).append(key_label(key))
+            said = "; ".join(f"{', '.join(shown)} {reason}" for reason, shown in why.items())
+            out[binding_id] = (
+                len(lost) < len(set(_normal_keys(keys))),
+                f"{said} (see the warning)",
+            )
     return out
