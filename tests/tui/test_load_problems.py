@@ -16,7 +16,7 @@ from textual.notifications import Notification
 from abstract_reader.corpus import MAX_RECORD_PROBLEMS
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.main import MainScreen
-from abstract_reader.tui.screens.problems import LoadProblems, ProblemsBox
+from abstract_reader.tui.screens.problems import LoadProblems, ProblemsView
 
 from ..conftest import SEEDS
 from .conftest import config_file, config_warnings, make_app, run_palette_command, settle, until
@@ -45,7 +45,7 @@ def _shown(app: ReaderApp) -> str:
 
 def _problems_text(app: ReaderApp) -> str:
     """The dialog's whole text (scrolled or not), its lines joined as one line of words."""
-    return " ".join(str(app.screen.query_one("#problems-text").render()).split())
+    return " ".join(app.screen.query_one(ProblemsView).text.split())
 
 
 def _bad_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -108,7 +108,7 @@ async def test_every_load_problem_is_listed_errors_first_and_the_keys_scroll_it(
         await until(pilot, lambda: not any("loaded" in n.title for n in _notices(app)))
 
         # scrolled with the keys, from the top
-        box = app.screen.query_one(ProblemsBox)
+        box = app.screen.query_one(ProblemsView)
         await until(pilot, lambda: box.max_scroll_y > 0)
         assert box.scroll_y == 0
         await pilot.press("j", "j", "j")
@@ -145,7 +145,7 @@ async def test_a_hostile_file_name_is_shown_as_text_at_70x24(
         await settle(app, pilot)
         await pilot.press("L")
         await until(pilot, lambda: isinstance(app.screen, LoadProblems))
-        box = app.screen.query_one(ProblemsBox)
+        box = app.screen.query_one(ProblemsView)
         await until(pilot, lambda: "evil[bold]x\\x1b[31mred.txt" in _problems_text(app))
         for _ in range(200):  # scrolled down to it, a line at a time
             if "evil[bold]x\\x1b[31mred.txt" in _shown(app) or box.scroll_y == box.max_scroll_y:
@@ -154,6 +154,9 @@ async def test_a_hostile_file_name_is_shown_as_text_at_70x24(
             await pilot.pause()
         assert "evil[bold]x\\x1b[31mred.txt: empty file" in _shown(app)
         assert "\x1b" not in _shown(app)
+        await pilot.press("G")  # the end, its last line whole in the box
+        await until(pilot, lambda: box.scroll_y == box.max_scroll_y)
+        await until(pilot, lambda: "Esc or q closes this list." in _shown(app))
 
 
 async def test_with_no_load_problem_the_command_says_so(tmp_path: Path) -> None:
