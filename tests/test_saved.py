@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 
 from abstract_reader.corpus import Corpus
 from abstract_reader.library import Library, LibraryError, clean_tag, tag_query
-from abstract_reader.saved import expand_known, matching, references, save
+from abstract_reader.saved import (
+    MAX_DEPTH,
+    SavedSearchError,
+    expand,
+    expand_known,
+    matching,
+    problems,
+    references,
+    save,
+)
 from abstract_reader.search import SearchIndex, parse_query
 from abstract_reader.session import Session
 
@@ -32,6 +41,7 @@ def test_expand_known_leaves_unknown_names_out_and_says_them() -> None:
     assert expand_known(searches, "@reading graph @nope") == (
         "like:#robust is:unread graph",
         ("nope",),
+        None,
     )
     assert references("a@b @x-1 @@y") == ["x-1"]  # mail-like text is no reference
 
@@ -132,11 +142,11 @@ def test_a_name_is_a_saved_search_only_as_a_term_of_its_own() -> None:
         '#"a b @click"',
         "!#@click",
     ):
-        assert expand_known(searches, literal) == (literal, ()), literal
+        assert expand_known(searches, literal) == (literal, (), None), literal
         assert references(literal) == [], literal
-        assert expand_known({}, literal) == (literal, ()), literal  # nothing unknown either
-    assert expand_known(searches, "@click|@1 #[@1]") == ("robust | graph #[@1]", ())
-    assert expand_known(searches, '"@1" @nope') == ('"@1"', ("nope",))
+        assert expand_known({}, literal) == (literal, (), None), literal  # nothing unknown either
+    assert expand_known(searches, "@click|@1 #[@1]") == ("robust | graph #[@1]", (), None)
+    assert expand_known(searches, '"@1" @nope') == ('"@1"', ("nope",), None)
     assert references('@click "@1" #@x @1') == ["click", "1"]
 
 
@@ -187,7 +197,7 @@ def test_no_tag_written_as_a_query_names_a_saved_search(raw: str) -> None:
     except LibraryError:
         return
     searches = {"a": "robust", "b": "graph", "1": "x", "ab": "y", "a1": "z"}
-    text, unknown = expand_known(searches, tag_query(tag))
+    text, unknown, _ = expand_known(searches, tag_query(tag))
     assert unknown == ()
     parsed = parse_query(text)
     assert parsed.ignored == ()
@@ -211,3 +221,101 @@ def test_cli_list_finds_tags_with_at_signs_and_quotes(seeds: Corpus, tmp_path: P
         assert found == [seeds.papers[n].id], tag
     quoted = cli("list", "-q", '"(@1"', db=db)  # a phrase with an @ in it: literal
     assert quoted.returncode == 0 and "no saved search" not in quoted.stderr
+
+
+def test_a_saved_search_using_another_is_expanded_in_turn() -> None:
+    searches = {"rob": "robust", "nested": "@rob is:unread", "top": "@nested | graph"}
+    assert expand_known(searches, "@nested") == ("robust is:unread", (), None)
+    assert expand_known(searches, "@top learning").text == "robust is:unread | graph learning"
+    # a name the nested one uses that is not saved is said, as one the query uses is
+    assert expand_known({"nested": "@gone x"}, "@nested") == ("x", ("gone",), None)
+
+
+def test_a_loop_of_saved_searches_is_said_and_never_expanded_forever() -> None:
+    loop = {"a": "@b x", "b": "@a y", "self": "@self z"}
+    found = expand_known(loop, "@a")
+    assert found.problem is not None and "@a → @b → @a" in found.problem
+    assert "@self → @self" in (expand_known(loop, "@self").problem or "")
+    assert set(problems(loop)) == {"a", "b", "self"}
+    # too deep a chain (no loop) is said too
+    chain = {f"s{i}": f"@s{i + 1} w{i}" for i in range(MAX_DEPTH + 1)} | {
+        f"s{MAX_DEPTH + 1}": "end"
+    }
+    assert "more than 8 deep" in (expand_known(chain, "@s0").problem or "")
+    assert expand_known(chain, "@s2").problem is None  # @s2 … @s9: 8 deep, fine
+    # each use expanded once, however often it is used: no exponential text
+    wide = {f"d{i}": f"@d{i + 1} @d{i + 1}" for i in range(7)} | {"d7": "w " * 2000}
+    assert len(expand_known(wide, "@d0").text) < 100_000
+
+
+def test_saving_a_loop_is_refused_and_one_found_anyway_is_an_error_when_run(
+    tmp_path: Path,
+) -> None:
+    with Library(tmp_path / "lib.sqlite3") as library:
+        save(library, "rob", "robust")
+        save(library, "nested", "@rob is:unread")  # fine: no loop
+        assert expand(library, "@nested") == "robust is:unread"
+        with pytest.raises(SavedSearchError, match="@rob → @nested → @rob"):
+            save(library, "rob", "@nested graph")
+        with pytest.raises(SavedSearchError, match="@me → @me"):
+            save(library, "me", "@me x")
+        assert library.setting("search:rob") == "robust"  # nothing saved
+        library.set_setting("search:rob", "@nested")  # an older library, another program
+        with pytest.raises(SavedSearchError, match="loop"):
+            expand(library, "@nested")
+        session = Session(library)
+        session.refresh()
+        session.set_query("@nested")
+        assert session.saved_problem is not None and "loop" in session.saved_problem
+        assert session.filters  # a query to run, matching nothing
+
+
+def test_cli_runs_a_saved_search_using_another_and_refuses_a_loop(tmp_path: Path) -> None:
+    """QA (s17, 2): ``@nested`` = ``@rob is:unread`` printed nothing, exit 0; a loop was
+    accepted."""
+    from .conftest import cli
+
+    db = tmp_path / "lib.sqlite3"
+    assert cli("searches", "--add", "rob", "robust", db=db).returncode == 0
+    added = cli("searches", "--add", "nested", "@rob is:unread", db=db)
+    assert added.returncode == 0 and added.stderr == ""
+    wanted = cli("list", "-q", "robust is:unread", db=db).stdout
+    assert len(wanted.splitlines()) > 1
+    nested = cli("list", "-q", "@nested", db=db)
+    assert nested.returncode == 0 and nested.stdout == wanted
+    digest = cli("digest", "-q", "@nested", "--format", "text", db=db)
+    assert digest.returncode == 0 and digest.stdout.count("robust") > 1
+    export = cli("export", "--format", "jsonl", "-q", "@nested", db=db)
+    assert export.returncode == 0 and len(export.stdout.splitlines()) == len(wanted.splitlines())
+    # a loop is refused when saved: one line, exit 2, nothing saved
+    loop = cli("searches", "--add", "rob", "@nested graph", "--force", db=db)
+    assert loop.returncode == 2 and len(loop.stderr.splitlines()) == 1
+    assert "@rob → @nested → @rob" in loop.stderr and "nothing saved" in loop.stderr
+    itself = cli("searches", "--add", "me", "@me x", db=db)
+    assert itself.returncode == 2 and "@me → @me" in itself.stderr
+    assert cli("searches", db=db).stdout.split() == [
+        "@nested",
+        "@rob",
+        "is:unread",
+        "@rob",
+        "robust",
+    ]
+    # a name not saved yet is said when saving (the search matches nothing until it is)
+    early = cli("searches", "--add", "later", "@todo graph", db=db)
+    assert early.returncode == 0 and "no saved search @todo yet" in early.stderr
+    # a loop made anyway (an older library, another program) is named when run, never 0
+    with Library(db) as library:
+        library.set_setting("search:rob", "@nested")
+    for command in (
+        ["list", "-q", "@nested"],
+        ["digest", "-q", "@nested"],
+        ["export", "--format", "csv", "-q", "@nested"],
+    ):
+        run = cli(*command, db=db)
+        assert run.returncode == 1 and run.stdout == "", command
+        assert "@nested → @rob → @nested" in run.stderr and "loop" in run.stderr, command
+        assert len(run.stderr.strip().splitlines()) == 1, command
+    listing = cli("searches", db=db)
+    assert listing.returncode == 0
+    assert "warning: @nested matches nothing: saved searches loop" in listing.stderr
+    assert "warning: @rob matches nothing" in listing.stderr

@@ -1712,7 +1712,16 @@ def cmd_searches(args: argparse.Namespace) -> int:
     import json
 
     from .library import LibraryError
-    from .saved import SavedSearchError, delete, exists, save, saved
+    from .saved import (
+        SavedSearchError,
+        delete,
+        exists,
+        expand_known,
+        problems,
+        save,
+        saved,
+        saving_problem,
+    )
 
     library = _open_library(args, announce=not (args.add or args.delete))
     try:
@@ -1730,6 +1739,9 @@ def cmd_searches(args: argparse.Namespace) -> int:
             parsed = parse_query(query)
             if parsed.mistakes:
                 raise _refuse_query(parsed, "searches", "nothing saved")
+            problem = saving_problem(saved(library), name, query)
+            if problem is not None:  # @a using @b using @a would match nothing, ever
+                raise _Usage(f"{problem}; nothing saved")
             stored = exists(library, name)
             if stored is not None and stored != query and not args.force:
                 raise Failure(f"@{name} is saved as {stored!r}; pass --force to replace it")
@@ -1741,6 +1753,10 @@ def cmd_searches(args: argparse.Namespace) -> int:
                 save(library, name, query)
             if stored is not None and stored != query:
                 _error(f"@{name} replaced; it was {_was(stored)}")
+            for missing in expand_known(saved(library), "@" + name).unknown:
+                _error(
+                    f"warning: no saved search @{missing} yet: @{name} matches nothing until it is saved"
+                )
         if args.delete:
             try:
                 name = _search_name(args.delete)
@@ -1757,6 +1773,8 @@ def cmd_searches(args: argparse.Namespace) -> int:
     except LibraryError as exc:
         raise Failure(str(exc)) from None
     searches = saved(library)
+    for name, problem in problems(searches).items():  # (an older library, another program)
+        _error(f"warning: @{name} matches nothing: {problem}")
     if args.json:
         for name, query in searches.items():
             _say(sys.stdout, json.dumps({"name": name, "query": query}, ensure_ascii=False))

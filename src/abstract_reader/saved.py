@@ -3,14 +3,17 @@
 ``@name`` in a query stands for the saved query's text (expanded as text, between spaces:
 ``@reading is:unread`` is the saved query plus ``is:unread``) when it is a term of its own
 (`querylex.saved_references`): inside quotes, a ``#tag`` or a word it is literal text.
+A saved query may itself use ``@other`` (expanded in turn, up to `MAX_DEPTH` deep); a loop
+(``@a`` → ``@b`` → ``@a``, or ``@a`` using itself) is refused when saved, and one found
+anyway (an older library, another program) makes the query match nothing and is said.
 A name is letters, digits, ``-`` and ``_``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from .querylex import saved_references
 
@@ -34,9 +37,17 @@ def check_name(name: str) -> str:
 
 
 def save(library: Library, name: str, query: str) -> None:
+    """Save ``query`` as ``name``. Refused (SavedSearchError, one line) for a bad name, an
+    empty query, or one that would make saved searches loop or nest too deep."""
     if not query.strip():
         raise SavedSearchError("an empty query cannot be saved")
-    library.set_setting(PREFIX + check_name(name), query.strip())
+    name = check_name(name)
+    # (a query using no @name makes no loop: the settings, 100,000 in a big library, are
+    # walked only for one that does)
+    problem = saving_problem(saved(library), name, query.strip()) if references(query) else None
+    if problem is not None:
+        raise SavedSearchError(problem)
+    library.set_setting(PREFIX + name, query.strip())
 
 
 def saved(library: Library) -> dict[str, str]:
@@ -68,37 +79,109 @@ def references(query: str) -> list[str]:
 
 
 def expand(library: Library, query: str) -> str:
-    """The query with each ``@name`` replaced by the saved query (one level: a saved query
-    that mentions ``@other`` keeps it as text). An unknown name is an error."""
-    text, unknown = expand_known(saved(library), query)
+    """The query with each ``@name`` replaced by the saved query, and the ``@name``s those
+    mention by theirs, and so on (`expand_known`). An unknown name, a loop or nesting
+    deeper than `MAX_DEPTH` is an error."""
+    searches = saved(library)
+    text, unknown, problem = expand_known(searches, query)
     if unknown:
-        known = saved(library)
         raise SavedSearchError(
-            f"no saved search named {unknown[0]!r} (saved: {', '.join(known) or 'none'})"
+            f"no saved search named {unknown[0]!r} (saved: {', '.join(searches) or 'none'})"
         )
+    if problem is not None:
+        raise SavedSearchError(problem)
     return text
 
 
-def expand_known(searches: Mapping[str, str], query: str) -> tuple[str, tuple[str, ...]]:
-    """The query with each known ``@name`` replaced by its saved query and each unknown one
-    left out, and the unknown names (the reader then shows no paper, as the CLI refuses
-    such a query, and says them in its status line)."""
-    refs = saved_references(query)
-    if not refs:
-        return query, ()
+#: How deep saved searches may use one another (``@a`` using ``@b`` using ``@c`` is 3)
+MAX_DEPTH = 8
+#: A saved search's expansion is cut at this many characters (the parser reads only the
+#: first 1,000 of a query anyway): ``@a`` = ``@b @b``, ``@b`` = ``@c @c``, … stays small.
+MAX_EXPANDED = 10_000
+
+
+class Expansion(NamedTuple):
+    """A query with its ``@name``s expanded (`expand_known`)."""
+
+    text: str
+    #: the names used (by the query or a saved search it uses) that name no saved search
+    unknown: tuple[str, ...] = ()
+    #: a loop (``@a → @b → @a``) or nesting deeper than `MAX_DEPTH`, said in one line; the
+    #: query then matches nothing, as with an unknown name
+    problem: str | None = None
+
+
+def loop_message(chain: Sequence[str]) -> str:
+    """One line for a loop of saved searches, ``chain`` from a name back to it."""
+    path = " → ".join("@" + name for name in chain)
+    return f"saved searches loop: {path} (a saved search cannot use itself)"
+
+
+def expand_known(searches: Mapping[str, str], query: str) -> Expansion:
+    """The query with each known ``@name`` replaced by its saved query, in which each
+    ``@name`` is replaced in turn (up to `MAX_DEPTH` deep), and each unknown one left out;
+    the unknown names, and a loop or too deep a nesting if there is one (the reader then
+    shows no paper, as the CLI refuses such a query, and says them in its status line)."""
+    if not saved_references(query):
+        return Expansion(query)
     unknown: list[str] = []
-    parts: list[str] = []
-    at = 0
-    for start, end, name in refs:
-        parts.append(query[at:start])
-        if name in searches:
-            parts.append(f" {searches[name]} ")
-        else:
-            unknown.append(name)
+    problems: list[str] = []
+    done: dict[str, tuple[str, int]] = {}  # name → its expansion and how deep it nests
+
+    def substitute(text: str, chain: tuple[str, ...]) -> tuple[str, int]:
+        refs = saved_references(text)
+        if not refs:
+            return text, 0
+        parts: list[str] = []
+        at = 0
+        height = 0
+        for start, end, name in refs:
+            parts.append(text[at:start])
             parts.append(" ")
-        at = end
-    parts.append(query[at:])
-    return " ".join("".join(parts).split()), tuple(unknown)
+            at = end
+            if name not in searches:
+                if name not in unknown:
+                    unknown.append(name)
+                continue
+            if name in chain:
+                problems.append(loop_message((*chain[chain.index(name) :], name)))
+                continue
+            if name not in done:
+                inner, deep = substitute(searches[name], (*chain, name))
+                done[name] = (" ".join(inner.split())[:MAX_EXPANDED], deep)
+            inner, deep = done[name]
+            if len(chain) + 1 + deep > MAX_DEPTH:
+                top = chain[0] if chain else name
+                problems.append(
+                    f"@{top} uses saved searches more than {MAX_DEPTH} deep"
+                    " (a saved search may use another, up to that depth)"
+                )
+                continue
+            height = max(height, deep + 1)
+            parts.append(inner)
+            parts.append(" ")
+        parts.append(text[at:])
+        return "".join(parts), height
+
+    text, _ = substitute(query, ())
+    return Expansion(" ".join(text.split()), tuple(unknown), problems[0] if problems else None)
+
+
+def saving_problem(searches: Mapping[str, str], name: str, query: str) -> str | None:
+    """Why ``query`` cannot be saved as ``name`` beside ``searches``: it would make a loop
+    (it uses ``@name``, or a search that does) or nest too deep; None when it can."""
+    return expand_known({**searches, name: query}, "@" + name).problem
+
+
+def problems(searches: Mapping[str, str]) -> dict[str, str]:
+    """Name → why it matches nothing, for the saved searches in a loop or nested too deep
+    (a library from before they were refused when saved, or written by another program)."""
+    found: dict[str, str] = {}
+    for name in searches:
+        problem = expand_known(searches, "@" + name).problem
+        if problem is not None:
+            found[name] = problem
+    return found
 
 
 def matching(searches: Mapping[str, str], typed: str) -> list[str]:

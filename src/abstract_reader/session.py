@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from .record import Record
+    from .saved import Expansion
     from .search import Query, SearchIndex, SearchResult, Term
 
 #: The facts an order reads (a write of one of them sorts again).
@@ -184,7 +185,7 @@ class Session:
     query_text: str = ""
     sort: str = "relevance"
     _dependencies: frozenset[Dependency] | None = None
-    _expanded: tuple[str, tuple[str, ...]] | None = None  #: search text, unknown @names
+    _expanded: Expansion | None = None  #: search text, unknown @names, a loop
     _saved: dict[str, str] = field(default_factory=dict)  #: the saved searches last seen
     #: the library's settings they were read from (replaced, never changed, by a change):
     #: while the same, a refresh does not walk them (100,000 provenances: ~12 ms a second)
@@ -269,25 +270,32 @@ class Session:
         return self._expansion()[1] if self.query_text.strip() else ()
 
     @property
+    def saved_problem(self) -> str | None:
+        """Why the saved searches the query uses cannot be expanded (a loop, ``@a`` → ``@b``
+        → ``@a``, or too deep a nesting), in one line: the query then matches nothing, and
+        the status line says it."""
+        return self._expansion()[2] if self.query_text.strip() else None
+
+    @property
     def filters(self) -> bool:
         """Is there a query to run (words, or an ``@name``, known or not)?"""
-        return bool(self.search_text.strip() or self.unknown_saved)
+        return bool(self.search_text.strip() or self.unknown_saved or self.saved_problem)
 
     def take_result(self, result: SearchResult | None) -> None:
         """The result of the current query becomes the rows' source; with an unknown saved
-        search in the query, nothing matches."""
-        if result is not None and self.unknown_saved:
+        search in the query, or a loop of them, nothing matches."""
+        if result is not None and (self.unknown_saved or self.saved_problem):
             result = result.matching_nothing()
         self.result = result
 
-    def _expansion(self) -> tuple[str, tuple[str, ...]]:
+    def _expansion(self) -> Expansion:
         if self._expanded is None:
-            from .saved import expand_known
+            from .saved import Expansion, expand_known
 
             if "@" in self.query_text:
                 self._expanded = expand_known(self._saved, self.query_text)
             else:
-                self._expanded = (self.query_text, ())
+                self._expanded = Expansion(self.query_text)
         return self._expanded
 
     @property
@@ -607,6 +615,9 @@ class Session:
         unknown = self.unknown_saved
         if unknown:
             parts.append(status.listed_part("no saved search ", ["@" + n for n in unknown], ", "))
+        problem = self.saved_problem
+        if problem is not None:
+            parts.append(problem)
         if result is not None and result.query.ignored:
             parts.append(status.listed_part("ignored: ", result.query.ignored))
         parts.extend(notes)

@@ -273,3 +273,66 @@ async def test_at_name_in_the_filter_runs_the_saved_query_and_follows_its_change
         await until(pilot, lambda: listed(app) == [])
         status = str(app.query_one("#status").render())
         assert "0 of 55" in status and "no saved search @nope" in status
+
+
+async def test_a_saved_search_using_another_runs_and_a_loop_is_refused_or_said(
+    tmp_path: Path,
+) -> None:
+    """QA (s17, 2): ``@rob is:unread`` saved with S as @nested, then ``@nested`` showed 0 of
+    55 with no message; a loop was accepted."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "robust")
+        await pilot.press("enter")
+        await save_filter_as(app, pilot, "rob")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("escape")
+        await type_filter(app, pilot, "robust is:unread")
+        wanted = listed(app)
+        assert wanted
+        await pilot.press("enter", "escape")
+        await type_filter(app, pilot, "@rob is:unread")
+        await until(pilot, lambda: listed(app) == wanted)
+        await pilot.press("enter")
+        await save_filter_as(app, pilot, "nested")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.library.setting("search:nested") == "@rob is:unread"
+        await pilot.press("escape")
+        await type_filter(app, pilot, "@nested")
+        await until(pilot, lambda: listed(app) == wanted)
+        assert f"{len(wanted)} of 55" in str(app.query_one("#status").render())
+        # saving @nested graph as @rob would make a loop: the dialog says so, saves nothing
+        await pilot.press("space")
+        await press_text(pilot, "graph")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await save_filter_as(app, pilot, "rob")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveSearchDialog)
+        assert "@rob → @nested → @rob" in message(app, "#save-search-message")
+        await pilot.press("enter")  # not a question: Enter again does not save it either
+        await pilot.pause()
+        assert isinstance(app.screen, SaveSearchDialog)
+        assert app.library.setting("search:rob") == "robust"
+        await pilot.press("ctrl+u")
+        await press_text(pilot, "me")  # (@nested graph as @me is fine)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.library.setting("search:me") == "@nested graph"
+        await pilot.press("escape")
+        await type_filter(app, pilot, "@nested")
+        await until(pilot, lambda: listed(app) == wanted)
+        # a loop made by another program: the status names it, the list shows nothing
+        with Library(tmp_path / "lib.sqlite3") as other:
+            other.set_setting("search:rob", "@nested")
+        await until(pilot, lambda: "loop" in str(app.query_one("#status").render()))
+        assert listed(app) == []
+        status = str(app.query_one("#status").render())
+        assert "0 of 55" in status and "loop" in status and "@nested → @rob → @nested" in status
+        # and the list of saved searches marks the ones that match nothing
+        await pilot.press("enter", "at")
+        await until(pilot, lambda: isinstance(app.screen, SavedSearches))
+        await until(pilot, lambda: len(picker_lines(app)) == 3)
+        lines = picker_lines(app)
+        assert all("matches nothing" in line for line in lines), lines

@@ -1443,7 +1443,12 @@ class MainScreen(Screen[None]):
             if name is None:
                 return
             # the name was checked by the dialog and the query is not empty
-            self._write(lambda: self.session.save_search(name, query), done=f"Saved as @{name}")
+            from ...saved import SavedSearchError
+
+            try:
+                self._write(lambda: self.session.save_search(name, query), done=f"Saved as @{name}")
+            except SavedSearchError as exc:  # a loop made meanwhile by another process
+                self.notify(str(exc), title="Not saved", severity="error", markup=False)
 
         self.app.push_screen(SaveSearchDialog(query, self._saved_now), save)
 

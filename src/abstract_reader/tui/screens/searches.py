@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...saved import SavedSearchError, check_name, matching
+from ...saved import SavedSearchError, check_name, matching, problems, saving_problem
 from ..commands import DIALOG_BINDINGS, keyed
 from ..widgets.fitted_input import FittedInput
 from ..widgets.keys_in_order import OrderedOptionList
@@ -97,7 +97,12 @@ class SaveSearchDialog(_Editor[str]):
         except SavedSearchError as exc:
             self.warn(str(exc))
             return
-        stored = self.existing().get(name)
+        existing = self.existing()
+        problem = saving_problem(existing, name, self.query_text.strip())
+        if problem is not None:  # (@a using @b using @a: it would match nothing, ever)
+            self.warn(problem)
+            return
+        stored = existing.get(name)
         if stored is not None and stored != self.query_text.strip() and self._overwrite != name:
             self._overwrite = name
             self.warn(  # (the stored query is library text: never read for key names)
@@ -212,12 +217,17 @@ class SavedSearches(ModalScreen[SearchAction | None]):
         if not self._names:
             options.add_option(Option(Content("No saved search matches."), disabled=True))
             return
+        broken = problems(self.searches)  # a loop saved before they were refused, or elsewhere
         options.add_options(
             [
                 Option(
                     Content.assemble(
                         ("@" + name, "bold"),
                         ("  " + _shown_query(self.searches[name]), "$text-muted"),
+                        (
+                            f"  ⚠ matches nothing: {broken[name]}" if name in broken else "",
+                            "$text-warning",
+                        ),
                     ),
                     id=name,
                 )
