@@ -102,3 +102,25 @@ def test_untag_of_a_tag_the_paper_did_not_have_says_so(seeds: Corpus, db: Path) 
 def test_the_query_help_names_the_escapes() -> None:
     helptext = cli("list", "--help").stdout
     assert 'papers with the tag (in quotes, \\" is a " and \\\\ a \\)' in helptext
+
+
+def test_a_tag_no_paper_has_is_said_on_stderr_with_the_nearest_names(
+    seeds: Corpus, db: Path
+) -> None:
+    """QA (s17, 13): ``list -q '#readng'`` and ``list --tag nonexist`` printed nothing with no
+    word why; ``list -q 'like:#nosuch'`` listed every paper."""
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert cli("tag", rse.id[:8], "reading", db=db).returncode == 0
+    for args in (["-q", "#readng"], ["--tag", "readng"], ["--tag", "#readng"]):
+        typo = cli("list", *args, db=db)
+        assert typo.returncode == 0 and typo.stdout == "", args
+        assert "no paper is tagged #readng (did you mean #reading?)" in typo.stderr, args
+    like = cli("list", "-q", "like:#nosuch", db=db)
+    assert like.returncode == 0 and like.stdout == ""  # not every paper, ranked by nothing
+    assert "no paper is tagged #nosuch (tags: #reading)" in like.stderr
+    assert "ranked like" not in like.stderr
+    export = cli("export", "--format", "csv", "-q", "#readng", db=db)
+    assert export.returncode == 1 and "#readng (did you mean #reading?)" in export.stderr
+    # a tag papers have: nothing said
+    found = cli("list", "--tag", "reading", db=db)
+    assert _ids(found.stdout) == [rse.id[:12]] and "tagged" not in found.stderr

@@ -4,6 +4,8 @@ paper (the effective year), and a query on years is re-run when a year is writte
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -81,3 +83,35 @@ def test_a_reversed_year_range_is_the_same_range(index: SearchIndex) -> None:
 @pytest.mark.parametrize("query", ["year:2026", "!year:2024-2026", "robust | year:2025"])
 def test_a_query_on_years_depends_on_the_metadata(query: str) -> None:
     assert "meta" in query_dependencies(parse_query(query))
+
+
+def test_a_tag_no_paper_has_is_said_with_the_nearest_names(
+    index: SearchIndex, tmp_path: Path
+) -> None:
+    """QA (s17, 13): ``#readng`` gave 0 with no hint, ``like:#nosuch`` ranked every paper by
+    nothing ("ranked like #nosuch (none)")."""
+    from abstract_reader.library import Library
+    from abstract_reader.session import Session
+
+    with Library(tmp_path / "lib.sqlite3") as library:
+        papers = index.corpus.papers
+        library.add_tags([papers[0].id], ["reading"])
+        library.add_tags([papers[1].id], ["Reading-list"])
+        session = Session(library)
+        view = session.library_view()
+        typo = index.search("#readng", view)
+        assert len(typo) == 0
+        assert any("no paper is tagged #readng (did you mean #reading" in n for n in typo.ignored)
+        like = index.search("like:#nosuch", view)
+        assert len(like) == 0 and not like.ranked_like  # no paper, rather than every one
+        assert "no paper is tagged #nosuch (tags: #reading, #Reading-list)" in like.ignored
+        either = index.search("graph | #readng", view)  # inside an alternative too
+        assert any("#readng" in note for note in either.ignored)
+        # a tag papers have: nothing said, and like: ranks by it as before
+        assert not any("tagged" in n for n in index.search("#reading", view).ignored)
+        ranked = index.search("like:#reading", view)
+        assert len(ranked) == len(papers) - 1 and ranked.ranked_like == "ranked like #reading"
+        empty = Session(Library(tmp_path / "empty.sqlite3"))
+        alone = index.search("#x", empty.library_view())
+        assert "no paper is tagged #x (no paper has a tag yet)" in alone.ignored
+        empty.library.close()

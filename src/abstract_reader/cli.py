@@ -829,6 +829,13 @@ def _filtered_rows(
     with the tags and marks asked for."""
     sort = getattr(args, "sort", "relevance")
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
+    if wanted_tags:  # a mistyped --tag matches nothing: say so, with the nearest names
+        from .tagnames import no_paper_tagged
+
+        for tag in dict.fromkeys(args.tag):
+            ids = library.ids_with_tag(tag)
+            if not ids or not papers.rows_of(ids):
+                _error(f"warning: {no_paper_tagged(tag, library.tag_names(), loaded=bool(ids))}")
     bookmarked = getattr(args, "bookmarked", False)
     unread = getattr(args, "unread", False)
     if sort == "relevance" and not (wanted_tags or bookmarked or unread):

@@ -148,6 +148,9 @@ class WithNew:
     def ids_with_tag(self, tag: str) -> set[str]:
         return self.library.ids_with_tag(tag)
 
+    def tag_names(self) -> list[str]:
+        return self.library.tag_names()
+
     def ids_with_state(self, state: str) -> set[str]:
         if state == "new":
             if self._new is None:

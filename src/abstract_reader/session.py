@@ -115,12 +115,17 @@ class LibraryView:
 
     tags: dict[str, frozenset[str]]
     states: dict[str, frozenset[str]]
+    names: tuple[str, ...] = ()  #: the tag names papers have, as shown
 
     def ids_with_tag(self, tag: str) -> set[str]:
         return set(self.tags.get(tag.casefold(), frozenset()))
 
     def ids_with_state(self, state: str) -> set[str]:
         return set(self.states.get(state, frozenset()))
+
+    def tag_names(self) -> list[str]:
+        """The tags papers have, as shown (for "did you mean" with a tag none has)."""
+        return list(self.names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,6 +403,7 @@ class Session:
                 tags.setdefault(name.casefold(), set()).add(paper_id)
         return LibraryView(
             tags={name: frozenset(ids) for name, ids in tags.items()},
+            names=tuple(self.library.tag_names()),
             states={
                 "bookmarked": frozenset(snap.bookmarks),
                 "read": frozenset(snap.read),

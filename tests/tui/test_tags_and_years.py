@@ -95,3 +95,28 @@ async def test_the_tag_list_filters_to_a_tag_with_a_quote_or_an_at(
         assert listed(app) == [paper.title]
         assert "ignored" not in _status(app) and "saved search" not in _status(app)
         assert _status(app).startswith("1 of 55")
+
+
+async def test_a_tag_no_paper_has_is_said_in_the_status_line(tmp_path: Path) -> None:
+    """QA (s17, 13): ``#readng`` showed 0 of 55 with no hint; ``like:#nosuch`` showed all
+    55, "ranked like #nosuch (none)"."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper = app.session.corpus.papers[2]
+        with Library(tmp_path / "lib.sqlite3") as cli:  # `abstract-reader tag ID reading`
+            cli.add_tags([paper.id], ["reading"])
+        await settle(app, pilot)
+        await type_filter(app, pilot, "#reading")
+        await until(pilot, lambda: listed(app) == [paper.title])
+        assert "tagged" not in _status(app)
+        await pilot.press("ctrl+u", *"#readng")
+        await settle(app, pilot)
+        assert listed(app) == []
+        assert "no paper is tagged #readng (did you mean #reading?)" in _status(app)
+        await pilot.press("ctrl+u", *"like:#nosuch")
+        await settle(app, pilot)
+        assert listed(app) == []  # no paper, rather than every paper ranked by nothing
+        status = _status(app)
+        assert "0 of 55" in status and "no paper is tagged #nosuch (tags: #reading)" in status
+        assert "ranked like" not in status

@@ -632,6 +632,11 @@ class Library:
             if any(n.casefold() == wanted for n in names)
         }
 
+    def tag_names(self) -> list[str]:
+        """The names of the tags papers have, each once, sorted (case-insensitively)."""
+        names = dict.fromkeys(n for found in self.snapshot.tags.values() for n in found)
+        return sorted(names, key=str.casefold)
+
     def ids_with_state(self, state: str) -> set[str]:
         snap = self.snapshot
         if state == "bookmarked":

@@ -157,6 +157,9 @@ class LibraryState(Protocol):
     def ids_with_tag(self, tag: str) -> set[str]: ...
     def ids_with_state(self, state: str) -> set[str]: ...
 
+    # and, optionally, ``tag_names() -> list[str]``: the tags papers have (for "did you
+    # mean" when a query's tag is on no paper)
+
 
 @dataclass(slots=True)
 class _Matcher:
@@ -670,7 +673,7 @@ class SearchIndex:
             if not total.flags.writeable:
                 total = total.copy()  # the a-b bonus is added to it
             notes = self._check_phrases(phrases, mask, total, phrase_limit)
-        notes = self._id_notes(q.terms) + notes
+        notes = self._id_notes(q.terms) + self._tag_notes(q.terms, library) + notes
         if likes and total is not None:
             return self._ranked_like(q, likes, mask, total, matcher, library=library, notes=notes)
         pins = np.array([d for d in dict.fromkeys(pinned) if mask[d]], dtype=np.int64)
@@ -734,6 +737,36 @@ class SearchIndex:
                     notes.append(
                         f"id:{term.value} is ambiguous ({len(found):,} papers: {shown}{more})"
                     )
+        return tuple(notes)
+
+    def _tag_notes(self, terms: Sequence[Term], library: LibraryState | None) -> tuple[str, ...]:
+        """What the user is told about ``#tag`` and ``like:#tag`` terms naming a tag no
+        loaded paper has (a typo matched nothing, or ranked by nothing, silently), with the
+        nearest tag names papers have."""
+        if library is None:
+            return ()
+        wanted: dict[str, str] = {}  # folded → as typed, in order, each once
+
+        def walk(found: Sequence[Term]) -> None:
+            for term in found:
+                if term.kind == "or":
+                    walk(term.alternatives)
+                elif term.kind == "tag":
+                    wanted.setdefault(term.value.casefold(), term.value)
+                elif term.kind == "like" and term.value.startswith("#"):
+                    wanted.setdefault(term.value[1:].casefold(), term.value[1:])
+
+        walk(terms)
+        notes: list[str] = []
+        for tag in wanted.values():
+            ids = library.ids_with_tag(tag)
+            if ids and self._rows_of(ids).size:
+                continue
+            from ..tagnames import no_paper_tagged
+
+            names = getattr(library, "tag_names", None)  # (a test's stand-in may lack it)
+            known: Iterable[str] = names() if callable(names) else ()
+            notes.append(no_paper_tagged(tag, known, loaded=bool(ids)))
         return tuple(notes)
 
     def _check_phrases(
@@ -800,6 +833,11 @@ class SearchIndex:
                 else:
                     ids = library.ids_with_state(value[3:])
                 seeds = sorted(self.corpus.papers.rows_of(ids))
+                if not seeds and value.startswith("#"):
+                    # a tag no loaded paper has (a typo): no ranking, and no paper rather
+                    # than every paper ranked by nothing; `_tag_notes` says why
+                    mask[:] = False
+                    continue
                 ranking = model.like_set_cached(seeds)
                 name = value if value.startswith("#") else f"{value[3:]} papers"
                 names.append(name if seeds else f"{name} (none)")
@@ -819,7 +857,7 @@ class SearchIndex:
         if not rankings:
             docs = np.nonzero(mask)[0]
             order = docs[np.argsort(-total[docs], kind="stable")]
-            return SearchResult(self, q, order, total, matcher)
+            return SearchResult(self, q, order, total, matcher, notes=notes)
         if len(rankings) == 1:  # the ranking's own order, filtered: no sort
             similarity = rankings[0].scores
             order = rankings[0].order[mask[rankings[0].order]]
