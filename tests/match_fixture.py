@@ -130,3 +130,21 @@ def build(corpus: Corpus) -> list[Item]:
         if fake is not None:
             items.append(Item(f"decoy{n:03d}", fake, None, "decoy"))
     return items
+
+
+def as_unicode(abstract: str) -> str:
+    """The abstract with its ``$…$`` math as a Unicode source writes it (``$\\pm$`` → ``±``,
+    ``$k$`` → ``k``), and nothing else changed."""
+    return _MATH.sub(lambda m: latex_to_unicode(m.group(1)), abstract)
+
+
+_HYPHENATED = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+
+
+def wrapped_at_hyphen(abstract: str) -> str | None:
+    """The abstract hard-wrapped (arXiv style) with a break right after its first hyphen
+    between letters (``training-\\n  free``), or None when it has none."""
+    found = _HYPHENATED.search(abstract)
+    if found is None:
+        return None
+    return f"  {abstract[: found.end()]}\n  {abstract[found.end() :]}\n"

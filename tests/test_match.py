@@ -20,13 +20,14 @@ from abstract_reader.match import (
     MATCH_AT,
     Matcher,
     candidates,
+    merge_key,
     normalise,
     score,
 )
 from abstract_reader.sources import MetaRecord
 
 from .conftest import SEEDS, cli
-from .match_fixture import Item, build, split_sentences
+from .match_fixture import Item, as_unicode, build, split_sentences, wrapped_at_hyphen
 
 # ---------------------------------------------------------------------------------------
 # Normalisation
@@ -71,6 +72,61 @@ def test_quotes_and_emphasis_do_not_matter(text: str) -> None:
 )
 def test_latex_unicode_and_hyphenation(a: str, b: str) -> None:
     assert normalise(a) == normalise(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("a $k$-input Boolean function", "a k-input Boolean function"),
+        ("the $\\pm$ILIF spiking neuron", "the ±ILIF spiking neuron"),
+        ("$\\kappa$-regular spaces", "κ-regular spaces"),  # (not \\k on "a", then "ppa")
+        ("$(x_1, \\dots, x_n)$", "(x₁, …, xₙ)"),  # (not \\dot on "s")
+        ("from \\textasciitilde 750 people", "from ~750 people"),  # (not \\text)
+        ("within $\\sim$500 episodes", "within ∼500 episodes"),
+        ("a rate $O(\\sqrt{d/n})$", "a rate O(√(d/n))"),
+        ("training- free", "training-free"),  # a wrap at a hyphen, as a record stores it
+    ],
+)
+def test_latex_and_its_unicode_have_one_merge_key(a: str, b: str) -> None:
+    assert merge_key(a) == merge_key(b)
+    assert score(a, b) == 100.0
+
+
+def _arxiv_lines(path: Path, abstracts: dict[str, str]) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"2601.{n:05d}", "title": f"Real {pid}", "abstract": text}) + "\n"
+            for n, (pid, text) in enumerate(abstracts.items())
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("edit", ["unicode", "hyphen"])
+def test_a_record_differing_only_in_latex_or_a_wrap_at_a_hyphen_is_the_dump_paper(
+    seeds: Corpus, tmp_path: Path, edit: str
+) -> None:
+    """QA (s17, 5): 9926's abstract with ``$k$`` → ``k`` (or Spik-NeRF's ``$\\pm$`` → ``±``,
+    or a break at "training-\\nfree"), loaded beside the dumps, was a second paper, though
+    `match` scored it 100."""
+    from abstract_reader.corpus import load_corpus
+
+    made = {
+        p.id: as_unicode(p.abstract) if edit == "unicode" else wrapped_at_hyphen(p.abstract)
+        for p in seeds.papers
+    }
+    records = {pid: text for pid, text in made.items() if text is not None}
+    if edit == "unicode":
+        with_math = {p.id for p in seeds.papers if "$" in p.abstract}
+        records = {pid: t for pid, t in records.items() if pid in with_math}
+    assert len(records) >= 15  # (17 abstracts with math; 55 with a hyphen)
+    loaded = load_corpus([SEEDS, _arxiv_lines(tmp_path / "records.jsonl", records)])
+    assert len(loaded.papers) == len(seeds.papers)  # one paper each, not two
+    for pid, text in records.items():
+        paper = loaded.get(pid)  # the dump's id: the library's marks are keyed by it
+        assert paper is not None and paper.title == f"Real {pid}" and not paper.title_derived
+        assert score(paper.abstract, text) >= MATCH_AT  # and `match` agrees
 
 
 @settings(max_examples=50)

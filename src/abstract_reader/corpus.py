@@ -951,7 +951,7 @@ class CorpusBuilder:
 
     def _merge_normalised(self) -> None:
         """A record whose abstract equals a dump paper's after normalisation (quotes,
-        emphasis, LaTeX, hyphenation, …) is that paper: it keeps its id (the library's
+        emphasis, LaTeX vs Unicode, hyphenation, …: `match.merge_key`) is that paper: it keeps its id (the library's
         marks are keyed by it) and gains the record's metadata and source."""
         table = self.corpus.papers
         if not table.has_meta:
@@ -964,14 +964,15 @@ class CorpusBuilder:
         derived = table.derived_rows()
         if not records or not derived:
             return
-        from .match import normalise
+        from .match import merge_key  # (the form `match` normalises to, spacing and
+        # punctuation left out: LaTeX and its Unicode space and bracket math differently)
 
         by_key: dict[str, int] = {}
         for row in derived:
-            by_key.setdefault(normalise(table.abstract(row)), row)
+            by_key.setdefault(merge_key(table.abstract(row)), row)
         gone: set[int] = set()
         for rec_row in records:
-            target = by_key.get(normalise(table.abstract(rec_row)))
+            target = by_key.get(merge_key(table.abstract(rec_row)))
             if target is None or not table.is_derived(target):
                 continue
             table.merge_into(target, rec_row)

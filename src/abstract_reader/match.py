@@ -55,13 +55,30 @@ _SHINGLE = 4
 _STEP = 4  #: a streamed record's 4-grams are sampled every _STEP words
 
 _MATH_RE = re.compile(r"(?<!\\)\$\$?([^$]+?)(?<!\\)\$\$?|\\\((.+?)\\\)", re.DOTALL)
-_LATEX_ACCENT_RE = re.compile(r"\\[`'^\"~=.uvHckrb]\s*\{?\s*\\?([A-Za-z])\s*\}?")
+#: an accent: a symbol one (``\\"u``, ``\\'{e}``), or a letter one (``\\c{c}``, ``\\v s``) that
+#: is a command of its own — ``\\kappa`` is not ``\\k`` on ``a``
+_LATEX_ACCENT_RE = re.compile(
+    r"(?:\\[`'^\"~=.]|\\[uvHckrb](?![A-Za-z]))\s*\{?\s*\\?([A-Za-z])\s*\}?"
+)
+#: commands that only style or decorate their argument (whole names: ``\\dots`` is not
+#: ``\\dot`` on ``s``, ``\\textasciitilde`` not ``\\text``)
 _LATEX_TEXT_CMD_RE = re.compile(
     r"\\(?:emph|textbf|textit|textsc|texttt|textrm|mathrm|mathbf|mathit|mathcal|mathbb|"
-    r"text|operatorname|boldsymbol|hat|bar|tilde|widetilde|widehat|vec|dot|ddot|overline)\s*"
+    r"text|operatorname|boldsymbol|hat|bar|tilde|widetilde|widehat|vec|dot|ddot|overline|"
+    r"left|right|big|Big|bigg|Bigg|frac|dfrac|tfrac)(?![A-Za-z])\s*"
 )
 _LATEX_CMD_RE = re.compile(r"\\([A-Za-z]+)")
-_LATEX_SYMBOLS = {"ell": "l", "ss": "ss", "ae": "ae", "o": "o", "l": "l", "i": "i"}
+#: text-mode letters as folding writes them (pylatexenc's ``\\o`` is ``ø``, which does not
+#: fold), and math commands the symbol table lacks as Unicode writes them
+_LATEX_SYMBOLS = {
+    "ell": "l",
+    "ss": "ss",
+    "ae": "ae",
+    "o": "o",
+    "l": "l",
+    "i": "i",
+    "sqrt": "√",
+}
 _QUOTES_RE = re.compile(r"[\"'`´‘’‚‛“”„‟«»‹›]")
 _DASHES_RE = re.compile(r"---|--|[‐‑‒–—―−]")
 _WRAP_HYPHEN_RE = re.compile(r"(?<=\w)-[ \t]*\n\s*(?=\w)")
@@ -70,6 +87,7 @@ _EMPHASIS_RE = re.compile(r"[*_]+")
 _SPACE_PUNCT_RE = re.compile(r"\s+([.,;:!?)\]])")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _WORD_RE = re.compile(r"[^\W_]+")
+_NOT_ALNUM_RE = re.compile(r"[\W_]+")
 
 
 def normalise(text: str) -> str:
@@ -93,7 +111,7 @@ def _normalise_once(text: str) -> str:
     text = _MATH_RE.sub(lambda m: " " + (m.group(1) or m.group(2) or "") + " ", text)
     text = _LATEX_ACCENT_RE.sub(r"\1", text)
     text = _LATEX_TEXT_CMD_RE.sub("", text)
-    text = _LATEX_CMD_RE.sub(lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = _LATEX_CMD_RE.sub(_latex_symbol, text)
     text = text.replace("{", "").replace("}", "").replace("~", " ").replace("^", "")
     text = unicodedata.normalize("NFKC", text)
     text = _QUOTES_RE.sub("", text)
@@ -103,6 +121,24 @@ def _normalise_once(text: str) -> str:
     text = " ".join(w for w in (fold_accents(word) for word in text.split()) if w)
     text = _SPACE_PUNCT_RE.sub(r"\1", text.replace("\\", "")).casefold()
     return " ".join(text.split())
+
+
+def _latex_symbol(found: re.Match[str]) -> str:
+    """A LaTeX command as the Unicode another source writes (``\\pm`` → ``±``, ``\\mu`` →
+    ``μ``, then folded to ``mu``), else its name."""
+    from .text.latex import symbol_table
+
+    name = found.group(1)
+    return _LATEX_SYMBOLS.get(name) or symbol_table().get(name) or name
+
+
+def merge_key(text: str) -> str:
+    """The form in which two abstracts are the same paper when loaded side by side
+    (`Corpus`'s merge of records into dump papers): `normalise`, then only the letters and
+    digits. Spacing and punctuation inside math differ between LaTeX and its Unicode
+    rendering (``$O(\\sqrt{d/n})$`` / ``O(√(d/n))``, ``$k$-input`` / ``k-input``), as does
+    a hard wrap at a hyphen (``training-\\n  free``, stored as ``training- free``)."""
+    return _NOT_ALNUM_RE.sub("", normalise(text))
 
 
 def sentences(normalised: str) -> list[str]:

@@ -150,6 +150,12 @@ def pylatexenc_symbols() -> dict[str, str]:
     return table
 
 
+def symbol_table() -> dict[str, str]:
+    """Symbol macro name → its text (``pm`` → ``±``), as math spans are rendered (read-only:
+    shared). `match.normalise` writes LaTeX symbols this way, as Unicode sources do."""
+    return _symbols()
+
+
 @functools.lru_cache(maxsize=1)
 def _symbols() -> dict[str, str]:
     """Symbol macros → text: pylatexenc's table (stored), plus our own and the operators."""
