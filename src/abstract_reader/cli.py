@@ -816,17 +816,18 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
         if result.ranked_like and getattr(args, "command", "") == "list":
             ranked_like = result.ranked_like
         rows = result.order
-    found = _filtered_rows(rows, snapshot, papers, args)
+    found = _filtered_rows(rows, library, papers, args)
     if ranked_like:  # said with --json too (on stderr); the count is of the papers listed
         _note(f"{papers_phrase(len(found))}, {ranked_like}")
     return found
 
 
 def _filtered_rows(
-    rows: Any, snapshot: Snapshot, papers: Any, args: argparse.Namespace
+    rows: Any, library: Library, papers: Any, args: argparse.Namespace
 ) -> Sequence[int]:
     """``rows`` (the query's order, or every row) in the order asked for, only the papers
     with the tags and marks asked for."""
+    snapshot = library.snapshot
     sort = getattr(args, "sort", "relevance")
     wanted_tags = [t.casefold() for t in (getattr(args, "tag", None) or [])]
     if wanted_tags:  # a mistyped --tag matches nothing: say so, with the nearest names
