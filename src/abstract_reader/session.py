@@ -11,6 +11,8 @@ the result is re-run when the two meet. Nothing looks at the raw query text.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -46,6 +48,53 @@ _SORT_FACTS: dict[str, frozenset[Dependency]] = {
 
 HISTORY_KEY = "filter_history"
 HISTORY_MAX = 100
+
+#: The reader's place (its filter and current paper) is kept per dump set: the setting
+#: ``place:<dump_set_key>`` holds ``{"filter": …, "paper": …}``.
+PLACE_PREFIX = "place:"
+
+
+def dump_set_key(paths: Sequence[str | os.PathLike[str]] | None) -> str:
+    """The key of the dumps a reader was opened on: the paths as given (a folder as the
+    folder, so that a dumps folder that gains a dump keeps its place and ``is:new`` view),
+    resolved and sorted; the bundled dumps (no path) are one key wherever installed."""
+    if paths is None:
+        text = "bundled"
+    else:
+        resolved = sorted({os.path.realpath(os.fsdecode(p)) for p in paths})
+        text = "\0".join(resolved)
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12)
+    return digest.hexdigest()
+
+
+def saved_place(library: Library, key: str) -> tuple[str, str | None]:
+    """The filter and the current paper saved for this dump set ("" and None: none)."""
+    import json
+
+    try:
+        value = json.loads(library.setting(PLACE_PREFIX + key, "") or "{}")
+    except json.JSONDecodeError:
+        return "", None
+    if not isinstance(value, dict):
+        return "", None
+    query = value.get("filter")
+    paper = value.get("paper")
+    return (
+        query if isinstance(query, str) else "",
+        paper if isinstance(paper, str) and paper else None,
+    )
+
+
+def save_place(library: Library, key: str, query: str, paper: str | None) -> None:
+    """Keep the filter and the current paper for the next start on this dump set. Raises
+    LibraryError when the library cannot take it."""
+    import json
+
+    place: dict[str, str] = {"filter": query}
+    if paper:
+        place["paper"] = paper
+    library.set_setting(PLACE_PREFIX + key, json.dumps(place, ensure_ascii=False))
+
 
 #: What a query can depend on: a library fact, the marks of this session (``is:marked``),
 #: which papers are new since the previous session (``is:new``, known once it has begun), or
@@ -177,6 +226,19 @@ def metadata_conflicts(shown: Metadata, edited: Metadata, stored: Metadata) -> t
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A paper kept in the current result although the reader's own write made it leave:
+    its library facts as the query last saw them (``LibraryView`` shows these for it)."""
+
+    states: frozenset[str]  #: of "bookmarked", "read", "noted", "tagged"
+    tags: frozenset[str]  #: casefolded
+
+
+#: The states a query can read of a paper, as `Session.library_view` names them.
+_HELD_STATES = ("bookmarked", "read", "noted", "tagged")
+
+
 @dataclass(slots=True)
 class Session:
     """The reader's state: corpus, library, index, marks, query and result."""
@@ -210,6 +272,9 @@ class Session:
     #: `_library_counts`: what they were counted from (the library's sections, the table
     #: and its length), and the counts
     _counts: tuple[tuple[object, ...], int, tuple[int, int, int]] | None = None
+    #: papers kept in the current result as the query last saw them (`hold`), until the
+    #: query changes: the paper being read never leaves under the reader
+    held: dict[str, Held] = field(default_factory=dict)
 
     # -- the library ----------------------------------------------------------------------
     def refresh(self) -> frozenset[Dependency]:
@@ -253,11 +318,47 @@ class Session:
         self.refresh()
 
     def undo(self) -> str | None:
-        """Undo the latest change this reader made; what was undone, or None."""
-        return self.library.undo()
+        """Undo the latest change this reader made; what was undone, or None. The paper it
+        was on is named by its short title (`describe`) when it was one paper: "read mark
+        on “RSE: Robust …”", "bookmark on “…”"; several are counted by the library."""
+        undone = self.library.undo_change()
+        if undone is None:
+            return None
+        what = undone.what
+        if len(undone.paper_ids) != 1:
+            return what
+        paper = self.corpus.get(undone.paper_ids[0])
+        if paper is None:  # (a paper not loaded now: the library's words)
+            return what
+        name = self.describe([paper])
+        if " 1 paper" in what:  # "bookmark on 1 paper", "tag 'x' added to 1 paper"
+            return what.replace(" 1 paper", " " + name, 1)
+        head, paren, rest = what.partition(" (")  # "note (in part: …)"
+        return f"{head} on {name}{paren}{rest}"
+
+    # -- papers the reader itself changed stay in the result ---------------------------------
+    def hold(self, paper_id: str) -> None:
+        """The reader is about to change this paper's library facts itself (auto-read, `r`,
+        `b`, tags, a note on the current paper): while the query stays the same, it keeps
+        matching as it did (the facts it had now), so the result keeps it where it is — as a
+        mail client keeps a message just read in an "unread" view. Other papers, and other
+        processes' writes, change the result as ever. No query: nothing to hold."""
+        if not self.filters or paper_id in self.held:
+            return
+        snap = self.library.snapshot
+        tags = frozenset(t.casefold() for t in snap.tags.get(paper_id, ()))
+        states = {
+            "bookmarked": paper_id in snap.bookmarks,
+            "read": paper_id in snap.read,
+            "noted": paper_id in snap.notes,
+            "tagged": bool(tags),
+        }
+        self.held[paper_id] = Held(frozenset(k for k, v in states.items() if v), tags)
 
     # -- the query ------------------------------------------------------------------------
     def set_query(self, text: str) -> None:
+        if text != self.query_text:
+            self.held.clear()  # another query: every paper matches as it is now
         self.query_text = text
         self._dependencies = None
         self._expanded = None
@@ -401,14 +502,28 @@ class Session:
         for paper_id, names in snap.tags.items():
             for name in names:
                 tags.setdefault(name.casefold(), set()).add(paper_id)
+        states = {
+            "bookmarked": set(snap.bookmarks),
+            "read": set(snap.read),
+            "noted": set(snap.notes),
+            "tagged": {p for ids in tags.values() for p in ids},
+        }
+        for paper_id, held in self.held.items():  # as the query saw them (`hold`)
+            for name in _HELD_STATES:
+                if name in held.states:
+                    states[name].add(paper_id)
+                else:
+                    states[name].discard(paper_id)
+            for name, ids in tags.items():
+                if name not in held.tags:
+                    ids.discard(paper_id)
+            for name in held.tags:
+                tags.setdefault(name, set()).add(paper_id)
         return LibraryView(
             tags={name: frozenset(ids) for name, ids in tags.items()},
             names=tuple(self.library.tag_names()),
             states={
-                "bookmarked": frozenset(snap.bookmarks),
-                "read": frozenset(snap.read),
-                "noted": frozenset(snap.notes),
-                "tagged": frozenset(p for ids in tags.values() for p in ids),
+                **{name: frozenset(ids) for name, ids in states.items()},
                 "marked": frozenset(self.marks),
                 "new": self.new,
             },
@@ -569,13 +684,38 @@ class Session:
         return True
 
     def targets(self, current: str | None) -> list[Paper]:
-        """The papers an action is for: the marked ones (in corpus order) when some are
-        marked, else the current one."""
+        """The papers an action is for: the marked ones when some are marked — in the
+        list's order (the query's rows as sorted), then any the query no longer shows, in
+        corpus order — else the current one."""
         if self.marks:
             papers = [p for pid in self.marks if (p := self.corpus.get(pid)) is not None]
-            return sorted(papers, key=lambda p: self.corpus.index_of(p.id))
+            rows = self._row_of_docs()
+            corpus = self.corpus
+
+            def place(paper: Paper) -> tuple[int, int]:
+                doc = corpus.index_of(paper.id)
+                row = int(rows[doc]) if doc < len(rows) else -1
+                return (0, row) if row >= 0 else (1, doc)
+
+            return sorted(papers, key=place)
         paper = self.corpus.get(current) if current else None
         return [paper] if paper is not None else []
+
+    def _row_of_docs(self) -> npt.NDArray[np.int64]:
+        """Each loaded paper's row in the list (-1: not shown), in one pass."""
+        import numpy as np
+
+        loaded = len(self.corpus.papers)
+        n = self.row_count(loaded)
+        positions = np.arange(n, dtype=np.int64)
+        order = self._order
+        if order is not None:
+            cut = min(len(order), n)
+            positions[:cut] = order[:cut]
+        docs = self.result.order[positions] if self.result is not None else positions
+        rows = np.full(loaded, -1, dtype=np.int64)
+        rows[docs] = np.arange(n, dtype=np.int64)
+        return rows
 
     def describe(self, papers: Sequence[Paper]) -> str:
         """A short name for the papers of an action, for titles of dialogs."""

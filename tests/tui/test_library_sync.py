@@ -14,6 +14,7 @@ from textual.widgets import Input
 
 from abstract_reader.corpus import Corpus
 from abstract_reader.library import Library, Metadata
+from abstract_reader.session import dump_set_key, save_place
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import NoteConflictDialog, NoteEditor, TagEditor
 from abstract_reader.tui.screens.paper import PaperScreen
@@ -145,14 +146,26 @@ async def test_own_tag_write_re_runs_a_query_on_tags(tmp_path: Path) -> None:
         await pilot.press("enter", "j", "j")
         assert len(listed(app)) == 55
         paper_list = app.query_one(PaperList)
-        position = paper_list.cursor
-        following = paper_list.source.row(position + 1).paper_id
+        position, tagged = paper_list.cursor, paper_list.current_id
         await pilot.press("t", *"x", "enter", "enter")
         await settle(app, pilot)
-        assert len(listed(app)) == 54
-        assert "54 of 55" in _status(app)
-        # the cursor stays in its place, now on the paper that followed the tagged one
-        assert (paper_list.cursor, paper_list.current_id) == (position, following)
+        assert tagged in app.library.snapshot.tags
+        # the paper being read stays where it is while the query is the same (session.hold)
+        assert len(listed(app)) == 55 and "55 of 55" in _status(app)
+        assert (paper_list.cursor, paper_list.current_id) == (position, tagged)
+        # a marked paper tagged leaves at once
+        await pilot.press("j")
+        following = paper_list.current_id
+        await pilot.press("space", "t", *"y", "enter", "enter")  # marks it, moves down
+        await settle(app, pilot)
+        assert len(listed(app)) == 54 and "54 of 55" in _status(app)
+        assert following not in [paper_list.source.paper_id(i) for i in range(54)]
+        # the query typed again: the paper tagged first leaves too
+        await pilot.press("escape", "slash", "backspace", "d", "enter")
+        await settle(app, pilot)
+        assert len(listed(app)) == 53 and tagged not in [
+            paper_list.source.paper_id(i) for i in range(53)
+        ]
 
 
 @pytest.mark.parametrize(
@@ -179,8 +192,8 @@ async def test_own_writes_re_run_state_queries_in_any_case(
             await settle(app, pilot)
             await pilot.press(key)
             await pilot.press("escape")  # Esc brings the query back
-        else:
-            await pilot.press(key)
+        else:  # marked (space), so that it is not the paper being read (session.hold)
+            await pilot.press("space", key)
         await settle(app, pilot)
         assert app.query_one("#filter", Input).value == query
         assert len(listed(app)) == after
@@ -229,7 +242,7 @@ async def test_marks_re_run_a_query_on_marks(tmp_path: Path) -> None:
 
 async def test_a_start_with_no_key_changes_nothing(tmp_path: Path, seeds: Corpus) -> None:
     with Library(_db(tmp_path)) as lib:  # a paper restored from the last session
-        lib.set_setting("paper", seeds.papers[3].id)
+        save_place(lib, dump_set_key(None), "", seeds.papers[3].id)
     app = make_app(tmp_path, read_delay=0.01)
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)

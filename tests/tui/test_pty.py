@@ -17,6 +17,7 @@ import pytest
 from abstract_reader.corpus import LOAD_PROBLEMS_SHOWN, Corpus
 from abstract_reader.library import Library
 from abstract_reader.search import SearchIndex
+from abstract_reader.session import dump_set_key, save_place
 
 from ..conftest import installed_script
 
@@ -258,7 +259,7 @@ def test_keys_typed_before_the_reader_is_up_go_where_they_would_after(
     what was typed)."""
     db = tmp_path / "lib.sqlite3"
     library = Library(db)
-    library.set_setting("filter", "robust")  # the last session's query
+    save_place(library, dump_set_key(None), "robust", None)  # the last session's query
     library.close()
     expected = len(SearchIndex(seeds).search("robust estimation"))
     assert 0 < expected < len(seeds.papers)

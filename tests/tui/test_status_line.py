@@ -15,6 +15,7 @@ from rich.cells import cell_len
 from abstract_reader.corpus import Corpus, CorpusBuilder
 from abstract_reader.library import Library
 from abstract_reader.search import postings
+from abstract_reader.session import dump_set_key, save_place
 from abstract_reader.status import forms_of
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.widgets.paper_list import PaperList
@@ -51,7 +52,7 @@ async def test_indexing_progress_shows_first_and_the_line_is_cut_between_parts(
 ) -> None:
     with Library(tmp_path / "lib.sqlite3") as lib:  # a long line: a sort, a filter, @unknown
         lib.set_setting("sort", "recent")
-        lib.set_setting("filter", "graph @nosuchsearch robust")
+        save_place(lib, dump_set_key(None), "graph @nosuchsearch robust", None)
     go_on = pause_index_build(monkeypatch)
     app = make_app(tmp_path)  # the 55 bundled abstracts
     async with app.run_test(size=size) as pilot:

@@ -121,7 +121,7 @@ def _sort(value: str) -> str | None:
 #: the export leaves them out).
 KNOWN_SETTINGS: dict[str, Callable[[str], str | None]] = {
     "theme": _line(100),
-    "filter": _line(10_000),
+    "filter": _line(10_000),  # (the place before it was kept per dump set: `place:`)
     "paper": _paper_id,
     "auto_read": _one_of("on", "off"),
     "cite_format": _cite_format,
@@ -136,6 +136,7 @@ KNOWN_SETTING_PREFIXES: dict[str, tuple[re.Pattern[str], Callable[[str], str | N
     "provenance:": (re.compile(r"[0-9a-f]{16}"), _json_object),  # metadata.py
     "search:": (re.compile(r"[\w-]{1,64}"), _line(10_000)),  # saved.py: saved searches
     "seen:": (re.compile(r"[0-9a-f]{24}"), _line(40)),  # seen.py: when a dump was first seen
+    "place:": (re.compile(r"[0-9a-f]{24}"), _json_object),  # session.py: a dump set's place
 }
 
 

@@ -337,6 +337,16 @@ class _Change:
 class _Undoable:
     what: str
     inverse: list[Op]  # in the order to apply
+    paper_ids: tuple[str, ...] = ()  # the papers the change touched
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """What `Library.undo_change` undid: its description and the papers it was on (sorted),
+    so that a reader can name one by its title."""
+
+    what: str
+    paper_ids: tuple[str, ...]
 
 
 # ---------------------------------------------------------------------------------------
@@ -458,7 +468,9 @@ class Library:
                     self._log(conn, what, change)
                 keys = self._settings_written(conn)
             if change.inverse and undoable:
-                self._undo.append(_Undoable(what, list(reversed(change.inverse))))
+                self._undo.append(
+                    _Undoable(what, list(reversed(change.inverse)), tuple(sorted(change.ids)))
+                )
             if change.dirty or keys:
                 self._own_writes += 1
                 self._load(change.facts, change.ids, keys)
@@ -825,6 +837,11 @@ class Library:
 
     # -- undo -----------------------------------------------------------------------------
     def undo(self) -> str | None:
+        """`undo_change`'s description of what was undone, or None."""
+        undone = self.undo_change()
+        return None if undone is None else undone.what
+
+    def undo_change(self) -> Undone | None:
         """Reverse the latest change made through this object, as deltas in one transaction.
 
         Returns what was undone ("bookmark on 3 papers", "note", …), or None when there is
@@ -855,8 +872,9 @@ class Library:
                         "CLI): nothing was undone"
                     )
             if change.skipped:
-                return f"{entry.what} (in part: the rest was changed elsewhere since)"
-            return entry.what
+                what = f"{entry.what} (in part: the rest was changed elsewhere since)"
+                return Undone(what, entry.paper_ids)
+            return Undone(entry.what, entry.paper_ids)
 
     # -- export / import ------------------------------------------------------------------
     def export_data(self) -> dict[str, Any]:

@@ -55,7 +55,16 @@ from ...metadata import EffectiveMetadata, provenance
 from ...paper import SOURCES_SHOWN
 from ...plural import count_phrase, papers_phrase
 from ...priority import lower_this_thread
-from ...session import Dependency, Session, metadata_change, metadata_conflicts, tag_change
+from ...session import (
+    Dependency,
+    Session,
+    dump_set_key,
+    metadata_change,
+    metadata_conflicts,
+    save_place,
+    saved_place,
+    tag_change,
+)
 from ...sorting import SORTS, canonical_sort
 from ...text import display_title, render, sanitise
 from ..commands import (
@@ -347,6 +356,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session = Session(library)
         self.paths = paths
+        self._place_key = dump_set_key(paths)  #: the filter and paper are kept per dump set
         self.read_delay = read_delay  #: None: auto-read is off (config file)
         self.list_width = list_width
         self.citation_format = citation_format
@@ -419,9 +429,10 @@ class MainScreen(Screen[None]):
         paper_list.focus()
         self._fit_list_width()
         self.query_one(PaperView).show(None, "Loading…")
-        query = sanitise(self.library.setting("filter", "") or "").replace("\n", " ")
+        # the place of the last session on these dumps (another dump set's is not theirs)
+        saved_query, self._restore_paper = saved_place(self.library, self._place_key)
+        query = sanitise(saved_query).replace("\n", " ")
         self.session.set_query(query)
-        self._restore_paper = self.library.setting("paper")
         sort = canonical_sort(self.library.setting("sort", "relevance") or "relevance")
         self.session.sort = sort if sort in SORTS else "relevance"
         if query:
@@ -1005,6 +1016,7 @@ class MainScreen(Screen[None]):
     def _filter_submitted(self) -> None:
         self.set_focus(self.query_one(PaperList))  # at once: the next key is for the list
         self._remember_query()
+        self._reading_current()  # the query's paper in the pane: a key brought it there
 
     def _remember_query(self) -> None:
         self._history_at = None
@@ -1274,10 +1286,19 @@ class MainScreen(Screen[None]):
             self._read_timer = None
             self._read_pending = None
             if self.query_one(PaperList).current_id == paper_id:
+                self.session.hold(paper_id)  # read here: it stays in an `is:unread` result
                 self._write(lambda: self.library.set_read([paper_id], True))
 
         self._read_pending = paper_id
         self._read_timer = self.set_timer(self.read_delay, mark)
+
+    def _reading_current(self) -> None:
+        """Keys of the user's put the current paper in the pane without moving the cursor
+        (the filter left with Enter or Esc) or act on it (`t`, `o`, `e`): it becomes read
+        after the delay, as after a move — unless a timer for it runs already."""
+        paper_id = self.query_one(PaperList).current_id
+        if paper_id is not None and self._read_pending != paper_id:
+            self._schedule_read(paper_id)
 
     def _cancel_read(self) -> None:
         if self._read_timer is not None:
@@ -1354,6 +1375,7 @@ class MainScreen(Screen[None]):
         if filter_bar.has_focus or (view.has_focus and not self.narrow):
             if filter_bar.has_focus:
                 self._remember_query()
+                self._reading_current()  # (as Enter: the query is kept, its paper shown)
             if view.has_focus:
                 self._cancel_read()  # left the opened paper before the delay
             self.set_focus(self.query_one(PaperList))  # at once, not later: see FilterInput
@@ -1512,6 +1534,13 @@ class MainScreen(Screen[None]):
     def _targets(self) -> list[Paper]:
         return self.session.targets(self.query_one(PaperList).current_id)
 
+    def _hold_current(self, papers: list[Paper]) -> None:
+        """A write of the user's on the current paper (not on marked ones) keeps it in the
+        result while the query is the same (`Session.hold`): `r` in `is:unread`, `b` in
+        `is:bookmarked`, a tag removed in `#tag` leave the paper where it is."""
+        if not self.session.marks and len(papers) == 1:
+            self.session.hold(papers[0].id)
+
     def _marks_changed(self) -> None:
         if self.session.is_stale({"marks"}):
             self._run_filter(keep_position=True)
@@ -1523,6 +1552,7 @@ class MainScreen(Screen[None]):
             return
         on_ = not all(p.id in self.library.snapshot.bookmarks for p in papers)
         done = f"{'Bookmarked' if on_ else 'Unbookmarked'} {papers_phrase(len(papers))}"
+        self._hold_current(papers)
         self._write(
             lambda: self.library.set_bookmark([p.id for p in papers], on_),
             done=done if len(papers) > 1 else None,
@@ -1534,6 +1564,7 @@ class MainScreen(Screen[None]):
             return
         on_ = not all(p.id in self.library.snapshot.read for p in papers)
         self._cancel_read()
+        self._hold_current(papers)
         done = f"Marked {len(papers)} papers {'read' if on_ else 'unread'}"
         self._write(
             lambda: self.library.set_read([p.id for p in papers], on_),
@@ -1568,6 +1599,8 @@ class MainScreen(Screen[None]):
         papers = self._targets()
         if not papers:
             return
+        if not self.session.marks:
+            self._reading_current()  # tagging the paper in view is reading it
         ids = [p.id for p in papers]
 
         def stored() -> tuple[list[str], dict[str, int]]:
@@ -1586,6 +1619,8 @@ class MainScreen(Screen[None]):
             if change.empty:  # process added meanwhile is kept
                 self.notify("No change to the tags.", timeout=3)
                 return
+
+            self._hold_current(papers)
 
             def write() -> None:
                 if change.removed:
@@ -1707,6 +1742,7 @@ class MainScreen(Screen[None]):
         paper = self.current_paper()
         if paper is None:
             return
+        self._reading_current()  # its real title looked up and typed: it is being read
         shown = self.library.snapshot.metadata.get(paper.id, Metadata())
         files = list(self.session.corpus.metadata_files)
         prov = provenance(self.library.snapshot, paper.id)
@@ -1806,6 +1842,7 @@ class MainScreen(Screen[None]):
         paper = self.current_paper()
         if paper is None:
             return
+        self._reading_current()  # a note on the paper in view: it is being read
         stored = self.library.snapshot.notes.get(paper.id, "")
         text = stored if start is None else start
         self.app.push_screen(
@@ -1818,6 +1855,8 @@ class MainScreen(Screen[None]):
         meanwhile, the user sees both and chooses."""
         if result is None or result.text == started_from:
             return
+        if paper.id == self.query_one(PaperList).current_id:
+            self.session.hold(paper.id)  # (`is:noted`: a note cleared keeps it there)
         self._write(
             lambda: self.library.set_note(paper.id, result.text, expected=started_from),
             on_conflict=lambda c: (
@@ -2048,10 +2087,6 @@ class MainScreen(Screen[None]):
         """Keep the filter and the current paper for the next start."""
         if self.library.read_only:
             return
-        try:
-            self.library.set_setting("filter", self.session.query_text)
-            paper_id = self.query_one(PaperList).current_id if self.loaded else None
-            if paper_id:
-                self.library.set_setting("paper", paper_id)
-        except LibraryError:
-            pass
+        paper_id = self.query_one(PaperList).current_id if self.loaded else None
+        with contextlib.suppress(LibraryError):
+            save_place(self.library, self._place_key, self.session.query_text, paper_id)
