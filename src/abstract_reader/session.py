@@ -11,6 +11,7 @@ the result is re-run when the two meet. Nothing looks at the raw query text.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from . import status
 from .corpus import Corpus, Paper
 from .facts import Fact
-from .library import Library, Metadata
+from .library import Library, Metadata, Snapshot
 from .metadata import (
     EffectiveMetadata,
     OverridesFollower,
@@ -342,8 +343,10 @@ class Session:
         `b`, tags, a note on the current paper): while the query stays the same, it keeps
         matching as it did (the facts it had now), so the result keeps it where it is — as a
         mail client keeps a message just read in an "unread" view. Other papers, and other
-        processes' writes, change the result as ever. No query: nothing to hold."""
-        if not self.filters or paper_id in self.held:
+        processes' writes, change the result as ever. The "unread first" order sees it as it
+        was too (a paper just read does not jump to the read ones under the cursor). No
+        query and another order: nothing to hold."""
+        if paper_id in self.held or not (self.filters or self.sort == "unread"):
             return
         snap = self.library.snapshot
         tags = frozenset(t.casefold() for t in snap.tags.get(paper_id, ()))
@@ -431,6 +434,7 @@ class Session:
     def next_sort(self) -> str:
         """The next order of `SORTS`. With no query the result's order is the dump order, so
         "dump" after "relevance" would change nothing on screen: it is skipped."""
+        self.held.clear()  # another order: every paper placed as it is now
         names = list(SORTS)
         sort = names[(names.index(self.sort) + 1) % len(names)]
         if sort == "dump" and self.sort == "relevance" and self.result is None:
@@ -459,7 +463,21 @@ class Session:
 
         rows = self.result.order if self.result is not None else np.arange(n, dtype=np.int64)
         papers = self.corpus.papers
-        self._order = sort_rows(self.sort, rows[:n], self.library.snapshot, papers, titles)
+        self._order = sort_rows(self.sort, rows[:n], self._sort_snapshot(), papers, titles)
+
+    def _sort_snapshot(self) -> Snapshot:
+        """The library as the order reads it: for "unread first", the held papers read or
+        unread as they were when held (`hold`)."""
+        snap = self.library.snapshot
+        if self.sort != "unread" or not self.held:
+            return snap
+        read = dict(snap.read)
+        for paper_id, held in self.held.items():
+            if "read" in held.states:
+                read.setdefault(paper_id, 0.0)
+            else:
+                read.pop(paper_id, None)
+        return dataclasses.replace(snap, read=read)
 
     def _title_order(self, loaded: int) -> TitleOrder | None:
         """The corpus's `TitleOrder` for its first ``loaded`` papers: the one made, if it is

@@ -125,6 +125,29 @@ async def test_r_b_and_tags_in_a_reading_list_keep_the_paper_while_others_change
         assert _current(app) == first and len(_rows(app)) == 3
 
 
+async def test_in_unread_first_order_a_paper_just_read_keeps_its_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seeds: Corpus
+) -> None:
+    with Library(tmp_path / "lib.sqlite3") as lib:  # read ones at the bottom of the order
+        lib.set_read([p.id for p in seeds.papers[10:13]])
+    app = _quick_auto_read(tmp_path, monkeypatch)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        while app.session.sort != "unread":
+            await pilot.press("s")
+        await settle(app, pilot)
+        order = _rows(app)
+        await pilot.press("j")
+        reading = _current(app)
+        await until(pilot, lambda: reading in app.library.snapshot.read)
+        await settle(app, pilot)
+        # it did not jump down among the read papers: j goes on to the next unread one
+        assert _current(app) == reading and app.query_one(PaperList).cursor == 1
+        assert _rows(app) == order
+        await pilot.press("j")
+        assert _current(app) == order[2] and order[2] not in app.library.snapshot.read
+
+
 # -- 2. a paper reached through the filter is read ----------------------------------------------
 
 
