@@ -260,3 +260,25 @@ def test_s_skips_the_dump_order_when_it_is_what_relevance_shows(tmp_path: Path) 
         assert session.sort == "relevance"
         session.result = object()  # type: ignore[assignment]  # a query's result
         assert session.next_sort() == "dump"
+
+
+def test_the_place_is_kept_per_dump_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from abstract_reader.library.interchange import setting_problem
+    from abstract_reader.session import dump_set_key, save_place, saved_place
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path)
+    mine = dump_set_key([str(tmp_path / "a")])
+    # the same folder however it is named; another folder, or the bundled dumps: another key
+    assert dump_set_key(["a/", "./a"]) == mine
+    assert len({mine, dump_set_key(["b"]), dump_set_key(None), dump_set_key(["a", "b"])}) == 4
+    with Library(tmp_path / "lib.sqlite3") as lib:
+        assert saved_place(lib, mine) == ("", None)
+        save_place(lib, mine, "is:new #to-read", "0123456789abcdef")
+        assert saved_place(lib, mine) == ("is:new #to-read", "0123456789abcdef")
+        assert saved_place(lib, dump_set_key(None)) == ("", None)  # not another set's
+        # as `library export` writes it, `library import` takes it
+        assert setting_problem(f"place:{mine}", lib.setting(f"place:{mine}")) is None
+        lib.set_setting(f"place:{mine}", "not json")  # damaged: nothing restored, no error
+        assert saved_place(lib, mine) == ("", None)
