@@ -282,3 +282,27 @@ def test_the_place_is_kept_per_dump_set(tmp_path: Path, monkeypatch: pytest.Monk
         assert setting_problem(f"place:{mine}", lib.setting(f"place:{mine}")) is None
         lib.set_setting(f"place:{mine}", "not json")  # damaged: nothing restored, no error
         assert saved_place(lib, mine) == ("", None)
+
+
+def test_a_held_paper_matches_as_the_query_saw_it_until_the_query_changes(
+    tmp_path: Path,
+) -> None:
+    p, q = "0" * 16, "1" * 16
+    with Library(tmp_path / "lib.sqlite3") as lib:
+        lib.add_tags([p, q], ["x"])
+        session = Session(lib)
+        session.hold(p)  # no query, relevance order: nothing to hold
+        assert not session.held
+        session.set_query("#x is:unread")
+        session.hold(p)  # the reader's own writes on the paper being read
+        lib.set_read([p, q])
+        lib.remove_tags([p], ["x"])
+        lib.set_bookmark([p])
+        view = session.library_view()
+        assert p not in view.ids_with_state("read") and q in view.ids_with_state("read")
+        assert view.ids_with_tag("X") == {p, q}
+        assert p not in view.ids_with_state("bookmarked")
+        assert p in view.ids_with_state("tagged")
+        session.set_query("#x is:unread ")  # another query: as it is now
+        view = session.library_view()
+        assert p in view.ids_with_state("read") and view.ids_with_tag("x") == {q}

@@ -520,31 +520,27 @@ class Session:
         for paper_id, names in snap.tags.items():
             for name in names:
                 tags.setdefault(name.casefold(), set()).add(paper_id)
-        states = {
-            "bookmarked": set(snap.bookmarks),
-            "read": set(snap.read),
-            "noted": set(snap.notes),
-            "tagged": {p for ids in tags.values() for p in ids},
+        states: dict[str, frozenset[str]] = {
+            "bookmarked": frozenset(snap.bookmarks),
+            "read": frozenset(snap.read),
+            "noted": frozenset(snap.notes),
+            "tagged": frozenset(p for ids in tags.values() for p in ids),
         }
-        for paper_id, held in self.held.items():  # as the query saw them (`hold`)
-            for name in _HELD_STATES:
-                if name in held.states:
-                    states[name].add(paper_id)
-                else:
-                    states[name].discard(paper_id)
+        if self.held:  # (few papers: the sets are copied only then)
+            held = self.held
+            for name in _HELD_STATES:  # as the query saw them (`hold`)
+                states[name] = (states[name] - held.keys()) | {
+                    p for p, h in held.items() if name in h.states
+                }
             for name, ids in tags.items():
-                if name not in held.tags:
-                    ids.discard(paper_id)
-            for name in held.tags:
-                tags.setdefault(name, set()).add(paper_id)
+                ids.difference_update(p for p in held if name not in held[p].tags)
+            for paper_id, h in held.items():
+                for name in h.tags:
+                    tags.setdefault(name, set()).add(paper_id)
         return LibraryView(
             tags={name: frozenset(ids) for name, ids in tags.items()},
             names=tuple(self.library.tag_names()),
-            states={
-                **{name: frozenset(ids) for name, ids in states.items()},
-                "marked": frozenset(self.marks),
-                "new": self.new,
-            },
+            states={**states, "marked": frozenset(self.marks), "new": self.new},
         )
 
     def begin_session(self) -> frozenset[str]:
