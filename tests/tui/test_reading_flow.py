@@ -24,6 +24,7 @@ from .conftest import (
     current_title,
     listed,
     make_app,
+    pause_index_build,
     settle,
     type_filter,
     until,
@@ -159,6 +160,24 @@ async def test_a_paper_reached_through_the_filter_becomes_read(
         await settle(app, pilot)
         await type_filter(app, pilot, "spiking")
         await pilot.press("enter")  # the filter left: its first paper is in the pane
+        paper = _current(app)
+        await until(pilot, lambda: paper in app.library.snapshot.read, timeout=5)
+        assert _current(app) == paper
+
+
+async def test_a_query_left_before_the_index_is_ready_reads_the_paper_it_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = _quick_auto_read(tmp_path, monkeypatch)
+    go_on = pause_index_build(monkeypatch)
+    async with app.run_test(size=WIDE) as pilot:
+        try:
+            await until(pilot, lambda: "indexing 20 / 55" in _status(app), timeout=60)
+            await pilot.press("slash", *"spiking", "enter")  # the filter waits for the index
+            assert app.main._read_timer is None
+        finally:
+            go_on.set()
+        await until(pilot, lambda: len(_rows(app)) == 2, timeout=60)
         paper = _current(app)
         await until(pilot, lambda: paper in app.library.snapshot.read, timeout=5)
         assert _current(app) == paper

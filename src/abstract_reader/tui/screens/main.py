@@ -381,6 +381,8 @@ class MainScreen(Screen[None]):
         self._keep_position = False
         self._read_timer: Timer | None = None
         self._read_pending: str | None = None  #: the paper the read timer is for
+        #: the filter was left before its result came: its paper is read once shown
+        self._read_when_shown = False
         self._restore_paper: str | None = None
         self._index_after_first_frame = False
         #: the query cleared most recently (by Esc, or by editing the filter empty), brought
@@ -1009,6 +1011,7 @@ class MainScreen(Screen[None]):
         if event.value != self._history_value:
             self._history_at = None  # typed: a new query, not a walk through the history
         self._note_cleared(self.session.query_text, event.value)
+        self._read_when_shown = False  # (typing again: the filter is not left)
         self.session.set_query(event.value)
         self._run_filter()
 
@@ -1016,7 +1019,7 @@ class MainScreen(Screen[None]):
     def _filter_submitted(self) -> None:
         self.set_focus(self.query_one(PaperList))  # at once: the next key is for the list
         self._remember_query()
-        self._reading_current()  # the query's paper in the pane: a key brought it there
+        self._left_filter()
 
     def _remember_query(self) -> None:
         self._history_at = None
@@ -1173,6 +1176,9 @@ class MainScreen(Screen[None]):
         self._show_current()
         self._update_status()
         self._flush_refreshes()
+        if self._read_when_shown and result is not None:  # (the filter was left before it)
+            self._read_when_shown = False
+            self._reading_current()
 
     def _flush_refreshes(self) -> None:
         """Hand the screen now what the widgets need repainted (Textual would do it when each
@@ -1239,8 +1245,8 @@ class MainScreen(Screen[None]):
             self._show_current()  # (a new result has shown its paper already)
         if event.by_user and event.paper_id is not None:
             self._schedule_read(event.paper_id)
-        else:
-            self._cancel_read()
+        elif event.paper_id != self._read_pending:  # (a timer for this paper was just set:
+            self._cancel_read()  # its result, shown after the filter was left)
 
     def _paper_screen(self) -> PaperScreen | None:
         for screen in self.app.screen_stack:
@@ -1291,6 +1297,16 @@ class MainScreen(Screen[None]):
 
         self._read_pending = paper_id
         self._read_timer = self.set_timer(self.read_delay, mark)
+
+    def _left_filter(self) -> None:
+        """The filter was left for the list (Enter, Esc): the query's paper in the pane was
+        brought there by the user's keys. Its result may still be coming (the index is being
+        built, a slow search): then the paper it shows is the one."""
+        session = self.session
+        if session.filters and (session.index is None or self._searching is not None):
+            self._read_when_shown = True
+        else:
+            self._reading_current()
 
     def _reading_current(self) -> None:
         """Keys of the user's put the current paper in the pane without moving the cursor
@@ -1375,7 +1391,7 @@ class MainScreen(Screen[None]):
         if filter_bar.has_focus or (view.has_focus and not self.narrow):
             if filter_bar.has_focus:
                 self._remember_query()
-                self._reading_current()  # (as Enter: the query is kept, its paper shown)
+                self._left_filter()  # (as Enter: the query is kept, its paper shown)
             if view.has_focus:
                 self._cancel_read()  # left the opened paper before the delay
             self.set_focus(self.query_one(PaperList))  # at once, not later: see FilterInput
