@@ -433,3 +433,115 @@ def test_an_import_that_is_not_utf8_names_the_byte_not_the_codec(
     assert result.returncode == 1
     assert result.stderr == f"abstract-reader: {path}: {problem}\n"
     assert "codec" not in result.stderr
+
+
+# -- a paper or setting given twice, and values `meta` refuses (QA s17 #4) --------------------
+
+
+def _header_json(papers: str, settings_: str = "{}") -> str:
+    """A document written by hand, so that a key can be given twice (json.dumps cannot)."""
+    return (
+        '{"format": "abstract-reader-library", "version": 2, '
+        f'"papers": {papers}, "settings": {settings_}}}'
+    )
+
+
+def test_a_paper_listed_twice_in_the_file_has_both_records_merged_and_said(
+    tmp_path: Path,
+) -> None:
+    """It kept only the last record: the first one's tag and note were dropped without a
+    word ("Merged records of 1 paper", exit 0)."""
+    db = tmp_path / "lib.sqlite3"
+    first = {
+        "tags": ["first-dup"],
+        "tagged_at": {"first-dup": 5.0},
+        "note": "first note",
+        "bookmarked_at": 9.0,
+        "metadata": {"title": "First", "year": 2020},
+    }
+    second = {
+        "tags": ["second-dup", "FIRST-dup"],
+        "note": "second note",
+        "bookmarked_at": 4.0,
+        "metadata": {"title": "Second", "authors": ["Ada Lovelace"]},
+    }
+    papers = f'{{"{IDS[0]}": {json.dumps(first)}, "{IDS[0]}": {json.dumps(second)}}}'
+    settings_ = '{"search:dup": "first query", "search:dup": "second query"}'
+    path = tmp_path / "dup.json"
+    path.write_text(_header_json(papers, settings_), encoding="utf-8")
+    result = cli("library", "import", str(path), db=db)
+    assert result.returncode == 0, result.stderr
+    with Library(db, backups=False) as lib:
+        snap = lib.snapshot
+        assert snap.tags[IDS[0]] == ["first-dup", "second-dup"]
+        assert snap.notes[IDS[0]] == "first note\n\nsecond note"
+        assert snap.bookmarks[IDS[0]] == 4.0
+        meta = snap.metadata[IDS[0]]
+        assert (meta.title, meta.authors, meta.year) == ("First", ("Ada Lovelace",), 2020)
+        assert snap.settings["search:dup"] == "first query"
+    lines = [line for line in result.stderr.splitlines() if "created a new library" not in line]
+    assert f"{IDS[0][:12]} is in the file 2 times; its records were merged" in lines[0]
+    assert any(
+        f'{IDS[0][:12]}: title "Second" not imported: the paper\'s first record in the file'
+        ' has "First"' in line
+        for line in lines
+    ), lines
+    assert any(
+        "setting 'search:dup' \"second query\" not imported" in line and '"first query"' in line
+        for line in lines
+    ), lines
+
+
+def test_a_field_given_twice_inside_one_record_refuses_the_file(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    path = tmp_path / "twice.json"
+    path.write_text(_header_json(f'{{"{IDS[0]}": {{"note": "a", "note": "b"}}}}'))
+    result = cli("library", "import", str(path), db=db)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"abstract-reader: {path}: paper {IDS[0]}: the field 'note' is given twice"
+    )
+    with Library(db, backups=False) as lib:
+        assert IDS[0] not in lib.snapshot.notes
+
+
+def test_dois_and_urls_meta_refuses_are_left_out_and_said_the_rest_imported(
+    tmp_path: Path,
+) -> None:
+    """`"doi": "banana"` and a javascript: URL went in without a word, while `meta`
+    refuses them."""
+    db = tmp_path / "lib.sqlite3"
+    papers = {
+        IDS[0]: {
+            "tags": ["kept"],
+            "metadata": {"title": "T", "url": "javascript:alert(1)", "doi": "banana"},
+        },
+        IDS[1]: {"metadata": {"url": "https://example.org/ok", "doi": "https://doi.org/10.1000/X"}},
+    }
+    result = cli("library", "import", str(_import_file(tmp_path, papers)), db=db)
+    assert result.returncode == 0, result.stderr
+    with Library(db, backups=False) as lib:
+        snap = lib.snapshot
+        assert snap.tags[IDS[0]] == ["kept"]
+        assert snap.metadata[IDS[0]] == Metadata(title="T")
+        assert snap.metadata[IDS[1]].url == "https://example.org/ok"
+        assert snap.metadata[IDS[1]].doi == "10.1000/X"  # normalised, as `meta --doi` does
+    lines = [line for line in result.stderr.splitlines() if "created a new library" not in line]
+    assert (
+        f'{IDS[0][:12]}: url "javascript:alert(1)" not imported: only http and https links'
+        " are opened, not javascript:" in lines[0]
+    )
+    assert f'{IDS[0][:12]}: doi "banana" not imported: not a DOI (10.NNNN/…)' in lines[1]
+    assert lines[-1].startswith("Merged records of 2 papers")
+
+
+def test_refused_values_are_listed_twelve_then_counted_unless_verbose(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    ids = [f"{n:016x}"[::-1] for n in range(1, 21)]
+    path = _import_file(tmp_path, {pid: {"metadata": {"doi": "banana"}} for pid in ids})
+    result = cli("library", "import", str(path), db=db)
+    assert result.returncode == 0, result.stderr
+    assert sum("not imported:" in line for line in result.stderr.splitlines()) == 12
+    assert "… and 8 more values not imported (-v lists them)" in result.stderr
+    verbose = cli("library", "import", "-v", str(path), db=db)
+    assert sum("not imported:" in line for line in verbose.stderr.splitlines()) == 20

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .corpus import Corpus, LoadError, Paper
     from .library import Library, Snapshot
-    from .library.interchange import Kept
+    from .library.interchange import Imported, Kept
     from .record import Record
     from .search import Query
 
@@ -1335,6 +1335,7 @@ def cmd_library(args: argparse.Namespace) -> int:
     except LibraryError as exc:
         raise Failure(f"{args.file}: {exc}") from None
     _report_kept(imported.kept, args.verbose)
+    _report_refused(imported, args.verbose)
     summary = f"Merged records of {papers_phrase(imported.papers)} from {args.file}"
     if imported.changed < imported.papers:  # (an import run twice: not a claim of changes)
         summary += (
@@ -1374,6 +1375,29 @@ def _report_kept(kept: dict[str, list[Kept]], verbose: bool) -> None:
         _error(f"… and {len(papers) - len(shown):,} more (-v lists every paper)")
     if "" in kept:
         _error(f"kept this library's {values(kept[''])}")
+
+
+def _report_refused(imported: Imported, verbose: bool) -> None:
+    """The papers the file listed more than once (their records merged), then one line per
+    value not imported (a DOI or URL `meta` refuses, a repeated record's other value): the
+    first `_KEPT_SHOWN` of each unless -v, then how many more."""
+    repeated = list(imported.repeated.items())
+    shown = repeated if verbose else repeated[:_KEPT_SHOWN]
+    for pid, times in shown:
+        _error(f"{pid[:12]} is in the file {times} times; its records were merged")
+    if len(repeated) > len(shown):
+        _error(
+            f"… and {len(repeated) - len(shown):,} more papers listed more than once (-v lists them)"
+        )
+    lines = [
+        f"{pid[:12] + ': ' if pid else ''}{r.what} {_was(r.value)} not imported: {r.why}"
+        for pid, values in imported.refused.items()
+        for r in values
+    ]
+    for line in lines if verbose else lines[:_KEPT_SHOWN]:
+        _error(line)
+    if not verbose and len(lines) > _KEPT_SHOWN:
+        _error(f"… and {len(lines) - _KEPT_SHOWN:,} more values not imported (-v lists them)")
 
 
 def _progress(text: str) -> None:

@@ -9,6 +9,13 @@ nothing the import carried is lost silently.
 An import is validated as a whole before anything is written: a document with one bad value
 is rejected with one line naming the problem, and the library is left as it was. What is
 accepted round-trips: exporting it again gives the same document.
+
+Two exceptions, each returned (``Imported.refused``) for the caller to say, the rest being
+imported: a DOI or URL that ``meta`` would refuse (not a DOI; not a web link the reader
+opens, ``text.links``) is left out; and a paper the document lists more than once has its
+records merged as an import merges with the library (tags joined, notes joined, marks at
+their earliest, a metadata field from the first record giving it — a later record's
+different value is returned as refused), as does a setting given twice (the first value).
 """
 
 from __future__ import annotations
@@ -21,9 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..metadata import PROVENANCE_PREFIX, Provenance
+from ..metadata import PROVENANCE_PREFIX, Provenance, normalise_doi
 from ..plural import papers_phrase
 from ..text import escape_for_terminal, sanitise
+from ..text.links import refusal
 from .model import (
     LibraryError,
     as_text,
@@ -172,11 +180,42 @@ def _finite_float(text: str) -> float:
     return number
 
 
+class _Repeated(dict[str, Any]):
+    """A JSON object that gives a key more than once: the first value of each key, and in
+    ``later`` the other (key, value) pairs in the order given (``json`` would keep only the
+    last value of a key, without a word)."""
+
+    __slots__ = ("later",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.later: list[tuple[str, Any]] = []
+
+
+def _json_object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    repeated = _Repeated()
+    for key, value in pairs:
+        if key in repeated:
+            repeated.later.append((key, value))
+        else:
+            repeated[key] = value
+    return repeated
+
+
 def parse_export(raw: str) -> Any:
     """The JSON of an export file; LibraryError (one line) when it is not valid JSON —
-    including NaN, Infinity, numbers too large for a float and nesting too deep to read."""
+    including NaN, Infinity, numbers too large for a float and nesting too deep to read.
+    An object giving a key twice keeps each value (see ``_Repeated``)."""
     try:
-        return json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float)
+        return json.loads(
+            raw,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_json_object_pairs,
+        )
     except RecursionError:
         raise LibraryError("not valid JSON (nested too deeply)") from None
     except json.JSONDecodeError as exc:
@@ -205,6 +244,31 @@ class _Entry:
     tagged_at: dict[str, float] = field(default_factory=dict)  #: tag (casefolded) → time
     note: str | None = None
     meta: _Meta | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class Refused:
+    """A value of the document that was not imported, and why (one clause, terminal-safe)."""
+
+    what: str  #: "doi", "url", "title", …; "setting 'key'"
+    value: str
+    why: str
+
+
+def _quoted(value: str, limit: int = 80) -> str:
+    """A value of the document in double quotes (as the caller quotes the refused one),
+    safe for a one-line message."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) > limit:
+        text = text[: limit - 2] + '…"'
+    return escape_for_terminal(text)
+
+
+def _no_repeats(value: object, where: str) -> None:
+    """Refuse an object that gives one of its fields twice (papers and settings excepted:
+    they are merged, ``validate_document``)."""
+    if isinstance(value, _Repeated):
+        raise LibraryError(f"{where}: the field {_shown(value.later[0][0])} is given twice")
 
 
 def _time(value: object, where: str, name: str) -> float:
@@ -248,9 +312,10 @@ def _list(value: object, where: str, name: str) -> list[object]:
     return value
 
 
-def _meta(value: object, where: str) -> _Meta:
+def _meta(value: object, where: str, refused: list[Refused]) -> _Meta:
     if not isinstance(value, dict):
         raise LibraryError(f"{where}: 'metadata' must be an object")
+    _no_repeats(value, f"{where}: metadata")
     unknown = set(value) - _META_KEYS
     if unknown:
         raise LibraryError(f"{where}: unknown metadata field {_shown(sorted(unknown)[0])}")
@@ -265,16 +330,43 @@ def _meta(value: object, where: str) -> _Meta:
     return _Meta(
         title=_text(value.get("title"), where, "title"),
         authors=authors,
-        url=_text(value.get("url"), where, "url"),
-        doi=_text(value.get("doi"), where, "doi"),
+        url=_url(_text(value.get("url"), where, "url"), refused),
+        doi=_doi(_text(value.get("doi"), where, "doi"), refused),
         year=_year(value.get("year"), where),
     )
 
 
-def _entry(pid: str, value: object) -> _Entry:
+def _doi(value: str | None, refused: list[Refused]) -> str | None:
+    """A DOI as ``meta --doi`` takes it (normalised: ``doi:10.1/x`` → ``10.1/x``), else
+    None and the value refused."""
+    text = clean_field(value)
+    if text is None:
+        return None
+    try:
+        return normalise_doi(text)
+    except ValueError:
+        refused.append(Refused("doi", text, "not a DOI (10.NNNN/…)"))
+        return None
+
+
+def _url(value: str | None, refused: list[Refused]) -> str | None:
+    """A URL the reader opens and citations link to (``text.links``), else None and the
+    value refused, with the reason."""
+    text = clean_field(value)
+    if text is None:
+        return None
+    why = refusal(text)
+    if why is not None:
+        refused.append(Refused("url", text, escape_for_terminal(why)))
+        return None
+    return text
+
+
+def _entry(pid: str, value: object, refused: list[Refused]) -> _Entry:
     where = f"paper {pid}"
     if not isinstance(value, dict):
         raise LibraryError(f"{where}: its record must be an object")
+    _no_repeats(value, where)
     unknown = set(value) - _ENTRY_KEYS
     if unknown:
         raise LibraryError(f"{where}: unknown field {_shown(sorted(unknown)[0])}")
@@ -295,8 +387,73 @@ def _entry(pid: str, value: object) -> _Entry:
         entry.tagged_at = _tag_times(value["tagged_at"], entry.tags, where)
     entry.note = _text(value.get("note"), where, "note", NOTE_MAX)
     if value.get("metadata") is not None:
-        entry.meta = _meta(value["metadata"], where)
+        entry.meta = _meta(value["metadata"], where, refused)
     return entry
+
+
+def _merged(first: _Entry, later: _Entry, refused: list[Refused]) -> _Entry:
+    """Two records of one paper in the same document as one, by the rules of an import into
+    the library: marks at the earlier time, tags joined (each at its earlier time), notes
+    joined; a metadata field from the first record giving it (another value refused)."""
+
+    def earlier(a: float | None, b: float | None) -> float | None:
+        return b if a is None else a if b is None else min(a, b)
+
+    entry = _Entry(
+        bookmarked_at=earlier(first.bookmarked_at, later.bookmarked_at),
+        read_at=earlier(first.read_at, later.read_at),
+        tags=list(first.tags),
+        tagged_at=dict(first.tagged_at),
+        note=first.note,
+        meta=first.meta,
+    )
+    known = {t.casefold() for t in entry.tags}
+    for tag in later.tags:
+        key = tag.casefold()
+        if key not in known:
+            known.add(key)
+            entry.tags.append(tag)
+        if key in later.tagged_at:
+            at = earlier(entry.tagged_at.get(key), later.tagged_at[key])
+            if at is not None:
+                entry.tagged_at[key] = at
+    if later.note is not None and later.note.strip():
+        if entry.note is None or not entry.note.strip():
+            entry.note = later.note
+        elif later.note not in entry.note:
+            entry.note = entry.note + "\n\n" + later.note
+    if later.meta is not None:
+        if entry.meta is None:
+            entry.meta = later.meta
+        else:
+            entry.meta = _merged_meta(entry.meta, later.meta, refused)
+    return entry
+
+
+def _merged_meta(first: _Meta, later: _Meta, refused: list[Refused]) -> _Meta:
+    meta = _Meta(first.title, first.authors, first.url, first.doi, first.year)
+    for name in _META_FIELDS:
+        mine, other = getattr(meta, name), getattr(later, name)
+        if other is None or other == [] or (isinstance(other, str) and not clean_field(other)):
+            continue
+        if mine is None or mine == [] or (isinstance(mine, str) and not clean_field(mine)):
+            setattr(meta, name, other)
+        elif not _same_value(name, _comparable(mine), _comparable(other)):
+            refused.append(
+                Refused(
+                    name,
+                    _value_shown(_comparable(other)),
+                    "the paper's first record in the file has "
+                    + _quoted(_value_shown(_comparable(mine))),
+                )
+            )
+    return meta
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, list):
+        return [c for a in value if (c := clean_field(a))]
+    return clean_field(value) if isinstance(value, str) else value
 
 
 def _tag_times(value: object, tags: list[str], where: str) -> dict[str, float]:
@@ -304,6 +461,7 @@ def _tag_times(value: object, tags: list[str], where: str) -> dict[str, float]:
     the paper."""
     if not isinstance(value, dict):
         raise LibraryError(f"{where}: 'tagged_at' must be an object")
+    _no_repeats(value, f"{where}: tagged_at")
     if len(value) > LIST_MAX:
         raise LibraryError(f"{where}: more than {LIST_MAX} tagged_at")
     known = {t.casefold() for t in tags}
@@ -319,10 +477,19 @@ def _tag_times(value: object, tags: list[str], where: str) -> dict[str, float]:
     return times
 
 
-def validate_document(data: Any) -> tuple[dict[str, _Entry], dict[str, str]]:
+@dataclass(slots=True)
+class _Document:
+    entries: dict[str, _Entry]
+    settings: dict[str, str]
+    refused: dict[str, list[Refused]]  #: paper id ("": the settings) → values not imported
+    repeated: dict[str, int]  #: paper id → its records in the document (when more than 1)
+
+
+def validate_document(data: Any) -> _Document:
     """Check a whole export; its papers and settings, or LibraryError naming the problem."""
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise LibraryError("not an abstract-reader library export")
+    _no_repeats(data, "the export")
     try:  # "\ud800" is valid JSON but no text: it cannot be stored (nor written out again)
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -350,20 +517,42 @@ def validate_document(data: Any) -> tuple[dict[str, _Entry], dict[str, str]]:
     if not isinstance(papers, dict):
         raise LibraryError("the export has no 'papers' object")
     entries: dict[str, _Entry] = {}
-    for pid, value in papers.items():
+    refused: dict[str, list[Refused]] = {}
+    repeated: dict[str, int] = {}
+    later = papers.later if isinstance(papers, _Repeated) else []
+    for pid, value in [*papers.items(), *later]:
         if not _PAPER_ID.fullmatch(pid):
             raise LibraryError(f"{_shown(pid)} is not a paper id (16 hex digits)")
-        entries[pid] = _entry(pid, value)
+        not_taken: list[Refused] = []
+        entry = _entry(pid, value, not_taken)
+        if pid in entries:
+            repeated[pid] = repeated.get(pid, 1) + 1
+            entry = _merged(entries[pid], entry, not_taken)
+        entries[pid] = entry
+        if not_taken:
+            refused.setdefault(pid, []).extend(not_taken)
     settings_in = data.get("settings")
     if settings_in is not None and not isinstance(settings_in, dict):
         raise LibraryError("'settings' must be an object")
     settings: dict[str, str] = {}
-    for key, value in (settings_in or {}).items():
+    later = settings_in.later if isinstance(settings_in, _Repeated) else []
+    for key, value in [*(settings_in or {}).items(), *later]:
         problem = setting_problem(key, value)
         if problem is not None:
             raise LibraryError(problem)
+        if key in settings:
+            if value != settings[key]:
+                refused.setdefault("", []).append(
+                    Refused(
+                        f"setting {_shown(key)}",
+                        value,
+                        f"the file gives it more than once; its first value "
+                        f"{_quoted(settings[key])} was imported",
+                    )
+                )
+            continue
         settings[key] = value
-    return entries, settings
+    return _Document(entries, settings, refused, repeated)
 
 
 # -- export and import -------------------------------------------------------------------------
@@ -445,6 +634,11 @@ class Imported:
     #: papers whose records here changed (a mark, tag, note or field added); the others
     #: were here already, or kept their values
     changed: int = 0
+    #: per paper id (or "" for the settings): the document's values not imported, and why
+    refused: dict[str, list[Refused]] = field(default_factory=dict)
+    #: paper id → how many records of it the document had (only papers with several: they
+    #: were merged)
+    repeated: dict[str, int] = field(default_factory=dict)
 
 
 def import_document(library: Library, data: Any) -> Imported:
@@ -452,9 +646,10 @@ def import_document(library: Library, data: Any) -> Imported:
     library has: see the module's docstring).
 
     The whole document is validated first: on any problem nothing is written."""
-    entries, settings = validate_document(data)
+    document = validate_document(data)
+    entries, settings = document.entries, document.settings
     now = time.time()
-    result = Imported(len(entries))
+    result = Imported(len(entries), refused=document.refused, repeated=document.repeated)
 
     def build(change: _Change) -> None:
         result.kept.clear()  # (a busy library runs this again)
