@@ -479,3 +479,79 @@ def test_a_paper_a_file_loaded_with_the_dumps_titles_is_matched_and_written(
     assert "The Same Abstract" in shown.stdout and "bibtex record same2026" in shown.stdout
     again = cli("match", "-d", str(SEEDS), "-d", str(bib), db=db)
     assert "2 matched (0 written, 2 already there)" in again.stdout
+
+
+# ---------------------------------------------------------------------------------------
+# Two papers cannot be the same arXiv id or DOI (QA s17 #6)
+# ---------------------------------------------------------------------------------------
+
+
+def _arxiv(path: Path, records: list[tuple[str, str]], doi: str | None = None) -> Path:
+    lines = [
+        json.dumps(
+            {
+                "id": arxiv_id,
+                "title": f"Real Title {n}",
+                "authors": "Ada Lovelace",
+                "abstract": abstract,
+                "update_date": "2026-01-01",
+                **({"doi": doi} if doi else {}),
+            }
+        )
+        for n, (arxiv_id, abstract) in enumerate(records)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("shared", ["arxiv", "doi"])
+def test_two_papers_matched_to_one_arxiv_id_or_doi_are_ambiguous_not_written(
+    seeds: Corpus, tmp_path: Path, shared: str
+) -> None:
+    """Both were written, and both cited the same arXiv id: one of them the wrong paper."""
+    first, second, third = seeds.papers[0], seeds.papers[1], seeds.papers[2]
+    if shared == "arxiv":
+        records = [("2601.00001", first.abstract), ("2601.00001v2", second.abstract)]
+        path = _arxiv(tmp_path / "twice.jsonl", [*records, ("2601.00003", third.abstract)])
+        named = "arXiv id 2601.00001"
+    else:
+        records = [("2601.00001", first.abstract), ("2601.00002", second.abstract)]
+        path = _arxiv(tmp_path / "twice.jsonl", records, doi="10.5555/Same")
+        _arxiv(tmp_path / "third.jsonl", [("2601.00003", third.abstract)])
+        named = "DOI 10.5555/same"
+    db = tmp_path / "lib.db"
+    files = [str(path)] if shared == "arxiv" else [str(path), str(tmp_path / "third.jsonl")]
+    run = cli("match", *files, db=db)
+    assert run.returncode == 0, run.stderr
+    assert dict(_metadata_rows(db)) == {
+        third.id: "Real Title 2" if shared == "arxiv" else "Real Title 0"
+    }
+    out = run.stdout
+    assert f"ambiguous   {first.short_id}" in out and f"ambiguous   {second.short_id}" in out
+    assert f"    not written: its record's {named} is also matched to paper {second.id[:12]}" in out
+    assert f"    not written: its record's {named} is also matched to paper {first.id[:12]}" in out
+    assert "1 matched (1 written, 0 already there), 2 ambiguous" in out
+    listed = [json.loads(x) for x in cli("match", *files, "--json", db=db).stdout.splitlines()]
+    mine = next(x for x in listed if x["id"] == first.id)
+    assert mine["status"] == "ambiguous" and mine["written"] is False
+    assert named in mine["reason"]
+
+
+def test_a_match_to_an_arxiv_id_the_library_gives_another_paper_is_not_written(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    from abstract_reader.library import Library, Metadata
+
+    paper = seeds.papers[0]
+    other = "00000000000000aa"  # a paper of the library, not in the loaded dumps
+    db = tmp_path / "lib.db"
+    with Library(db, backups=False) as lib:
+        lib.set_metadata(other, Metadata(title="Theirs", url="https://arxiv.org/abs/2601.00001v3"))
+    path = _arxiv(tmp_path / "one.jsonl", [("2601.00001", paper.abstract)])
+    run = cli("match", str(path), db=db)
+    assert run.returncode == 0, run.stderr
+    assert dict(_metadata_rows(db)) == {other: "Theirs"}
+    assert (
+        f"    not written: its record's arXiv id 2601.00001 is paper {other[:12]}'s in the library"
+        in run.stdout
+    )

@@ -1572,6 +1572,7 @@ def _match_report(planned: list[Any], args: argparse.Namespace, written: int) ->
                 "score": best.score if best else None,
                 "record": cands[0] if best else None,
                 "candidates": cands,
+                **({"reason": o.reason} if o.reason else {}),
             }
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
         elif o.status == "matched" and o.changed:
@@ -1584,6 +1585,8 @@ def _match_report(planned: list[Any], args: argparse.Namespace, written: int) ->
             )
         elif o.status == "ambiguous":
             _say(out, f"ambiguous   {o.paper.short_id}  {o.paper.title}")
+            if o.reason:
+                _say(out, f"    not written: {o.reason}")
             for c in cands:
                 _say(out, f"    {c['score']:5.1f}  {c['source']}:{c['record']}  {c['title']}")
     total = len(planned)

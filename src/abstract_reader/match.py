@@ -37,6 +37,7 @@ from rapidfuzz import fuzz, process
 from .metadata import (
     PROVENANCE_PREFIX,
     Provenance,
+    arxiv_id_from_url,
     provenance,
     record_pair_wins,
     set_by_hand,
@@ -347,6 +348,9 @@ class Outcome:
     changed: bool = False  #: a write is due (False: unchanged, or nothing to write)
     meta: Metadata | None = None
     prov: Provenance | None = None
+    #: why a match was made ambiguous (its record names an arXiv id or DOI another paper
+    #: has, or is matched to in the same run): one clause, or ""
+    reason: str = ""
 
 
 def metadata_of(record: MetaRecord, paper: Paper | None = None) -> Metadata:
@@ -444,9 +448,65 @@ def outcomes(
             and _same_fields(current, meta)
         )
         result.append(Outcome(paper, verdict, "matched", not same, meta, prov))
+    _shared_identities(result, snapshot)
     for paper in kept:
         result.append(Outcome(paper, Verdict(paper.id, "kept"), "kept"))
     return result
+
+
+_ARXIV_VERSION_RE = re.compile(r"v\d+$")
+
+
+def identities(doi: str | None, url: str | None, eprint: str | None = None) -> set[str]:
+    """What names one paper outside this program: "DOI 10.…" (case-insensitive) and
+    "arXiv id NNNN.NNNNN" (without its version), from a DOI, an arXiv URL or an eprint."""
+    found: set[str] = set()
+    if doi and doi.strip():
+        found.add("DOI " + doi.strip().casefold())
+    arxiv = (eprint or "").strip() or arxiv_id_from_url(url)
+    if arxiv:
+        found.add("arXiv id " + _ARXIV_VERSION_RE.sub("", arxiv))
+    return found
+
+
+def _shared_identities(result: list[Outcome], snapshot: Snapshot) -> None:
+    """Matches whose record names a paper (arXiv id, DOI) that another paper is matched to
+    in this run, or that the library gives another paper, become ambiguous (nothing written
+    for them): two abstracts cannot both be that paper, and a citation of the wrong one
+    would link to it."""
+    matched = {o.paper.id: o for o in result if o.status == "matched" and o.verdict.best}
+    if not matched:
+        return
+    named: dict[str, list[str]] = {}  # paper → the identities its record names
+    claims: dict[str, list[str]] = {}  # identity → the papers matched to it in this run
+    for pid, o in matched.items():
+        best = o.verdict.best
+        assert best is not None
+        rec = best.record
+        named[pid] = sorted(identities(rec.doi, rec.url, rec.eprint))
+        for ident in named[pid]:
+            claims.setdefault(ident, []).append(pid)
+    held: dict[str, str] = {}  # identity → a paper of the library (not re-matched now)
+    for pid, meta in snapshot.metadata.items():
+        if pid not in matched:
+            for ident in identities(meta.doi, meta.url) & claims.keys():
+                held.setdefault(ident, pid)
+    for index, o in enumerate(result):
+        pid = o.paper.id
+        if pid not in matched:
+            continue
+        reason = ""
+        for ident in named[pid]:
+            others = [p for p in claims[ident] if p != pid]
+            if others:
+                reason = f"its record's {ident} is also matched to paper {others[0][:12]}"
+            elif held.get(ident, pid) != pid:
+                reason = f"its record's {ident} is paper {held[ident][:12]}'s in the library"
+            if reason:
+                break
+        if reason:
+            verdict = Verdict(pid, "ambiguous", o.verdict.candidates)
+            result[index] = Outcome(o.paper, verdict, "ambiguous", reason=reason)
 
 
 def _same_fields(a: Metadata, b: Metadata) -> bool:
