@@ -756,3 +756,86 @@ def test_a_dump_given_twice_loads_once(tmp_path: Path) -> None:
     assert done.stderr.count("missing.txt: no such file or directory") == 1, done.stderr
     assert "1 file loaded, 2 failed" in done.stderr, done.stderr  # (was "2 files loaded")
     assert len(done.stdout.strip().splitlines()) == 1, done.stdout
+
+
+# -- a dump that changes while it is read (QA s17 #3) -----------------------------------------
+
+_CUT_ABSTRACTS = [
+    "We study robust estimators of the mean under heavy tails and adversarial noise.",
+    "A benchmark for calibration of graph neural networks under distribution shift.",
+]
+
+
+def _cut_while_read(path: Path) -> int:
+    """Where the dump is cut: mid-word in its second abstract."""
+    return path.read_bytes().index(b"calibration") + 5
+
+
+def test_a_dump_cut_short_while_it_is_read_is_loaded_with_one_warning_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was loaded in part without a word: its last abstract cut mid-word, a paper."""
+    dump = write_dump(tmp_path / "growing.txt", *_CUT_ABSTRACTS)
+    cut = _cut_while_read(dump)
+    look = corpus_module.not_text
+
+    def truncate_then_look(head: bytes) -> str | None:  # (between the two looks at its size)
+        os.truncate(dump, cut)
+        return look(head)
+
+    monkeypatch.setattr(corpus_module, "not_text", truncate_then_look)
+    corpus = load_corpus([dump])
+    assert [p.abstract for p in corpus.papers][-1].endswith("calib")  # loaded as read
+    warnings = [str(e) for e in corpus.errors]
+    assert len(warnings) == 1 and not corpus.errors[0].fatal, warnings
+    assert warnings[0].startswith(f"{dump}: changed while it was read (")
+    assert "loaded as it was when read" in warnings[0]
+    assert "reload to read it again" in warnings[0]
+
+
+def test_a_dump_rewritten_with_the_same_size_while_read_is_said_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dump = write_dump(tmp_path / "rewritten.txt", *_CUT_ABSTRACTS)
+    look = corpus_module.not_text
+
+    def touch_then_look(head: bytes) -> str | None:
+        st = os.stat(dump)
+        os.utime(dump, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+        return look(head)
+
+    monkeypatch.setattr(corpus_module, "not_text", touch_then_look)
+    corpus = load_corpus([dump])
+    assert len(corpus.papers) == 2
+    assert [str(e) for e in corpus.errors] == [
+        f"{dump}: changed while it was read (written to); loaded as it was when read"
+        f" ({dump.stat().st_size:,} bytes), its last abstract possibly cut short"
+        " — reload to read it again"
+    ]
+
+
+def test_an_unchanged_dump_has_no_such_warning(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "still.txt", *_CUT_ABSTRACTS)
+    corpus = load_corpus([dump])
+    assert len(corpus.papers) == 2 and corpus.errors == []
+
+
+def test_the_cli_says_a_dump_changed_while_it_was_read(tmp_path: Path) -> None:
+    dump = write_dump(tmp_path / "growing.txt", *_CUT_ABSTRACTS)
+    code = (
+        "import os, sys\n"
+        "import abstract_reader.corpus as c\n"
+        "from abstract_reader.cli import main\n"
+        "look = c.not_text\n"
+        "def hook(head):\n"
+        f"    os.truncate({str(dump)!r}, {_cut_while_read(dump)})\n"
+        "    return look(head)\n"
+        "c.not_text = hook\n"
+        f"sys.exit(main(['list', '-d', {str(dump)!r}, '--db', {str(tmp_path / 'l.db')!r}]))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    said = [line for line in run.stderr.splitlines() if "changed while it was read" in line]
+    assert len(said) == 1 and str(dump) in said[0], run.stderr

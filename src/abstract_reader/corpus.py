@@ -538,7 +538,8 @@ def _read_dump(path: Path) -> _Parsed:
     try:
         # (the file opened is checked again: one swapped for a FIFO since would block)
         with open_regular(path) as handle:
-            size = os.fstat(handle.fileno()).st_size
+            before = os.fstat(handle.fileno())
+            size = before.st_size
             if size > MAX_DUMP_BYTES:
                 raise _Skip(_too_large(size))
             # its first bytes say whether it is text at all, before the rest is read
@@ -550,6 +551,7 @@ def _read_dump(path: Path) -> _Parsed:
                 data += handle.read(MAX_DUMP_BYTES + 1 - len(data))
                 if len(data) > MAX_DUMP_BYTES:
                     raise _Skip(_too_large(len(data)))
+            changed = _changed_while_read(before, os.fstat(handle.fileno()), len(data))
     except NotRegular as exc:
         raise _Skip(f"{exc}; skipped") from None
     except OSError as exc:
@@ -558,12 +560,31 @@ def _read_dump(path: Path) -> _Parsed:
         raise _Skip("empty file")
     try:
         text, warnings = _decode(data)
+        if changed:
+            warnings.insert(0, changed)
         venue, year, abstracts, normal = _parse_text(text, warnings)
     except Exception as exc:  # a fault of ours on this text: this dump is skipped, named
         raise _Skip(f"could not be parsed ({fault_text(exc)}); skipped") from exc
     if not abstracts:
         raise _Skip("no abstracts in this file (only whitespace or a header)")
     return _Parsed(venue, year, abstracts, warnings, normal)
+
+
+def _changed_while_read(before: os.stat_result, after: os.stat_result, read: int) -> str:
+    """The warning of a dump whose size or mtime changed between its opening and the end of
+    its reading (a file cut short, or still being written): what was read is loaded, and
+    may end mid-word; "" when it did not change."""
+    if (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns):
+        return ""
+    sizes = (
+        f"{_size_text(before.st_size)} when opened, {_size_text(after.st_size)} after"
+        if before.st_size != after.st_size
+        else "written to"
+    )
+    return (
+        f"changed while it was read ({sizes}); loaded as it was when read"
+        f" ({_size_text(read)}), its last abstract possibly cut short — reload to read it again"
+    )
 
 
 class _Skip(Exception):

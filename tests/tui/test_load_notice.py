@@ -51,3 +51,31 @@ async def test_the_notice_and_the_status_count_a_fifo_named_twice_once(tmp_path:
         assert notice.message.count("fifo.txt") == 1, notice.message
         assert "printed again when you quit" in notice.message
         assert notice.timeout == main_screen.LOAD_NOTICE_S <= 15
+
+
+async def test_a_dump_cut_short_while_it_loads_is_named_in_the_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA s17 #3: a dump truncated while it was read loaded in part, with no warning."""
+    from abstract_reader import corpus as corpus_module
+
+    dump = write_dump(
+        tmp_path / "growing.txt",
+        "We study robust estimators of the mean under heavy tails and adversarial noise.",
+        "A benchmark for calibration of graph neural networks under distribution shift.",
+    )
+    cut = dump.read_bytes().index(b"calibration") + 5
+    look = corpus_module.not_text
+
+    def truncate_then_look(head: bytes) -> str | None:  # (between the two looks at its size)
+        os.truncate(dump, cut)
+        return look(head)
+
+    monkeypatch.setattr(corpus_module, "not_text", truncate_then_look)
+    app = make_app(tmp_path, [dump])
+    async with app.run_test(size=WIDE) as pilot:
+        await until(pilot, lambda: any("loaded" in n.title for n in _notices(app)))
+        notice = next(n for n in _notices(app) if "loaded" in n.title)
+        assert "1 with warnings" in notice.title, notice.title
+        assert notice.message.count("changed while it was read") == 1, notice.message
+        assert "growing.txt" in notice.message and "reload to read it again" in notice.message
