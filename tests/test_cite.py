@@ -503,6 +503,28 @@ def test_a_markdown_export_keeps_a_typed_asterisk_as_the_digest_does(
     assert any("*em* and" in "".join(c.content for c in h.children or []) for h in headings)
 
 
+def test_a_markdown_export_shows_an_html_entity_in_a_title_as_typed(
+    seeds: Corpus, library: Library
+) -> None:
+    """QA s17 #7: a title `&lt;b&gt; & co` was written as it is, and read as Markdown
+    showed `<b>`: the `&` is escaped now, as `*`, `<` and `[` are."""
+    from markdown_it import MarkdownIt
+
+    paper = seeds.papers[0]
+    title = "&lt;b&gt; & co"
+    library.set_metadata(paper.id, Metadata(title=title))
+    exported = format_records([record(paper, library.snapshot)], "markdown")
+    shown = "".join(
+        c.content
+        for t in MarkdownIt("commonmark").parse(exported)
+        if t.type == "inline"
+        for c in t.children or []
+        if c.type == "text"
+    )
+    assert title in shown, (exported, shown)
+    assert "<b>" not in shown
+
+
 # ---------------------------------------------------------------------------------------
 # BibTeX's case-protection braces stay in BibTeX
 # ---------------------------------------------------------------------------------------

@@ -518,6 +518,21 @@ def test_a_new_library_at_a_named_path_is_said_once(seeds: Corpus, tmp_path: Pat
     assert by_env.stderr == f"abstract-reader: created a new library at {env_db}\n"
 
 
+def test_a_library_file_of_0_bytes_is_said_to_be_a_new_library(
+    seeds: Corpus, tmp_path: Path
+) -> None:
+    """QA s17 #7: a library truncated to 0 bytes was used as a new one without a word, so its
+    tags looked as if they had vanished; a missing path says so."""
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    db = tmp_path / "zero.sqlite3"
+    db.write_bytes(b"")
+    made = cli("tag", rse.id[:4], "x", db=db)
+    assert made.returncode == 0 and made.stdout == f"{rse.id[:12]}: x\n"
+    assert made.stderr == f"abstract-reader: created a new library at {db}\n"
+    again = cli("tag", rse.id[:4], "y", db=db)  # (a library now: nothing more to say)
+    assert again.returncode == 0 and again.stderr == ""
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME: Linux")
 def test_the_default_library_is_made_silently_folders_and_all(tmp_path: Path) -> None:
     """First use with no --db and no ABSTRACT_READER_DB: nothing to say."""

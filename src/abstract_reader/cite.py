@@ -517,7 +517,7 @@ def plain_text(rec: Record) -> str:
     return clean(" ".join(parts))
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&])")  #: & too: `&lt;` would show as `<`
 
 
 def markdown_link_target(url: str) -> str:

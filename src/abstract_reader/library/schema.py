@@ -94,7 +94,9 @@ class Opened:
     conn: sqlite3.Connection
     read_only: bool = False
     problem: str | None = None  #: why the library is read-only, one line
-    created: bool = False  #: the file did not exist: this open made a new, empty library
+    #: the file did not exist, or held no library (0 bytes, or SQLite without a table: a
+    #: library truncated to nothing): this open made a new, empty library
+    created: bool = False
 
 
 def shown(path: Path | None) -> str:
@@ -203,6 +205,10 @@ def open_library(
             probe,
             timeout=timeout,
         )
+    try:  # (a file of 0 bytes is an empty SQLite database: a new library, to be said)
+        empty = version == 0 and not probe.execute("SELECT 1 FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        empty = False
     probe.close()
     conn: sqlite3.Connection | None = None
     try:
@@ -215,7 +221,7 @@ def open_library(
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
         return _open_read_only(path, _reason(exc, timeout), timeout=timeout)
-    return Opened(conn)
+    return Opened(conn, created=empty)
 
 
 def _probe(path: Path, timeout: float) -> tuple[sqlite3.Connection, tuple[object, ...] | None, int]:
