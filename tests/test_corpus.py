@@ -814,6 +814,28 @@ def test_a_dump_rewritten_with_the_same_size_while_read_is_said_too(
     ]
 
 
+def test_a_dump_cut_short_after_the_load_began_and_before_it_is_read_is_said(
+    tmp_path: Path,
+) -> None:
+    """What the QA pass hit: the dump was cut while the load hashed it for the corpus cache,
+    before it was opened to be parsed."""
+    from abstract_reader.corpus import CorpusBuilder
+
+    dump = write_dump(tmp_path / "growing.txt", *_CUT_ABSTRACTS)
+    size = dump.stat().st_size
+    builder = CorpusBuilder([dump])
+    os.truncate(dump, _cut_while_read(dump))
+    builder.add_file(dump)
+    corpus = builder.finish()
+    assert [p.abstract for p in corpus.papers][-1].endswith("calib")
+    warnings = [str(e) for e in corpus.errors]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(
+        f"{dump}: changed while it was read ({size:,} bytes when the load began,"
+        f" {dump.stat().st_size:,} bytes after); loaded as it was when read"
+    )
+
+
 def test_an_unchanged_dump_has_no_such_warning(tmp_path: Path) -> None:
     dump = write_dump(tmp_path / "still.txt", *_CUT_ABSTRACTS)
     corpus = load_corpus([dump])

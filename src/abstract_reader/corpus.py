@@ -527,8 +527,17 @@ def _size_text(size: int) -> str:
     return f"{size / (1 << 20):,.0f} MB" if size >= 1 << 20 else f"{size:,} bytes"
 
 
-def _read_dump(path: Path) -> _Parsed:
-    """Read one dump file; raises _Skip with a reason for a path that cannot load."""
+def _size_and_mtime(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _read_dump(path: Path, listed: tuple[int, int] | None = None) -> _Parsed:
+    """Read one dump file; raises _Skip with a reason for a path that cannot load.
+    ``listed``: its size and mtime when the load began (a change since is said)."""
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -551,7 +560,12 @@ def _read_dump(path: Path) -> _Parsed:
                 data += handle.read(MAX_DUMP_BYTES + 1 - len(data))
                 if len(data) > MAX_DUMP_BYTES:
                     raise _Skip(_too_large(len(data)))
-            changed = _changed_while_read(before, os.fstat(handle.fileno()), len(data))
+            changed = _changed_while_read(
+                listed or (before.st_size, before.st_mtime_ns),
+                before,
+                os.fstat(handle.fileno()),
+                len(data),
+            )
     except NotRegular as exc:
         raise _Skip(f"{exc}; skipped") from None
     except OSError as exc:
@@ -570,14 +584,20 @@ def _read_dump(path: Path) -> _Parsed:
     return _Parsed(venue, year, abstracts, warnings, normal)
 
 
-def _changed_while_read(before: os.stat_result, after: os.stat_result, read: int) -> str:
-    """The warning of a dump whose size or mtime changed between its opening and the end of
-    its reading (a file cut short, or still being written): what was read is loaded, and
-    may end mid-word; "" when it did not change."""
-    if (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns):
+def _changed_while_read(
+    listed: tuple[int, int], before: os.stat_result, after: os.stat_result, read: int
+) -> str:
+    """The warning of a dump whose size or mtime changed between the start of the load
+    (``listed``) or its opening (``before``) and the end of its reading (a file cut short,
+    or still being written): what was read is loaded, and may end mid-word; "" when it did
+    not change."""
+    now = (after.st_size, after.st_mtime_ns)
+    if listed == now and (before.st_size, before.st_mtime_ns) == now:
         return ""
     sizes = (
-        f"{_size_text(before.st_size)} when opened, {_size_text(after.st_size)} after"
+        f"{_size_text(listed[0])} when the load began, {_size_text(after.st_size)} after"
+        if listed[0] != after.st_size
+        else f"{_size_text(before.st_size)} when opened, {_size_text(after.st_size)} after"
         if before.st_size != after.st_size
         else "written to"
     )
@@ -730,6 +750,9 @@ class CorpusBuilder:
         self._record_problems = record_problems
         path_list = [bundled_dumps()] if paths is None else list(paths)
         self.files, errors = expand_paths(path_list)
+        #: each dump's size and mtime when the load began: one cut short before it is
+        #: opened (while the corpus cache hashes it, or another dump is read) is said too
+        self._listed = {path: _size_and_mtime(path) for path in self.files}
         self.corpus = Corpus(errors=errors)
         self._use_titler = titler
         self._titler: Titler | None = None
@@ -766,7 +789,7 @@ class CorpusBuilder:
             if later in self._ahead or is_metadata_file(later):
                 continue
             try:
-                parsed = _read_dump(later)
+                parsed = _read_dump(later, self._listed.get(later))
             except _Skip as skip:
                 self._ahead[later] = (skip, None, 0)
                 continue
@@ -834,7 +857,7 @@ class CorpusBuilder:
         else:
             sent, cut = None, 0
             try:
-                parsed = _read_dump(path)
+                parsed = _read_dump(path, self._listed.get(path))
             except _Skip as skip:
                 parsed = skip
         if isinstance(parsed, _Skip):
