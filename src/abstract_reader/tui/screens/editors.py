@@ -5,7 +5,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, cast, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    Protocol,
+    Self,
+    TypeVar,
+    cast,
+    runtime_checkable,
+)
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -14,6 +24,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList, SuggestionReady
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -44,6 +55,20 @@ class FollowsLibrary(Protocol):
     changed (``MainScreen.library_changed``), as it redraws its own views."""
 
     def library_changed(self, changed: Collection[str]) -> None: ...
+
+
+class SaveListener(Protocol):
+    """An editor that stays open while what it saves is written (``_Editor.saves_with``):
+    told how the write went (``MainScreen._write``)."""
+
+    @property
+    def retrying(self) -> bool: ...
+
+    def saved(self) -> None: ...
+
+    def busy(self, why: str, retry_in: float) -> None: ...
+
+    def not_saved(self, why: str) -> None: ...
 
 
 class MessageLine(Static):
@@ -93,6 +118,81 @@ class _Editor(ModalScreen[_T | None]):
     #: ``edits()`` when Esc asked "Unsaved changes"; None while no question stands
     _asked_at: tuple[object, ...] | None = None
 
+    #: The opener's save (``saves_with``), handed what ctrl+s saves. The editor stays open
+    #: while the library takes it: the opener says ``saved`` (the editor closes),
+    #: ``busy`` (it tries once more by itself) or ``not_saved`` (it stays open, with exactly
+    #: what was typed, and says why). None: ctrl+s closes the editor with its result, for
+    #: the opener's callback. (A failed save closed the editor and lost what was typed.)
+    _save: Callable[[Any], None] | None = None
+    _retry_timer: Timer | None = None  #: a busy library's second try, pending
+    _second_try = False  #: the save under way is that second try
+
+    def saves_with(self, save: Callable[[_T], None]) -> Self:
+        """Save through ``save`` (see ``_save``), keeping the editor open until it is done."""
+        self._save = save
+        return self
+
+    @property
+    def retrying(self) -> bool:
+        """The save under way is the second try after the library was busy: another busy
+        library says "not saved" (``not_saved``) instead of trying again."""
+        return self._second_try
+
+    def submit(self, value: _T) -> None:
+        """What ctrl+s saves, checked: to the opener's save, or (none) the editor's result."""
+        if self._save is None:
+            self.dismiss(value)
+            return
+        if self._retry_timer is not None:  # ctrl+s while waiting to try again: now, instead
+            self._stop_retry()
+            self._second_try = True
+        try:
+            self._save(value)
+        finally:
+            self._second_try = False
+
+    def saved(self) -> None:
+        """The library has it (or there was nothing to save): the editor closes."""
+        self._stop_retry()
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
+
+    def busy(self, why: str, retry_in: float) -> None:
+        """The library was busy (another program writing): said, and saved again in
+        ``retry_in`` seconds, with what the editor holds then (ctrl+s: at once)."""
+        self._stop_retry()
+        self.warn(f"{why} Trying again in {retry_in:.0f} s.")
+        self._retry_timer = self.set_timer(retry_in, self._try_again)
+
+    def _try_again(self) -> None:
+        self._retry_timer = None
+        if self.is_attached and self.app.screen is self:
+            self._second_try = True
+            try:
+                self.action_save()  # (refused, as typed now: said, and no second try)
+            finally:
+                self._second_try = False
+
+    def not_saved(self, why: str) -> None:
+        """The library did not take the save: the editor stays open with what was typed,
+        and says why and what to do."""
+        self._stop_retry()
+        self._second_try = False
+        text = why.rstrip(".") + ". " if why else ""
+        self.say(
+            Content(
+                keyed(
+                    self.app,
+                    f"Not saved: {text}{{editor_save}} tries again, {{editor_cancel}} drops it.",
+                )
+            ).stylize("$text-error")
+        )
+
+    def _stop_retry(self) -> None:
+        if self._retry_timer is not None:
+            self._retry_timer.stop()
+            self._retry_timer = None
+
     def changed(self) -> bool:
         raise NotImplementedError
 
@@ -128,6 +228,7 @@ class _Editor(ModalScreen[_T | None]):
             self.warn(keyed(self.app, UNSAVED_QUESTION))
             self._asked_at = self.edits()  # (after warn: saying takes a question back)
             return
+        self._stop_retry()  # dropped: a pending second try of the save drops too
         self.dismiss(None)
 
     def edits_changed(self) -> None:
@@ -422,7 +523,7 @@ class TagEditor(_Editor[list[str]]):
                 return
             if tag.casefold() not in {t.casefold() for t in self.tags}:
                 self.tags.append(tag)
-        self.dismiss(self.tags)
+        self.submit(list(self.tags))
 
 
 #: The title field's hint when the title from the abstract does not fit in it (longest
@@ -671,7 +772,7 @@ class MetadataEditor(_Editor[Metadata]):
             )
             return
         self.edited_venue = self._venue_value()
-        self.dismiss(edited)
+        self.submit(edited)
 
 
 @dataclass(frozen=True, slots=True)
@@ -734,7 +835,7 @@ class NoteEditor(_Editor[NoteResult]):
         return self.query_one("#note-text", TextArea).text != self.note
 
     def action_save(self) -> None:
-        self.dismiss(NoteResult(self.query_one("#note-text", TextArea).text))
+        self.submit(NoteResult(self.query_one("#note-text", TextArea).text))
 
     def action_external_editor(self) -> None:
         """Write the text to a temporary file, suspend the reader, run the editor on it, and

@@ -93,7 +93,7 @@ if TYPE_CHECKING:
     from ...search import SearchIndex, SearchResult
     from ...search.engine import EarlyIndex
     from ...sorting import TitleOrder
-    from .editors import MetadataEditor, NoteResult
+    from .editors import MetadataEditor, NoteEditor, NoteResult, SaveListener
 NARROW_WIDTH = 100
 SYNC_LOAD_BYTES = 1 << 20  # dumps up to this size load before the first frame
 #: Dumps of at least this many bytes (~25,000 papers) are indexed while they load: the
@@ -966,9 +966,15 @@ class MainScreen(Screen[None]):
         retry: bool = True,
         done: str | None = None,
         on_conflict: Callable[[NoteConflict | MetadataConflict], None] | None = None,
+        editor: SaveListener | None = None,
     ) -> bool:
         """Make one change on the library and show it. A change the library could not take
-        is said so, never dropped silently; one it was too busy for is tried once more."""
+        is said so, never dropped silently; one it was too busy for is tried once more.
+
+        ``editor``: the change is what an editor still open saves (``_Editor.saves_with``).
+        The editor is told how it went: it closes once saved; it says why it was not, and
+        keeps what was typed for ctrl+s to try again; and it makes the second try itself,
+        with what it holds then (the user may type on meanwhile)."""
         try:
             change()
         except (NoteConflict, MetadataConflict) as conflict:
@@ -978,7 +984,12 @@ class MainScreen(Screen[None]):
             return False
         except LibraryBusy as exc:
             said = str(exc).rstrip(".") + "."  # one sentence, then ours
-            if retry:
+            if editor is not None:
+                if editor.retrying:
+                    editor.not_saved(said)
+                else:
+                    editor.busy(said, BUSY_RETRY_S)
+            elif retry:
                 self.notify(
                     f"{said} Trying again in {BUSY_RETRY_S:.0f} s.",
                     title="Library busy",
@@ -998,9 +1009,14 @@ class MainScreen(Screen[None]):
                 )
             return False
         except LibraryError as exc:
-            self.notify(str(exc), title="Not saved", severity="error", markup=False)
+            if editor is not None:
+                editor.not_saved(str(exc))
+            else:
+                self.notify(str(exc), title="Not saved", severity="error", markup=False)
             return False
         self.refresh_library()
+        if editor is not None:
+            editor.saved()
         if done:
             self.notify(done, markup=False)
         return True
@@ -1627,12 +1643,11 @@ class MainScreen(Screen[None]):
                     counts[tag] = counts.get(tag, 0) + 1
             return sorted(counts, key=str.casefold), counts
 
-        def save(tags: list[str] | None) -> None:
-            if tags is None:
-                return
+        def save(tags: list[str]) -> None:
             # (editor.shown: the stored tags as the editor last read them, while open)
             change = tag_change(editor.shown, tags)  # only what the user changed: a tag another
             if change.empty:  # process added meanwhile is kept
+                editor.saved()
                 self.notify("No change to the tags.", timeout=3)
                 return
 
@@ -1645,7 +1660,9 @@ class MainScreen(Screen[None]):
                     self.library.add_tags(ids, change.added)
 
             self._write(
-                write, done=f"Tags saved on {papers_phrase(len(ids))}" if len(ids) > 1 else None
+                write,
+                done=f"Tags saved on {papers_phrase(len(ids))}" if len(ids) > 1 else None,
+                editor=editor,  # open until saved: a failed save keeps what was typed
             )
 
         shown, counts = stored()
@@ -1656,8 +1673,8 @@ class MainScreen(Screen[None]):
             counts=counts,
             total=len(ids),
             stored=stored,
-        )
-        self.app.push_screen(editor, save)
+        ).saves_with(save)
+        self.app.push_screen(editor)
 
     def action_tag_list(self) -> None:
         from .pickers import TagAction, TagList
@@ -1778,9 +1795,11 @@ class MainScreen(Screen[None]):
                 changed: list[frozenset[Dependency]] = []
                 if self._write(lambda: changed.append(self.session.set_venue(paper.id, venue))):
                     self.library_changed(changed[0])
-            self._save_metadata(paper, shown, edited)
+            self._save_metadata(paper, shown, edited, editor=editor)
 
-        self.app.push_screen(editor, saved)
+        # open until saved: a failed save keeps what was typed
+        editor.saves_with(saved)
+        self.app.push_screen(editor)
         if files:
             self._find_candidates(editor, paper.abstract, files)
 
@@ -1799,19 +1818,30 @@ class MainScreen(Screen[None]):
         self.app.call_from_thread(editor.show_candidates, verdict.candidates)
 
     def _save_metadata(
-        self, paper: Paper, shown: Metadata, edited: Metadata | None, *, again: bool = False
+        self,
+        paper: Paper,
+        shown: Metadata,
+        edited: Metadata | None,
+        *,
+        again: bool = False,
+        editor: MetadataEditor | None = None,
     ) -> None:
         """Save the fields changed in the editor (``edited`` against the ``shown`` it opened
         with) over what is stored now: a field changed only elsewhere meanwhile is kept; one
         changed both here and elsewhere, to another value, is the user's choice (both
         values shown), never overwritten unseen, as with a note. ``again``: the write found
-        another write after this read once already; a second time it is said, not retried."""
+        another write after this read once already; a second time it is said, not retried.
+        ``editor``: the editor still open, saving (see ``_write``)."""
         if edited is None or edited == shown:
+            if editor is not None:
+                editor.saved()  # nothing to save: it closes
             return
         self.refresh_library()  # what is stored now, so untouched fields are kept
         stored = self.library.snapshot.metadata.get(paper.id, Metadata())
         conflicts = metadata_conflicts(shown, edited, stored)
         if conflicts and not self.library.read_only:  # (read-only: nothing is saved anyway)
+            if editor is not None:
+                editor.saved()  # it closes: the dialog shows both values of each field
             self._metadata_conflict(paper, shown, edited, stored, conflicts)
             return
         merged = metadata_change(shown, edited, stored)
@@ -1819,14 +1849,17 @@ class MainScreen(Screen[None]):
         # written only over what was just read: a write from elsewhere landing in between
         # is found in the write's transaction, and the edit is weighed against it again
         def conflict(found: NoteConflict | MetadataConflict) -> None:
-            if again:  # (writes keep landing between the read and the write)
-                self.notify(str(found), title="Not saved", severity="error", markup=False)
+            if not again:
+                self._save_metadata(paper, shown, edited, again=True, editor=editor)
+            elif editor is not None:  # (writes keep landing between the read and the write)
+                editor.not_saved(str(found))
             else:
-                self._save_metadata(paper, shown, edited, again=True)
+                self.notify(str(found), title="Not saved", severity="error", markup=False)
 
         self._write(
             lambda: self.library.set_metadata(paper.id, merged, expected=stored),
             on_conflict=conflict,
+            editor=editor,
         )
 
     def _metadata_conflict(
@@ -1861,25 +1894,38 @@ class MainScreen(Screen[None]):
         self._reading_current()  # a note on the paper in view: it is being read
         stored = self.library.snapshot.notes.get(paper.id, "")
         text = stored if start is None else start
-        self.app.push_screen(
-            NoteEditor(text, self.session.describe([paper])),
-            lambda result: self._save_note(paper, stored, result),
-        )
+        editor = NoteEditor(text, self.session.describe([paper]))
+        # open until saved: a failed save keeps what was typed
+        editor.saves_with(lambda result: self._save_note(paper, stored, result, editor))
+        self.app.push_screen(editor)
 
-    def _save_note(self, paper: Paper, started_from: str, result: NoteResult | None) -> None:
+    def _save_note(
+        self,
+        paper: Paper,
+        started_from: str,
+        result: NoteResult | None,
+        editor: NoteEditor | None = None,
+    ) -> None:
         """Save a note only over the note it started from; if another process changed it
-        meanwhile, the user sees both and chooses."""
+        meanwhile, the user sees both and chooses. ``editor``: the editor still open,
+        saving (see ``_write``)."""
         if result is None or result.text == started_from:
+            if editor is not None:
+                editor.saved()  # nothing to save: it closes
             return
         if paper.id == self.query_one(PaperList).current_id:
             self.session.hold(paper.id)  # (`is:noted`: a note cleared keeps it there)
+
+        def conflict(found: NoteConflict | MetadataConflict) -> None:
+            if editor is not None:
+                editor.saved()  # it closes: the dialog shows both notes
+            if isinstance(found, NoteConflict):
+                self._note_conflict(paper, result.text, found.theirs)
+
         self._write(
             lambda: self.library.set_note(paper.id, result.text, expected=started_from),
-            on_conflict=lambda c: (
-                self._note_conflict(paper, result.text, c.theirs)
-                if isinstance(c, NoteConflict)
-                else None
-            ),
+            on_conflict=conflict,
+            editor=editor,
         )
 
     def _note_conflict(self, paper: Paper, mine: str, theirs: str) -> None:
@@ -1890,14 +1936,13 @@ class MainScreen(Screen[None]):
                 self._save_note(paper, theirs, NoteResult(mine))
             elif choice == "merge":
                 merged = f"{theirs.rstrip()}\n\n──── your version ────\n\n{mine.strip()}\n"
-                self.app.push_screen(
-                    NoteEditor(
-                        merged,
-                        self.session.describe([paper]),
-                        hint="Both versions, the stored one first: edit, then ctrl+s saves.",
-                    ),
-                    lambda result: self._save_note(paper, theirs, result),
+                editor = NoteEditor(
+                    merged,
+                    self.session.describe([paper]),
+                    hint="Both versions, the stored one first: edit, then ctrl+s saves.",
                 )
+                editor.saves_with(lambda result: self._save_note(paper, theirs, result, editor))
+                self.app.push_screen(editor)
             else:  # theirs: the stored note stays
                 self.refresh_library()
 

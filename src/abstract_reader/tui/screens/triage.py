@@ -180,13 +180,12 @@ class TriageScreen(Screen[None]):
             as the main screen's editor does."""
             return sorted(library.snapshot.tags.get(paper_id, []), key=str.casefold), {}
 
-        def save(tags: list[str] | None) -> None:
-            if tags is None:
-                return
+        def save(tags: list[str]) -> None:
             # (editor.shown: the stored tags as the editor last read them, while open) only
             # what the user changed: a tag another process added meanwhile is kept
             change = tag_change(editor.shown, tags)
             if change.empty:
+                editor.saved()
                 self.notify("No change to the tags.", timeout=3)
                 return
 
@@ -196,15 +195,16 @@ class TriageScreen(Screen[None]):
                 if change.added:
                     library.add_tags([paper_id], change.added)
 
-            if self.main._write(write):
+            # the editor stays open until saved: a failed save keeps what was typed
+            if self.main._write(write, editor=editor):
                 self._done.append((paper_id, None))
-            self.show()
+                self.show()
 
         shown, _ = stored()
         editor = TagEditor(
             shown, library.snapshot.tag_names, self.main.session.describe([paper]), stored=stored
-        )
-        self.app.push_screen(editor, save)
+        ).saves_with(save)
+        self.app.push_screen(editor)
 
     def action_undo(self) -> None:
         """Undo the latest library change (as ``u`` on the main screen); when it was a
