@@ -1840,9 +1840,12 @@ class MainScreen(Screen[None]):
         stored = self.library.snapshot.metadata.get(paper.id, Metadata())
         conflicts = metadata_conflicts(shown, edited, stored)
         if conflicts and not self.library.read_only:  # (read-only: nothing is saved anyway)
-            if editor is not None:
-                editor.saved()  # it closes: the dialog shows both values of each field
-            self._metadata_conflict(paper, shown, edited, stored, conflicts)
+            if editor is None:
+                self._metadata_conflict(paper, shown, edited, stored, conflicts)
+            else:  # it closes: the dialog shows both values of each field (pushed from
+                # here, not from the closing editor, which would never hear its answer)
+                editor.saved()
+                self.call_later(self._metadata_conflict, paper, shown, edited, stored, conflicts)
             return
         merged = metadata_change(shown, edited, stored)
 
@@ -1917,10 +1920,14 @@ class MainScreen(Screen[None]):
             self.session.hold(paper.id)  # (`is:noted`: a note cleared keeps it there)
 
         def conflict(found: NoteConflict | MetadataConflict) -> None:
-            if editor is not None:
-                editor.saved()  # it closes: the dialog shows both notes
-            if isinstance(found, NoteConflict):
+            if not isinstance(found, NoteConflict):
+                return
+            if editor is None:
                 self._note_conflict(paper, result.text, found.theirs)
+            else:  # it closes: the dialog shows both notes (pushed from here, not from the
+                # closing editor, which would never hear its answer)
+                editor.saved()
+                self.call_later(self._note_conflict, paper, result.text, found.theirs)
 
         self._write(
             lambda: self.library.set_note(paper.id, result.text, expected=started_from),
