@@ -15,10 +15,16 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from abstract_reader.library import Library
+from abstract_reader.library import Library, Metadata
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens import main as main_screen
-from abstract_reader.tui.screens.editors import MetadataEditor, NoteEditor, TagEditor
+from abstract_reader.tui.screens.editors import (
+    MetadataConflictDialog,
+    MetadataEditor,
+    NoteConflictDialog,
+    NoteEditor,
+    TagEditor,
+)
 from abstract_reader.tui.screens.triage import TriageScreen
 from abstract_reader.tui.widgets.paper_list import PaperList
 
@@ -231,3 +237,57 @@ async def test_a_note_saved_on_a_full_disk_stays_in_the_open_editor(
         await until(pilot, lambda: not app.screen.is_modal)
     with stored(db) as lib:
         assert lib.snapshot.notes.get(paper_id) == "typed on a full disk"
+
+
+async def test_keeping_mine_in_a_note_conflict_while_the_library_is_busy_reopens_the_editor(
+    tmp_path: Path,
+) -> None:
+    """The note conflict's "keep mine" saves with no editor open: when the library does not
+    take it, the note editor opens again with the text, saying why (it was dropped)."""
+    db = tmp_path / "lib.sqlite3"
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        with stored(db) as cli:
+            cli.set_note(paper_id, "cli note")
+        await pilot.press(*"my note", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, NoteConflictDialog))
+        with another_writer(db):
+            await pilot.press("m")
+            await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+            await until(pilot, lambda: "Not saved:" in box_text(app))
+            assert note_text(app) == "my note"
+            await pilot.press("escape")  # the text differs from the stored note: it asks
+            await until(pilot, lambda: ASKED in box_text(app))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not app.screen.is_modal)
+    with stored(db) as lib:
+        assert lib.snapshot.notes.get(paper_id) == "my note"
+
+
+async def test_keeping_mine_in_a_metadata_conflict_while_the_library_is_busy_reopens_the_editor(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "lib.sqlite3"
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id or ""
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
+        with stored(db) as cli:
+            cli.set_metadata(paper_id, Metadata(title="CLI title"))
+        await pilot.press(*"Reader title", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, MetadataConflictDialog))
+        with another_writer(db):
+            await pilot.press("m")
+            await until(pilot, lambda: isinstance(app.screen, MetadataEditor))
+            await until(pilot, lambda: "Not saved:" in box_text(app))
+            assert app.screen.query_one("#meta-title", Input).value == "Reader title"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not app.screen.is_modal)
+    with stored(db) as lib:
+        assert lib.snapshot.metadata[paper_id].title == "Reader title"

@@ -126,6 +126,7 @@ class _Editor(ModalScreen[_T | None]):
     _save: Callable[[Any], None] | None = None
     _retry_timer: Timer | None = None  #: a busy library's second try, pending
     _second_try = False  #: the save under way is that second try
+    _untold: str | None = None  #: why a save failed, told once the (reopened) editor is up
 
     def saves_with(self, save: Callable[[_T], None]) -> Self:
         """Save through ``save`` (see ``_save``), keeping the editor open until it is done."""
@@ -178,6 +179,9 @@ class _Editor(ModalScreen[_T | None]):
         and says why and what to do."""
         self._stop_retry()
         self._second_try = False
+        if not self.is_mounted:  # (reopened with what a save made elsewhere could not save)
+            self._untold = why
+            return
         text = why.rstrip(".") + ". " if why else ""
         self.say(
             Content(
@@ -187,6 +191,12 @@ class _Editor(ModalScreen[_T | None]):
                 )
             ).stylize("$text-error")
         )
+
+    @on(events.Mount)
+    def _tell_untold(self) -> None:
+        if self._untold is not None:
+            why, self._untold = self._untold, None
+            self.call_after_refresh(self.not_saved, why)  # (after the editor's own on_mount)
 
     def _stop_retry(self) -> None:
         if self._retry_timer is not None:
@@ -583,14 +593,17 @@ class MetadataEditor(_Editor[Metadata]):
         paper: Paper | None = None,
         venue: str = "",
         venue_shown: str = "",
+        typed: Metadata | None = None,
     ) -> None:
         """``looking``: candidates from the loaded metadata files are on their way
         (``show_candidates``). ``paper``: the paper edited, whose own venue and year a
         candidate's year must not be paired with (`match.metadata_of`). ``venue``: the venue
         set by hand ("" none), ``venue_shown`` the one that applies without it (the hint);
-        `edited_venue` is the field as saved."""
+        `edited_venue` is the field as saved. ``typed``: the fields as typed before (an edit
+        that could not be saved), over ``meta``, the stored fields."""
         super().__init__()
         self.meta = meta
+        self.typed = typed
         self.paper = paper
         self.venue = venue
         self.venue_shown = venue_shown
@@ -602,7 +615,7 @@ class MetadataEditor(_Editor[Metadata]):
         self._url_warned: str | None = None  #: the refused URL the user was warned about
 
     def compose(self) -> ComposeResult:
-        m = self.meta
+        m = self.meta if self.typed is None else self.typed
         with Vertical(id="meta-box", classes="modal-box"):
             yield Static("Real title, authors, links", classes="modal-title")
             # The title from the abstract is the title field's hint; where it does not fit,
@@ -786,9 +799,12 @@ class NoteEditor(_Editor[NoteResult]):
 
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["note"])
 
-    def __init__(self, note: str, what: str, *, hint: str = "") -> None:
+    def __init__(self, note: str, what: str, *, hint: str = "", stored: str | None = None) -> None:
+        """``stored``: the stored note, when ``note`` (the text to edit) is not it (a text
+        that could not be saved): Esc asks before dropping the difference."""
         super().__init__()
-        self.note = note
+        self.draft = note
+        self.note = note if stored is None else stored
         self.what = what
         self.hint = hint
 
@@ -797,7 +813,7 @@ class NoteEditor(_Editor[NoteResult]):
             yield Static(Content(f"Note on {self.what}"), classes="modal-title", markup=False)
             if self.hint:
                 yield Static(Content(self.hint).stylize("$text-warning"), markup=False)
-            yield OrderedTextArea(self.note, id="note-text", soft_wrap=True)
+            yield OrderedTextArea(self.draft, id="note-text", soft_wrap=True)
             yield MessageLine(id="note-message")
             yield Label(
                 keyed(

@@ -119,6 +119,28 @@ CANCEL_CHECK_S = 0.02  #: how often a thread waiting for the UI checks that the 
 #: how long the load problems' notice stays (their count stays in the status)
 LOAD_NOTICE_S = 12.0
 BUSY_RETRY_S = 2.0  # a write the library was too busy for is tried once more after this
+
+
+class _ReopenOnFailure:
+    """The listener of a save of typed text made with no editor open (a conflict dialog's
+    "keep mine"): when the library does not take it, an editor opens again with the text,
+    saying why (``reopen``), so nothing typed is lost; ctrl+s there tries again."""
+
+    retrying = True  # no second try of its own: the user's ctrl+s in the reopened editor
+
+    def __init__(self, reopen: Callable[[str], None]) -> None:
+        self._reopen = reopen
+
+    def saved(self) -> None:
+        pass
+
+    def busy(self, why: str, retry_in: float) -> None:
+        self._reopen(why)
+
+    def not_saved(self, why: str) -> None:
+        self._reopen(why)
+
+
 #: The filter's placeholder, longest first: the longest that fits is shown (70 columns: the third).
 FILTER_PLACEHOLDERS = (
     "/ to filter — words, 'exact, ^title, !not, a | b, #tag, is:unread — ? for help",
@@ -1862,8 +1884,19 @@ class MainScreen(Screen[None]):
         self._write(
             lambda: self.library.set_metadata(paper.id, merged, expected=stored),
             on_conflict=conflict,
-            editor=editor,
+            editor=editor
+            or _ReopenOnFailure(lambda why: self._reopen_metadata(paper, shown, edited, why)),
         )
+
+    def _reopen_metadata(self, paper: Paper, shown: Metadata, edited: Metadata, why: str) -> None:
+        """The metadata editor again, with an edit the library did not take (see
+        ``_ReopenOnFailure``), saying why; saved over ``shown`` as before."""
+        from .editors import MetadataEditor
+
+        editor = MetadataEditor(shown, paper.title, typed=edited)
+        editor.saves_with(lambda again: self._save_metadata(paper, shown, again, editor=editor))
+        self.app.push_screen(editor)
+        editor.not_saved(why)  # (said once it is up)
 
     def _metadata_conflict(
         self,
@@ -1932,8 +1965,19 @@ class MainScreen(Screen[None]):
         self._write(
             lambda: self.library.set_note(paper.id, result.text, expected=started_from),
             on_conflict=conflict,
-            editor=editor,
+            editor=editor
+            or _ReopenOnFailure(lambda why: self._reopen_note(paper, started_from, result, why)),
         )
+
+    def _reopen_note(self, paper: Paper, started_from: str, result: NoteResult, why: str) -> None:
+        """The note editor again, with a text the library did not take (see
+        ``_ReopenOnFailure``), saying why; saved over ``started_from`` as before."""
+        from .editors import NoteEditor
+
+        editor = NoteEditor(result.text, self.session.describe([paper]), stored=started_from)
+        editor.saves_with(lambda again: self._save_note(paper, started_from, again, editor))
+        self.app.push_screen(editor)
+        editor.not_saved(why)  # (said once it is up)
 
     def _note_conflict(self, paper: Paper, mine: str, theirs: str) -> None:
         from .editors import NoteConflictDialog, NoteEditor, NoteResult
