@@ -488,3 +488,31 @@ async def test_random_interleavings_of_reader_keys_and_other_writers(
             assert row.read == (row.paper_id in snap.read)
             assert row.tags == tuple(snap.tags.get(row.paper_id, ()))
         fresh.close()
+
+
+async def test_the_tag_under_the_cursor_stays_under_it_when_another_process_adds_one(
+    tmp_path: Path,
+) -> None:
+    """The tag editor's list follows the library while open; a tag another process added
+    that sorts before the one under the cursor moved the cursor onto the new tag (the list
+    kept the cursor's place, not its tag), and Delete then removed the other process's tag
+    instead of the one the user chose."""
+    from textual.widgets import OptionList
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = _current(app)
+        app.library.add_tags([paper_id], ["old"])
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TagEditor))
+        await pilot.press("shift+tab", "end")  # the cursor on "old"
+        with Library(_db(tmp_path)) as cli:
+            cli.add_tags([paper_id], ["fromcli"])  # sorts before it
+        app.main.refresh_library()  # (the reader's poll, at once)
+        options = app.screen.query_one("#tag-current", OptionList)
+        await until(pilot, lambda: options.option_count == 2)
+        await pilot.press("delete", "ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, TagEditor))
+    with Library(_db(tmp_path)) as fresh:
+        assert fresh.snapshot.tags[paper_id] == ["fromcli"]

@@ -406,6 +406,13 @@ class TagEditor(_Editor[list[str]]):
     def _refresh_list(self) -> None:
         options = self.query_one("#tag-current", OptionList)
         highlighted = options.highlighted
+        # the tag under the cursor stays under it when the list changes around it (another
+        # process's tag sorting before it moved the cursor onto that tag: Delete removed it)
+        was = (
+            options.get_option_at_index(highlighted).id
+            if highlighted is not None and highlighted < options.option_count
+            else None
+        )
         options.clear_options()
         if self.tags:
             options.add_options(
@@ -420,7 +427,8 @@ class TagEditor(_Editor[list[str]]):
         else:
             options.add_option(Option(Content("(no tags yet)"), disabled=True))
         if highlighted is not None and self.tags:
-            options.highlighted = min(highlighted, len(self.tags) - 1)
+            same = [i for i, t in enumerate(self.tags) if t == was]
+            options.highlighted = same[0] if same else min(highlighted, len(self.tags) - 1)
 
     def _count_note(self, tag: str) -> str:
         count = self.counts.get(tag)
