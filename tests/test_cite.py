@@ -37,6 +37,8 @@ def _unescape_bibtex(value: str) -> str:
         r"\textbackslash{}": "\\",
         r"\textasciitilde{}": "~",
         r"\textasciicircum{}": "^",
+        r"\textbraceleft{}": "{",
+        r"\textbraceright{}": "}",
         r"\&": "&",
         r"\%": "%",
         r"\#": "#",

@@ -44,15 +44,17 @@ def clean(text: str) -> str:
 # BibTeX
 # ---------------------------------------------------------------------------------------
 
+#: BibTeX counts every brace, whatever backslashes precede it (``\}`` ends a field as ``}``
+#: does), so a brace that is a character of the text is written as a command with no brace
+#: of its own outside an empty, balanced ``{}``.
+_TEXT_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
 _BIB_ESCAPES = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
     "%": r"\%",
     "#": r"\#",
     "_": r"\_",
-    # (not \{ and \}: BibTeX counts every brace, escaped or not, so \} ends a field)
-    "{": r"\textbraceleft{}",
-    "}": r"\textbraceright{}",
+    **_TEXT_BRACES,
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "$": r"\$",
@@ -60,11 +62,30 @@ _BIB_ESCAPES = {
 _MATH_SPAN = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
 
 
-def _balanced(text: str) -> bool:
-    r"""Braces balanced as BibTeX counts them: every brace, escaped or not (BibTeX knows no
-    backslash: a ``\}`` ends a field as a ``}`` does)."""
-    if "{" not in text and "}" not in text:
-        return True
+#: a backslash escape (``\{`` is a brace character, ``\\`` a backslash) or a grouping brace,
+#: tokenised as ``text.titles.unbrace`` (what every other output shows) tokenises a title
+_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.S)
+
+
+def _groups_balance(pieces: Sequence[str]) -> bool:
+    """Whether the grouping braces of ``pieces`` (the text outside math, in order) pair up:
+    never a ``}`` before its ``{``, none left open. Escaped braces do not count."""
+    depth = 0
+    for piece in pieces:
+        for match in _BRACE_OR_ESCAPE.finditer(piece):
+            ch = match.group()
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth < 0:
+                    return False
+    return depth == 0
+
+
+def bibtex_braces_balance(text: str) -> bool:
+    """Whether ``text`` is safe inside ``{…}`` as BibTeX (and biber, pybtex) reads it: every
+    brace counted, backslash or not, the count never below zero and zero at the end."""
     depth = 0
     for ch in text:
         if ch == "{":
@@ -77,22 +98,36 @@ def _balanced(text: str) -> bool:
 
 
 def bibtex_escape(text: str, *, protect: bool = False) -> str:
-    """Escape BibTeX specials outside math; ``$…$`` spans with balanced braces are kept.
+    """``text`` as the value of a braced BibTeX field: whatever it holds, the result's braces
+    balance as BibTeX counts them, so it can neither end its field (and add fields) nor
+    leave the entry open.
 
-    When the text's own braces (outside math) balance, they are the user's grouping and are
-    kept as braces; unbalanced ones are escaped. ``protect`` (titles) wraps acronyms and
-    other capitals a style must not lowercase in braces (``{RSE}``, ``{GAN}s``)."""
-    keep_braces = _balanced(_MATH_SPAN.sub("", text))
-    out: list[str] = []
+    - ``$…$`` math whose braces balance (as BibTeX counts) is kept as written.
+    - Outside math, LaTeX's specials are escaped (``\\`` → ``\\textbackslash{}``, ``%`` →
+      ``\\%`` …). When the text's own grouping braces pair up they are the user's grouping
+      (``{GAN}``) and stay braces, as every other output reads them (``text.unbrace``);
+      otherwise each brace is a character, written ``\\textbraceleft{}`` /
+      ``\\textbraceright{}`` (an escaped ``\\{`` always is: ``\\textbackslash{}`` then the brace
+      character). ``\\{`` cannot be used for that: BibTeX counts its brace.
+    - ``protect`` (titles) wraps acronyms and other capitals a style must not lowercase in
+      braces (``{RSE}``, ``{GAN}s``).
+    - Runs of whitespace (newlines included) become one space."""
+    math = [m for m in _MATH_SPAN.finditer(text) if bibtex_braces_balance(m.group())]
+    plain: list[str] = []
     pos = 0
-    for match in _MATH_SPAN.finditer(text):
-        if not _balanced(match.group()):
-            continue
-        out.append(_escape_plain(text[pos : match.start()], keep_braces, protect, not out))
-        out.append(match.group())
+    for match in math:
+        plain.append(text[pos : match.start()])
         pos = match.end()
-    out.append(_escape_plain(text[pos:], keep_braces, protect, not out))
-    return " ".join("".join(out).split())
+    plain.append(text[pos:])
+    keep_braces = _groups_balance(plain)
+    out = [_escape_plain(plain[0], keep_braces, protect, True)]
+    for match, piece in zip(math, plain[1:], strict=True):
+        out.append(match.group())
+        out.append(_escape_plain(piece, keep_braces, protect, False))
+    encoded = " ".join("".join(out).split())
+    if not bibtex_braces_balance(encoded):  # cannot happen; never risk an open field
+        encoded = " ".join(_escape_chars(text, keep_braces=False).split())
+    return encoded
 
 
 # The abstract in BibTeX: its own LaTeX source, not the Unicode rendering (pdfLaTeX cannot
@@ -141,14 +176,14 @@ def bibtex_abstract(text: str) -> str:
     pos = 0
     for math in _MATH_SPAN.finditer(text):
         span = math.group()
-        if not _balanced(span) or _MATH_UNSAFE_RE.search(span):
+        if not bibtex_braces_balance(span) or _MATH_UNSAFE_RE.search(span):
             continue
         _abstract_text(text[pos : math.start()], pieces)
         pieces.append(("math", re.sub(r"(?<!\\)([%&#])", r"\\\1", span)))
         pos = math.end()
     _abstract_text(text[pos:], pieces)
     braces = "".join("{" if k == "open" else "}" for k, _ in pieces if k in ("open", "close"))
-    keep = _balanced(braces)
+    keep = bibtex_braces_balance(braces)
     out: list[str] = []
     for kind, piece in pieces:
         if kind == "open" and not keep:
@@ -214,7 +249,7 @@ def _escape_plain(text: str, keep_braces: bool, protect: bool, first: bool) -> s
         gap = text[pos : match.start()]
         out.append(_escape_chars(gap, keep_braces))
         if keep_braces:
-            depth += gap.count("{") - gap.count("}")
+            depth += _depth_change(gap)
         if stripped := gap.rstrip():
             last = stripped[-1]
         word = match.group()
@@ -234,10 +269,35 @@ def _escape_plain(text: str, keep_braces: bool, protect: bool, first: bool) -> s
 _SENTENCE_ENDS = frozenset(":.?!")
 _ESCAPE_TABLE = str.maketrans(_BIB_ESCAPES)
 _ESCAPE_TABLE_KEEP_BRACES = str.maketrans({k: v for k, v in _BIB_ESCAPES.items() if k not in "{}"})
+_ESCAPE_PAIR = re.compile(r"\\.", re.S)
+
+
+def _depth_change(text: str) -> int:
+    """How far ``text``'s grouping braces (not escaped ones) change the depth."""
+    change = 0
+    for match in _BRACE_OR_ESCAPE.finditer(text):
+        if match.group() == "{":
+            change += 1
+        elif match.group() == "}":
+            change -= 1
+    return change
 
 
 def _escape_chars(text: str, keep_braces: bool) -> str:
-    return text.translate(_ESCAPE_TABLE_KEEP_BRACES if keep_braces else _ESCAPE_TABLE)
+    """``text`` with LaTeX's specials escaped; its braces stay braces only with
+    ``keep_braces``, and a backslash-escaped brace is always the brace character."""
+    table = _ESCAPE_TABLE_KEEP_BRACES if keep_braces else _ESCAPE_TABLE
+    if "\\" not in text:
+        return text.translate(table)
+    out: list[str] = []
+    pos = 0
+    for match in _ESCAPE_PAIR.finditer(text):
+        out.append(text[pos : match.start()].translate(table))
+        escaped = match.group()[1]
+        out.append(_BIB_ESCAPES["\\"] + _TEXT_BRACES.get(escaped, escaped.translate(table)))
+        pos = match.end()
+    out.append(text[pos:].translate(table))
+    return "".join(out)
 
 
 _SMALL_WORDS = {
@@ -372,9 +432,24 @@ def author_list(authors: Sequence[str]) -> str:
 
 
 def bibtex_person(name: str) -> str:
-    """ "Last, First" (what BibTeX parses unambiguously, particles included)."""
+    """ "Last, First" (what BibTeX parses unambiguously, particles included), encoded for a
+    BibTeX ``author`` field. A name with the word "and" in it (``Procter and Gamble``) is
+    braced whole, as BibTeX would otherwise split it into two authors; a given name with a
+    comma in it is braced, as a fourth comma-separated part is an error to BibTeX."""
+    name = " ".join(name.split())
+    if any(word.lower() == "and" for word in name.split(" ")):
+        return f"{{{bibtex_escape(name)}}}"
     given, family = split_name(name)
-    return f"{family}, {given}" if given else family
+    if not given:
+        return bibtex_escape(family)
+    encoded = bibtex_escape(given)
+    return f"{bibtex_escape(family)}, {f'{{{encoded}}}' if ',' in encoded else encoded}"
+
+
+def bibtex_authors(authors: Sequence[str]) -> str:
+    """The ``author`` field's value: each name through ``bibtex_person``, joined by "and"
+    (names with nothing to print left out)."""
+    return " and ".join(p for a in authors if (p := bibtex_person(a)))
 
 
 def citation_title(rec: Record) -> str:
@@ -397,9 +472,9 @@ def bibtex_entry(rec: Record, key: str, *, with_abstract: bool = False) -> str:
     title = citation_title(rec)
     venue_known = bool(rec.booktitle)
     kind = "misc" if rec.eprint and not venue_known else "inproceedings"
-    fields: list[tuple[str, str]] = [("title", title)]
-    if rec.authors:
-        fields.append(("author", " and ".join(bibtex_person(a) for a in rec.authors)))
+    fields: list[tuple[str, str | Sequence[str]]] = [("title", title)]
+    if bibtex_authors(rec.authors):
+        fields.append(("author", rec.authors))
     if rec.booktitle:
         fields.append(("booktitle", rec.booktitle))
     if rec.year:
@@ -425,7 +500,7 @@ def bibtex_entry(rec: Record, key: str, *, with_abstract: bool = False) -> str:
             fields.append(("keywords", ", ".join(rec.tags)))
     width = max(len(name) for name, _ in fields)
     body = ",\n".join(
-        f"  {name.ljust(width)} = {{{_bib_value(name, value)}}}" for name, value in fields
+        f"  {name.ljust(width)} = {{{bibtex_value(name, value)}}}" for name, value in fields
     )
     return clean(f"@{kind}{{{key},\n{body}\n}}")
 
@@ -457,11 +532,23 @@ def doi_url(doi: str | None) -> str | None:
     return web_url(doi_link(valid)) if valid else None
 
 
-def _bib_value(name: str, value: str) -> str:
-    if name in ("url", "doi", "eprint"):
-        return value.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")
-    if name == "abstract":  # LaTeX already, by `bibtex_abstract`
-        return value
+#: fields whose value is an identifier, not text: LaTeX escapes would change it
+_BIB_VERBATIM = frozenset({"url", "doi", "eprint"})
+
+
+def bibtex_value(name: str, value: str | Sequence[str]) -> str:
+    """The one encoder of every BibTeX field's value (what goes between the field's braces):
+    text through ``bibtex_escape`` (titles with capitals protected), a list of names
+    (``author``) through ``bibtex_authors``, identifiers (``url``, ``doi``, ``eprint``) with
+    ``{``, ``}`` and ``\\`` percent-encoded. Whatever the value, its braces balance as BibTeX
+    counts them: it can neither end its field (and add fields) nor its entry."""
+    if not isinstance(value, str):
+        return bibtex_authors(value)
+    if name in _BIB_VERBATIM:
+        encoded = value.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")
+        return " ".join(encoded.split())
+    if name == "abstract":  # LaTeX already, by `bibtex_abstract` (balanced by construction)
+        return value if bibtex_braces_balance(value) else bibtex_escape(value)
     return bibtex_escape(value, protect=name == "title")
 
 
