@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from abstract_reader.corpus import load_corpus
-from abstract_reader.sources import RecordProblem, SourceError, read_records
+from abstract_reader.sources import MetaRecord, RecordProblem, SourceError, read_records
 
 from .conftest import DATA, SEEDS, cli
 
@@ -117,6 +117,26 @@ def test_bibtex_titles_read_as_their_authors_meant(tmp_path: Path) -> None:
     (paper,) = papers
     assert paper["title"] == "BERT: 50% Fewer GPU Hours for Über-Robust Cafés & Co"
     assert paper["abstract"] == "We cut 50% of the cost, and 10% more with BERT."
+
+
+def test_bibtex_quotes_corporate_names_and_brace_characters(tmp_path: Path) -> None:
+    r"""A quoted field's \" is a quote, not an umlaut eating the next letter (QA s17 #7);
+    "{Procter and Gamble}" is one author and an escape after " and " keeps its letter
+    (bibtexparser's splitter lost it); \textbraceleft{} / \textbraceright{}, as the
+    BibTeX export writes a lone brace, read as the braces, and \textasciicircum{} as ^."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@misc{q,\n"
+        r'  title = "Quote \" title, {\"U}ber \textbraceleft{}x \textbraceright{} 2\textasciicircum{}n",'
+        "\n"
+        r"  author = {{Procter and Gamble} and Lovelace, Ada and \"Uber, Bob},"
+        "\n  year = {2026}\n}\n",
+        encoding="utf-8",
+    )
+    (record,) = list(read_records(bib))
+    assert isinstance(record, MetaRecord)
+    assert record.title == 'Quote " title, Über {x } 2^n'
+    assert record.authors == ("Procter and Gamble", "Ada Lovelace", "Bob Über")
 
 
 def test_ris_records(tmp_path: Path) -> None:

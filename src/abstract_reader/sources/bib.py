@@ -39,18 +39,127 @@ def _person(parts: object) -> str | None:
     return f"{name}, {jr}" if name and jr else name
 
 
-def _literal_percent() -> Any:
-    """A middleware (run before LaTeX decoding) that escapes every bare % in a field."""
+def _quote_characters(value: str) -> str:
+    r"""A quoted field's ``\"`` outside braces as the ``"`` it stands for (the escaped
+    delimiter, as the parser read it), not LaTeX's umlaut accent, which took the next letter
+    (``"Quote \" title"`` read as ``Quote ẗitle``). Inside braces (``{\"u}``) it is the
+    accent, as BibTeX writes one in a quoted field."""
+    out: list[str] = []
+    depth = 0
+    pos = 0
+    while pos < len(value):
+        char = value[pos]
+        if char == "\\" and pos + 1 < len(value):
+            pair = value[pos : pos + 2]
+            out.append('"' if pair == '\\"' and depth == 0 else pair)
+            pos += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        out.append(char)
+        pos += 1
+    return "".join(out)
+
+
+def _literal_characters() -> Any:
+    """A middleware (run before LaTeX decoding) that escapes every bare % in a field and
+    turns a quoted field's escaped ``\"`` into the quote character."""
     from bibtexparser.middlewares.middleware import BlockMiddleware
 
-    class LiteralPercent(BlockMiddleware):
+    class LiteralCharacters(BlockMiddleware):
         def transform_entry(self, entry: Any, library: Any) -> Any:
+            enclosings = entry.parser_metadata.get("removed_enclosing") or {}
             for found in entry.fields:
-                if isinstance(found.value, str) and "%" in found.value:
+                if not isinstance(found.value, str):
+                    continue
+                if "%" in found.value:
                     found.value = _BARE_PERCENT_RE.sub(r"\1\\%", found.value)
+                if enclosings.get(found.key) == '"' and '\\"' in found.value:
+                    found.value = _quote_characters(found.value)
             return entry
 
-    return LiteralPercent()
+    return LiteralCharacters()
+
+
+_AND_RE = re.compile(r"[ \t\r\n]+and[ \t\r\n]+", re.I)
+
+
+def split_people(names: str) -> list[str]:
+    """The names of a BibTeX name list (``author``): split at each "and" between whitespace
+    outside braces, as BibTeX splits (``{Procter and Gamble}`` is one name). bibtexparser's
+    own splitter mis-counts a backslash escape after a space (``A and \\"Uber, B`` lost a
+    letter: ``"Uber, B``), so this one is used, before LaTeX decoding drops the braces."""
+    masked = []
+    depth = 0
+    for char in names:
+        if char == "{":
+            depth += 1
+        masked.append(char if depth == 0 and char not in "{}" else "_")
+        if char == "}" and depth:
+            depth -= 1
+    out: list[str] = []
+    pos = 0
+    for match in _AND_RE.finditer("".join(masked)):
+        out.append(names[pos : match.start()])
+        pos = match.end()
+    out.append(names[pos:])
+    return [name.strip() for name in out if name.strip()]
+
+
+def _co_authors() -> Any:
+    """bibtexparser's SeparateCoAuthors with ``split_people`` as its splitter."""
+    from bibtexparser import middlewares as mw
+
+    class CoAuthors(mw.SeparateCoAuthors):
+        def _transform_field_value(self, name: str) -> list[str]:
+            return split_people(name)
+
+    return CoAuthors()
+
+
+def _latex_decoding() -> Any:
+    r"""bibtexparser's LaTeX decoding (math kept as written, braces dropped) that also knows
+    ``\textbraceleft`` and ``\textbraceright``: the brace characters, as abstract-reader's
+    own BibTeX writes a brace that does not pair up (pylatexenc dropped them)."""
+    from bibtexparser import middlewares as mw
+    from bibtexparser.model import MiddlewareErrorBlock
+    from pylatexenc.latex2text import (
+        LatexNodes2Text,
+        MacroTextSpec,
+        get_default_latex_context_db,
+    )
+
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "abstract-reader",
+        prepend=True,
+        macros=[
+            MacroTextSpec("url", simplify_repl="%s"),  # as bibtexparser's own: no < … >
+            MacroTextSpec("textbraceleft", simplify_repl="{"),
+            MacroTextSpec("textbraceright", simplify_repl="}"),
+            MacroTextSpec("textasciicircum", simplify_repl="^"),  # (was "ˆ", U+02C6)
+        ],
+    )
+    decoder = LatexNodes2Text(latex_context=context, keep_braced_groups=False, math_mode="verbatim")
+
+    class LatexDecoding(mw.LatexDecodingMiddleware):
+        """Also decodes the names of a list of people (split before decoding)."""
+
+        def transform_entry(self, entry: Any, library: Any) -> Any:
+            errors: list[str] = []
+            for found in entry.fields:
+                if isinstance(found.value, list):
+                    for parts in found.value:
+                        for kind in ("first", "von", "last", "jr"):
+                            if isinstance(words := getattr(parts, kind, None), list):
+                                setattr(parts, kind, self._transform_all_strings(words, errors))
+            if any(errors):
+                return MiddlewareErrorBlock(entry, ValueError("; ".join(e for e in errors if e)))
+            return super().transform_entry(entry, library)
+
+    return LatexDecoding(decoder=decoder)
 
 
 #: Braces nested deeper than this are refused before LaTeX decoding (pylatexenc recurses per
@@ -116,10 +225,12 @@ def read(path: Path) -> Iterator[Item]:
         text,
         append_middleware=[
             _nesting_guard(),
-            _literal_percent(),
-            mw.LatexDecodingMiddleware(),
-            mw.SeparateCoAuthors(),
+            _literal_characters(),
+            # names split before decoding, which drops the braces that keep
+            # "{Procter and Gamble}" one name
+            _co_authors(),
             mw.SplitNameParts(),
+            _latex_decoding(),
         ],
     )
     if not library.entries and not library.failed_blocks:
