@@ -60,6 +60,8 @@ _BIB_ESCAPES = {
     "$": r"\$",
 }
 _MATH_SPAN = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$")
+#: a % after an even number of backslashes (none, or escaped backslashes): not escaped
+_BARE_PERCENT = re.compile(r"(?<!\\)((?:\\\\)*)%")
 
 
 #: a backslash escape (``\{`` is a brace character, ``\\`` a backslash) or a grouping brace,
@@ -102,7 +104,9 @@ def bibtex_escape(text: str, *, protect: bool = False) -> str:
     balance as BibTeX counts them, so it can neither end its field (and add fields) nor
     leave the entry open.
 
-    - ``$…$`` math whose braces balance (as BibTeX counts) is kept as written.
+    - ``$…$`` math whose braces balance (as BibTeX counts) is kept as written (a bare ``%``
+      in it escaped, as LaTeX would read a comment); other math is
+      characters (``\\$``, ``\\textbraceleft{}`` …), as it reads in every other output.
     - Outside math, LaTeX's specials are escaped (``\\`` → ``\\textbackslash{}``, ``%`` →
       ``\\%`` …). When the text's own grouping braces pair up they are the user's grouping
       (``{GAN}``) and stay braces, as every other output reads them (``text.unbrace``);
@@ -112,7 +116,7 @@ def bibtex_escape(text: str, *, protect: bool = False) -> str:
     - ``protect`` (titles) wraps acronyms and other capitals a style must not lowercase in
       braces (``{RSE}``, ``{GAN}s``).
     - Runs of whitespace (newlines included) become one space."""
-    math = [m for m in _MATH_SPAN.finditer(text) if bibtex_braces_balance(m.group())]
+    math = list(_MATH_SPAN.finditer(text))
     plain: list[str] = []
     pos = 0
     for match in math:
@@ -122,7 +126,11 @@ def bibtex_escape(text: str, *, protect: bool = False) -> str:
     keep_braces = _groups_balance(plain)
     out = [_escape_plain(plain[0], keep_braces, protect, True)]
     for match, piece in zip(math, plain[1:], strict=True):
-        out.append(match.group())
+        formula = match.group()
+        if bibtex_braces_balance(formula):  # a bare % would comment out the rest in LaTeX
+            out.append(_BARE_PERCENT.sub(r"\1\\%", formula))
+        else:
+            out.append(_escape_chars(formula, keep_braces=False))
         out.append(_escape_plain(piece, keep_braces, protect, False))
     encoded = " ".join("".join(out).split())
     if not bibtex_braces_balance(encoded):  # cannot happen; never risk an open field
@@ -348,7 +356,7 @@ def bibtex_key(rec: Record, taken: set[str] | None = None) -> str:
         if taken is not None:
             taken.add(key)
         return key
-    venue = re.sub(r"[^a-z0-9]", "", (rec.venue or "paper").split()[0].lower()) or "paper"
+    venue = re.sub(r"[^a-z0-9]", "", ((rec.venue or "").split() or ["paper"])[0].lower()) or "paper"
     words = [
         w
         for w in re.findall(r"[A-Za-z0-9]+", _ascii(_strip_math(rec.title)))
