@@ -105,8 +105,8 @@ def bibtex_escape(text: str, *, protect: bool = False) -> str:
     leave the entry open.
 
     - ``$…$`` math whose braces balance (as BibTeX counts) is kept as written (a bare ``%``
-      in it escaped, as LaTeX would read a comment); other math is
-      characters (``\\$``, ``\\textbraceleft{}`` …), as it reads in every other output.
+      in it escaped, as LaTeX would read a comment); math whose braces do not balance is
+      written as its characters (``\\$``, ``\\textbraceleft{}`` …).
     - Outside math, LaTeX's specials are escaped (``\\`` → ``\\textbackslash{}``, ``%`` →
       ``\\%`` …). When the text's own grouping braces pair up they are the user's grouping
       (``{GAN}``) and stay braces, as every other output reads them (``text.unbrace``);

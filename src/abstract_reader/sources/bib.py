@@ -122,7 +122,8 @@ def _co_authors() -> Any:
 def _latex_decoding() -> Any:
     r"""bibtexparser's LaTeX decoding (math kept as written, braces dropped) that also knows
     ``\textbraceleft`` and ``\textbraceright``: the brace characters, as abstract-reader's
-    own BibTeX writes a brace that does not pair up (pylatexenc dropped them)."""
+    own BibTeX writes a brace that does not pair up (pylatexenc dropped them); and
+    ``\textasciicircum`` as ``^``, the character it names (pylatexenc gave U+02C6)."""
     from bibtexparser import middlewares as mw
     from bibtexparser.model import MiddlewareErrorBlock
     from pylatexenc.latex2text import (
