@@ -43,8 +43,6 @@ def _unescape_bibtex(value: str) -> str:
         r"\%": "%",
         r"\#": "#",
         r"\_": "_",
-        r"\textbraceleft{}": "{",
-        r"\textbraceright{}": "}",
         r"\$": "$",
     }
     out = []

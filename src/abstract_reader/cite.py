@@ -99,6 +99,13 @@ def bibtex_braces_balance(text: str) -> bool:
     return depth == 0
 
 
+def _math_keepable(span: str) -> bool:
+    r"""Whether ``$…$`` math can be written as it is: its braces balance both as BibTeX
+    counts them (every brace) and as LaTeX and BibTeX readers do (``\}`` is no brace):
+    ``${\}$`` balances for BibTeX but leaves a group open in LaTeX."""
+    return bibtex_braces_balance(span) and _groups_balance([span])
+
+
 def bibtex_escape(text: str, *, protect: bool = False) -> str:
     """``text`` as the value of a braced BibTeX field: whatever it holds, the result's braces
     balance as BibTeX counts them, so it can neither end its field (and add fields) nor
@@ -127,7 +134,7 @@ def bibtex_escape(text: str, *, protect: bool = False) -> str:
     out = [_escape_plain(plain[0], keep_braces, protect, True)]
     for match, piece in zip(math, plain[1:], strict=True):
         formula = match.group()
-        if bibtex_braces_balance(formula):  # a bare % would comment out the rest in LaTeX
+        if _math_keepable(formula):  # a bare % would comment out the rest in LaTeX
             out.append(_BARE_PERCENT.sub(r"\1\\%", formula))
         else:
             out.append(_escape_chars(formula, keep_braces=False))
@@ -184,7 +191,7 @@ def bibtex_abstract(text: str) -> str:
     pos = 0
     for math in _MATH_SPAN.finditer(text):
         span = math.group()
-        if not bibtex_braces_balance(span) or _MATH_UNSAFE_RE.search(span):
+        if not _math_keepable(span) or _MATH_UNSAFE_RE.search(span):
             continue
         _abstract_text(text[pos : math.start()], pieces)
         pieces.append(("math", re.sub(r"(?<!\\)([%&#])", r"\\\1", span)))
