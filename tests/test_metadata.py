@@ -108,8 +108,10 @@ def test_meta_doi_banana_is_an_error_and_writes_nothing(seeds: Corpus, tmp_path:
     db = tmp_path / "lib.sqlite3"
     pid = seeds.papers[0].id
     bad = cli("meta", pid[:8], "--doi", "banana", db=db)
-    assert bad.returncode == 1
-    assert "not a DOI" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    assert bad.returncode == 2  # a malformed value on the command line: a usage error
+    errors = [line for line in bad.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and "'banana' is not a DOI" in errors[0]
+    assert "doi" not in cli("meta", pid[:8], db=db).stdout  # nothing written
     good = cli("meta", pid[:8], "--doi", "https://doi.org/10.1000/Xy.1", db=db)
     assert good.returncode == 0, good.stderr
     assert "doi:      10.1000/Xy.1" in good.stdout
