@@ -94,7 +94,7 @@ def _read_back(text: str, tmp_path: Path) -> list[MetaRecord]:
 
 
 @settings(
-    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     title=_text.filter(lambda t: _one_line(shown_title(t)) != ""),  # (else: "no title")

@@ -517,6 +517,7 @@ def test_titles_changed_a_few_at_a_time_search_as_if_set_at_once(
     titles = {ids[0]: "Robust Graph Learning", ids[1]: "Zanzibar of the Gaussian"}
     edited.set_title_overrides(titles)
     ranked(edited)  # (builds the words of the titles, in both case modes)
+    fresh = SearchIndex(seeds)  # given the titles at once (all of them replaced each time)
     for step in steps:
         change = {ids[k]: title for k, title in step.items()}
         edited.update_overrides(titles=change)
@@ -525,6 +526,5 @@ def test_titles_changed_a_few_at_a_time_search_as_if_set_at_once(
                 titles.pop(pid, None)
             else:
                 titles[pid] = title
-        fresh = SearchIndex(seeds)
-        fresh.set_title_overrides(titles)
+        fresh.set_title_overrides(dict(titles))
         assert ranked(edited) == ranked(fresh)
