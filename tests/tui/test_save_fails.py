@@ -291,3 +291,35 @@ async def test_keeping_mine_in_a_metadata_conflict_while_the_library_is_busy_reo
         await until(pilot, lambda: not app.screen.is_modal)
     with stored(db) as lib:
         assert lib.snapshot.metadata[paper_id].title == "Reader title"
+
+
+async def test_a_search_name_typed_while_the_library_stays_busy_stays_in_the_open_dialog(
+    tmp_path: Path,
+) -> None:
+    """`S`'s name prompt is an editor too: a save the library does not take keeps the
+    dialog open with the name typed (it closed, and the name was gone with a toast)."""
+    from abstract_reader.tui.screens.searches import SaveSearchDialog
+
+    from .test_saved_searches import press_text, type_filter
+
+    db = tmp_path / "lib.sqlite3"
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        await type_filter(app, pilot, "robust")
+        await pilot.press("enter")
+        await pilot.press("S")
+        await until(pilot, lambda: isinstance(app.screen, SaveSearchDialog))
+        await press_text(pilot, "my_robust")
+        with another_writer(db):
+            await pilot.press("enter")
+            await until(pilot, lambda: "Not saved:" in box_text(app))
+            assert isinstance(app.screen, SaveSearchDialog)
+            assert app.screen.query_one("#save-search-name", Input).value == "my_robust"
+            assert "busy" in box_text(app)
+            assert app.library.setting("search:my_robust") is None
+        await pilot.press("enter")  # the lock is free: saved, and the dialog closes
+        await until(pilot, lambda: not app.screen.is_modal)
+        assert app.library.setting("search:my_robust") == "robust"
+    with stored(db) as lib:
+        assert lib.setting("search:my_robust") == "robust"

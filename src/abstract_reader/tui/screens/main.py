@@ -1515,18 +1515,23 @@ class MainScreen(Screen[None]):
         if isinstance(self.app.screen, PaperScreen):
             self.action_close_paper()
 
-        def save(name: str | None) -> None:
-            if name is None:
-                return
-            # the name was checked by the dialog and the query is not empty
+        dialog = SaveSearchDialog(query, self._saved_now)
+
+        def save(name: str) -> None:
+            # the name was checked by the dialog and the query is not empty; the dialog
+            # stays open (with the name) until the library has it
             from ...saved import SavedSearchError
 
             try:
-                self._write(lambda: self.session.save_search(name, query), done=f"Saved as @{name}")
+                self._write(
+                    lambda: self.session.save_search(name, query),
+                    done=f"Saved as @{name}",
+                    editor=dialog,
+                )
             except SavedSearchError as exc:  # a loop made meanwhile by another process
-                self.notify(str(exc), title="Not saved", severity="error", markup=False)
+                dialog.not_saved(str(exc))
 
-        self.app.push_screen(SaveSearchDialog(query, self._saved_now), save)
+        self.app.push_screen(dialog.saves_with(save))
 
     def _saved_now(self) -> dict[str, str]:
         """The saved searches as stored now (another process may just have saved one)."""

@@ -38,8 +38,10 @@ def _shown_query(query: str, limit: int = 200) -> str:
 
 
 class SaveSearchDialog(_Editor[str]):
-    """Ask for a name for ``query``; dismissed with the name (the caller saves it). A name
-    already saved with another query is replaced only after a second Enter."""
+    """Ask for a name for ``query``; the name goes to the caller's save (``saves_with``),
+    and the dialog stays open, with the name typed, until the library has it (a busy or
+    failing library closed it and lost the name). A name already saved with another query
+    is replaced only after a second Enter."""
 
     def __init__(self, query: str, existing: Callable[[], dict[str, str]]) -> None:
         super().__init__()
@@ -110,7 +112,7 @@ class SaveSearchDialog(_Editor[str]):
                 + keyed(self.app, "Enter again replaces it, {editor_cancel} keeps it.")
             )
             return
-        self.dismiss(name)
+        self.submit(name)
 
     def action_cancel(self) -> None:
         if self._overwrite is not None:  # Esc answers the question: keep the stored one
