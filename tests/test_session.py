@@ -306,3 +306,44 @@ def test_a_held_paper_matches_as_the_query_saw_it_until_the_query_changes(
         session.set_query("#x is:unread ")  # another query: as it is now
         view = session.library_view()
         assert p in view.ids_with_state("read") and view.ids_with_tag("x") == {q}
+
+
+def test_the_library_view_follows_every_change_and_is_made_once_per_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The filters' copy of the library is made once per change of the library, not with
+    every key typed, and shows each change: the reader's own writes and another process's."""
+    p, q = "0" * 16, "1" * 16
+    db = tmp_path / "lib.sqlite3"
+    with Library(db) as lib:
+        lib.add_tags([p], ["x"])
+        lib.set_bookmark([q])
+        session = Session(lib)
+        made = 0
+        real_names = lib.tag_names
+
+        def counted() -> list[str]:
+            nonlocal made
+            made += 1
+            return real_names()
+
+        monkeypatch.setattr(lib, "tag_names", counted)
+        for _ in range(5):  # five keys typed
+            view = session.library_view()
+        assert made == 1
+        assert view.ids_with_tag("X") == {p} and view.ids_with_state("bookmarked") == {q}
+        with Library(db) as other:  # the CLI, meanwhile
+            other.add_tags([q], ["Yours"])
+            other.set_read([p])
+            other.set_note(q, "a note")
+        session.refresh()
+        view = session.library_view()
+        assert view.ids_with_tag("yours") == {q} and view.tag_names() == ["x", "Yours"]
+        assert view.ids_with_state("read") == {p} and view.ids_with_state("noted") == {q}
+        assert view.ids_with_state("tagged") == {p, q}
+        lib.remove_tags([p], ["x"])  # the reader's own write
+        lib.set_bookmark([q], on=False)
+        view = session.library_view()
+        assert view.ids_with_tag("x") == set() and view.ids_with_state("tagged") == {q}
+        assert view.ids_with_state("bookmarked") == set()
+        assert made == 3

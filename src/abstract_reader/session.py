@@ -273,6 +273,17 @@ class Session:
     #: `_library_counts`: what they were counted from (the library's sections, the table
     #: and its length), and the counts
     _counts: tuple[tuple[object, ...], int, tuple[int, int, int]] | None = None
+    #: `library_view`'s part made from the library alone: the sections it was made from,
+    #: the tag sets, the state sets and the tag names
+    _view_base: (
+        tuple[
+            tuple[object, ...],
+            dict[str, frozenset[str]],
+            dict[str, frozenset[str]],
+            tuple[str, ...],
+        ]
+        | None
+    ) = None
     #: papers kept in the current result as the query last saw them (`hold`), until the
     #: query changes: the paper being read never leaves under the reader
     held: dict[str, Held] = field(default_factory=dict)
@@ -513,33 +524,50 @@ class Session:
             return None
 
     def library_view(self) -> LibraryView:
-        """A copy of the state filters for the search thread, in one pass over the library.
-        Always made: whether a query needs it is the parser's business, not a text test."""
+        """A copy of the state filters for the search thread. Always made: whether a query
+        needs it is the parser's business, not a text test. The library's part is made once
+        per change of the library, not with each key typed (every tag set and state set
+        copied, and the tag names sorted: milliseconds a key with a large library)."""
         snap = self.library.snapshot
-        tags: dict[str, set[str]] = {}
-        for paper_id, names in snap.tags.items():
-            for name in names:
-                tags.setdefault(name.casefold(), set()).add(paper_id)
-        states: dict[str, frozenset[str]] = {
-            "bookmarked": frozenset(snap.bookmarks),
-            "read": frozenset(snap.read),
-            "noted": frozenset(snap.notes),
-            "tagged": frozenset(p for ids in tags.values() for p in ids),
-        }
-        if self.held:  # (few papers: the sets are copied only then)
+        sections = (snap.tags, snap.bookmarks, snap.read, snap.notes)
+        base = self._view_base
+        if base is None or not all(a is b for a, b in zip(base[0], sections, strict=True)):
+            by_name: dict[str, set[str]] = {}
+            for paper_id, its_tags in snap.tags.items():
+                for name in its_tags:
+                    by_name.setdefault(name.casefold(), set()).add(paper_id)
+            frozen = {name: frozenset(ids) for name, ids in by_name.items()}
+            base = (
+                sections,
+                frozen,
+                {
+                    "bookmarked": frozenset(snap.bookmarks),
+                    "read": frozenset(snap.read),
+                    "noted": frozenset(snap.notes),
+                    "tagged": frozenset(p for ids in frozen.values() for p in ids),
+                },
+                tuple(self.library.tag_names()),
+            )
+            self._view_base = base
+        _, tags, states, names = base
+        if self.held:  # (few papers: only the sets they are in are copied)
             held = self.held
-            for name in _HELD_STATES:  # as the query saw them (`hold`)
-                states[name] = (states[name] - held.keys()) | {
-                    p for p, h in held.items() if name in h.states
+            states = dict(states)
+            for state in _HELD_STATES:  # as the query saw them (`hold`)
+                states[state] = (states[state] - held.keys()) | {
+                    p for p, h in held.items() if state in h.states
                 }
-            for name, ids in tags.items():
-                ids.difference_update(p for p in held if name not in held[p].tags)
+            tags = dict(tags)
+            for name, ids in list(tags.items()):
+                gone = {p for p in held if p in ids and name not in held[p].tags}
+                if gone:
+                    tags[name] = ids - gone
             for paper_id, h in held.items():
                 for name in h.tags:
-                    tags.setdefault(name, set()).add(paper_id)
+                    tags[name] = tags.get(name, frozenset()) | {paper_id}
         return LibraryView(
-            tags={name: frozenset(ids) for name, ids in tags.items()},
-            names=tuple(self.library.tag_names()),
+            tags=tags,
+            names=names,
             states={**states, "marked": frozenset(self.marks), "new": self.new},
         )
 
