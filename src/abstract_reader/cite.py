@@ -13,7 +13,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,27 +69,11 @@ _BARE_PERCENT = re.compile(r"(?<!\\)((?:\\\\)*)%")
 _BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.S)
 
 
-def _groups_balance(pieces: Sequence[str]) -> bool:
-    """Whether the grouping braces of ``pieces`` (the text outside math, in order) pair up:
-    never a ``}`` before its ``{``, none left open. Escaped braces do not count."""
+def _depth_ok(braces: Iterable[str]) -> bool:
+    """Whether a run of brace tokens (``{``, ``}``, anything else ignored) pairs up: never a
+    ``}`` before its ``{``, none left open."""
     depth = 0
-    for piece in pieces:
-        for match in _BRACE_OR_ESCAPE.finditer(piece):
-            ch = match.group()
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth < 0:
-                    return False
-    return depth == 0
-
-
-def bibtex_braces_balance(text: str) -> bool:
-    """Whether ``text`` is safe inside ``{…}`` as BibTeX (and biber, pybtex) reads it: every
-    brace counted, backslash or not, the count never below zero and zero at the end."""
-    depth = 0
-    for ch in text:
+    for ch in braces:
         if ch == "{":
             depth += 1
         elif ch == "}":
@@ -97,6 +81,18 @@ def bibtex_braces_balance(text: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
+
+
+def _groups_balance(pieces: Sequence[str]) -> bool:
+    """Whether the grouping braces of ``pieces`` (the text outside math, in order) pair up
+    as LaTeX reads them: escaped braces do not count."""
+    return _depth_ok(m.group() for piece in pieces for m in _BRACE_OR_ESCAPE.finditer(piece))
+
+
+def bibtex_braces_balance(text: str) -> bool:
+    """Whether ``text`` is safe inside ``{…}`` as BibTeX (and biber, pybtex) reads it: every
+    brace counted, backslash or not."""
+    return _depth_ok(text)
 
 
 def _math_keepable(span: str) -> bool:
