@@ -733,3 +733,52 @@ def test_meta_doi_and_year_are_set_normalised_and_cleared_with_empty(db: Path) -
     cleared = cli("meta", "d059a4d9", "--year", "", "--doi", "", db=db)
     assert cleared.returncode == 0, cleared.stderr
     assert cleared.stdout.strip() == "d059a4d9bc3b: no metadata overrides"
+
+
+# ---------------------------------------------------------------------------------------
+# --json for one paper and for the tags
+# ---------------------------------------------------------------------------------------
+
+
+def test_show_json_is_the_paper_as_list_json_gives_it(seeds: Corpus, db: Path) -> None:
+    """`show ID --json`: one JSON object, the same fields and values as the paper's
+    `list --json` line (one serialiser for both)."""
+    rse = paper_with(seeds, "Robust Satisficing Ensemble (RSE)")
+    assert cli("tag", rse.id, "to read", db=db).returncode == 0
+    assert cli("note", rse.id, "check the baseline", db=db).returncode == 0
+    shown = cli("show", rse.id[:8], "--json", db=db)
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert len(shown.stdout.splitlines()) == 1
+    listed = [json.loads(line) for line in cli("list", "--json", db=db).stdout.splitlines()]
+    row = json.loads(shown.stdout)
+    assert row == next(r for r in listed if r["id"] == rse.id)
+    assert row["tags"] == ["to read"] and row["note"] == "check the baseline"
+    unknown = cli("show", "ffffffffff", "--json", db=db)
+    assert unknown.returncode == 1 and unknown.stdout == ""
+
+
+def test_tags_json_is_one_line_per_tag_as_the_other_json_outputs(seeds: Corpus, db: Path) -> None:
+    """JSON Lines, as `list --json`, `searches --json` and `match --json`: one object a tag."""
+    a, b = seeds.papers[0], seeds.papers[1]
+    cli("tag", a.id, "x", db=db)
+    cli("tag", b.id, "x", "Y", db=db)
+    result = cli("tags", "--json", db=db)
+    assert result.returncode == 0 and result.stderr == ""
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [
+        {"tag": "x", "count": 2},
+        {"tag": "Y", "count": 1},
+    ]
+
+
+def test_tags_json_names_papers_not_loaded_on_stderr_only(
+    seeds: Corpus, db: Path, tmp_path: Path
+) -> None:
+    """The plain list's lines about records of unloaded papers would break JSON Lines."""
+    cli("tag", seeds.papers[0].id, "x", db=db)
+    other = write_dump(tmp_path / "other.txt", "Only this paper is loaded now.")
+    result = cli("tags", "--json", "-d", str(other), db=db)
+    assert result.returncode == 0
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [{"tag": "x", "count": 1}]
+    assert result.stderr.splitlines() == [
+        "1 paper with records is not in the loaded dumps (tags without --json lists it)"
+    ]

@@ -417,6 +417,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--full", action="store_true", help="do not cap very long abstracts or many sources"
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="the paper as one JSON object, with the fields of its `list --json` line "
+        "(the whole abstract: --full is implied)",
+    )
 
     for name, helptext in (("tag", "add tags to a paper"), ("untag", "remove tags from a paper")):
         p = sub.add_parser(name, help=helptext)
@@ -444,6 +450,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--delete", metavar="TAG", type=_tag_argument, help="remove a tag from every paper"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='JSON Lines, one {"tag": NAME, "count": N} a tag (papers not loaded: on stderr)',
     )
 
     p = sub.add_parser("note", help="print or set a paper's note")
@@ -912,6 +923,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     except LookupError as exc:
         raise Failure(str(exc)) from None
     rec = record(paper, library.snapshot)
+    if args.json:  # the paper's `list --json` line, by the same serialiser
+        from .cite import json_record
+
+        sys.stdout.write(_json_line(json_record(rec)))
+        return 1 if corpus.fatal_errors else 0
     width = min(100, shutil.get_terminal_size((100, 24)).columns)
     lines = [shown_title(rec.title) + ("   (derived title)" if rec.title_derived else "")]
     lines.append("=" * min(width, len(lines[0])))
@@ -1092,10 +1108,21 @@ def cmd_tags(args: argparse.Namespace) -> int:
         ) from None
     except LibraryError as exc:
         raise Failure(str(exc)) from None
-    for name, count in library.tag_counts():
-        _say(sys.stdout, f"{count:6d}  {name}")
+    counts = library.tag_counts()
     loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
+    if args.json:  # JSON Lines, as list --json and searches --json; the rest on stderr
+        for name, count in counts:
+            sys.stdout.write(_json_line({"tag": name, "count": count}))
+        if orphans:
+            are, them = ("is", "it") if len(orphans) == 1 else ("are", "them")
+            _note(
+                f"{papers_phrase(len(orphans))} with records {are} not in the loaded dumps"
+                f" (tags without --json lists {them})"
+            )
+        return 1 if corpus.fatal_errors else 0
+    for name, count in counts:
+        _say(sys.stdout, f"{count:6d}  {name}")
     if orphans:
         _say(sys.stdout, f"{papers_phrase(len(orphans))} with records are not in the loaded dumps:")
         for pid in orphans:
