@@ -736,7 +736,7 @@ def test_meta_doi_and_year_are_set_normalised_and_cleared_with_empty(db: Path) -
 
 
 # ---------------------------------------------------------------------------------------
-# --json for one paper and for the tags
+# --json for one paper and for the tags; an empty tag list is said
 # ---------------------------------------------------------------------------------------
 
 
@@ -781,4 +781,18 @@ def test_tags_json_names_papers_not_loaded_on_stderr_only(
     assert [json.loads(line) for line in result.stdout.splitlines()] == [{"tag": "x", "count": 1}]
     assert result.stderr.splitlines() == [
         "1 paper with records is not in the loaded dumps (tags without --json lists it)"
+    ]
+
+
+@pytest.mark.parametrize("json_flag", [(), ("--json",)])
+def test_tags_of_a_library_with_none_says_so_on_stderr(
+    db: Path, json_flag: tuple[str, ...]
+) -> None:
+    """It printed nothing at all, exit 0: a user could not tell an empty list from a
+    failure. Standard output stays empty, for scripts."""
+    result = cli("tags", *json_flag, db=db)
+    assert result.returncode == 0
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1:] == [
+        "no tags yet (tag a paper: abstract-reader tag ID NAME)"
     ]

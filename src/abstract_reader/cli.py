@@ -1109,6 +1109,8 @@ def cmd_tags(args: argparse.Namespace) -> int:
     except LibraryError as exc:
         raise Failure(str(exc)) from None
     counts = library.tag_counts()
+    if not counts and not writing:  # (on stderr, with --json too: stdout stays empty)
+        _note(f"no tags yet (tag a paper: {PROG} tag ID NAME)")
     loaded = set(corpus.papers.ids())
     orphans = sorted(library.snapshot.paper_ids() - loaded)
     if args.json:  # JSON Lines, as list --json and searches --json; the rest on stderr
