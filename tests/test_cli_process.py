@@ -153,7 +153,15 @@ def test_names_in_messages_and_output_are_sanitised(seeds: Corpus, tmp_path: Pat
         conn.execute("INSERT INTO paper_tags VALUES (?, ?, 0)", ("feedface" + HOSTILE, tag_id))
         conn.execute("INSERT INTO settings VALUES ('cite_format', ?)", (HOSTILE,))
     conn.close()
-    for args in (("tags",), ("list",), ("show", pid), ("list", "--json"), ("cite", pid)):
+    for args in (
+        ("tags",),
+        ("tags", "--json"),
+        ("list",),
+        ("show", pid),
+        ("show", pid, "--json"),
+        ("list", "--json"),
+        ("cite", pid),
+    ):
         result = run(*args, "--db", str(db))
         assert result.returncode in (0, 1), args
         assert _clean(result.stdout + result.stderr), (args, result.stderr)
