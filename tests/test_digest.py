@@ -257,3 +257,43 @@ def test_cli_digest_writes_a_file_only_with_force(tmp_path: Path) -> None:
     assert again.returncode == 1 and out.read_text("utf-8") == "keep me"
     forced = cli("digest", "-q", "#snn", "-o", str(out), "--force", "--format", "html", db=db)
     assert forced.returncode == 0 and out.read_text("utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_digest_of_no_paper_is_refused_as_an_export_of_none(tmp_path: Path) -> None:
+    """`digest -q zzzzqq` wrote "# Reading digest: 0 papers", exit 0 (and over an existing
+    file with --force) while `export` of nothing exits 1: now the same refusal."""
+    for target in ((), ("-o", "-")):
+        result = cli("digest", "-q", "zzzzqq", *target)
+        assert result.returncode == 1, result.stderr
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [
+            "abstract-reader: nothing to digest: no paper matches; nothing written"
+        ]
+    out = tmp_path / "digest.md"
+    out.write_text("last week's digest", encoding="utf-8")
+    for force in ((), ("--force",)):
+        result = cli("digest", "-q", "zzzzqq", "-o", str(out), *force)
+        assert result.returncode == 1
+        assert result.stderr.splitlines() == [
+            f"abstract-reader: nothing to digest: no paper matches; {out} not written"
+        ]
+        assert out.read_text("utf-8") == "last week's digest"
+    fresh = tmp_path / "new.md"
+    assert cli("digest", "-q", "zzzzqq", "-o", str(fresh)).returncode == 1
+    assert not fresh.exists()
+
+
+def test_a_digest_emptied_by_since_says_it_was_since(tmp_path: Path) -> None:
+    db = tmp_path / "lib.sqlite3"
+    old = write_dump(tmp_path / "old.txt", "An old abstract about graphs.")
+    library = Library(db)
+    begin_session(library, [str(old)], datetime(2026, 1, 1, tzinfo=UTC))
+    library.close()
+    out = tmp_path / "digest.md"
+    result = cli("digest", "-d", str(old), "--since", "2026-02-01", "-o", str(out), db=db)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "abstract-reader: nothing to digest: the 1 paper matching is from dumps first seen "
+        f"before 2026-02-01; {out} not written"
+    ]
+    assert not out.exists()

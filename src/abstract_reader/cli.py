@@ -555,7 +555,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="only papers whose dumps were first seen on or after DATE (YYYY-MM-DD)",
     )
     p.add_argument("--format", "-f", choices=DIGEST_FORMATS, default="markdown")
-    p.add_argument("-o", "--output", metavar="FILE", help="write here ('-': standard output)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here ('-': standard output); a digest of no paper is refused (exit 1), "
+        "FILE left alone",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing FILE")
 
     p = sub.add_parser(
@@ -1745,13 +1751,26 @@ def cmd_digest(args: argparse.Namespace) -> int:
     library = _open_library(args)
     record_seen(library, corpus.files)  # dumps never seen before are new as of now
     records = _records(corpus, library, args)
+    # a digest of nothing is refused as `export` refuses it: it would replace last week's
+    # digest (with --force), or print a heading over no paper, exit 0, read as "it worked"
+    to_file = bool(args.output and args.output != "-")
+    where = f"{args.output} not written" if to_file else "nothing written"
+    if not records:
+        raise Failure(f"nothing to digest: no paper matches; {where}")
     subtitle = [f"query: {args.query}"] if args.query else []
     if since is not None:
         fresh = ids_seen_since(library, corpus, since)
+        matching = len(records)
         records = [r for r in records if r.id in fresh]
+        if not records:
+            are = "is" if matching == 1 else "are"
+            raise Failure(
+                f"nothing to digest: the {papers_phrase(matching)} matching {are} from dumps "
+                f"first seen before {args.since}; {where}"
+            )
         subtitle.append(f"dumps first seen since {args.since}")
     text = digest(records, args.format, subtitle=" · ".join(subtitle))
-    if args.output and args.output != "-":
+    if to_file:
         _write_file(args.output, text, force=args.force)
         _note(f"Wrote a digest of {papers_phrase(len(records))} to {args.output}")
     else:
