@@ -89,7 +89,13 @@ def test_markdown_digest_reads_back_grouped_by_tag(tmp_path: Path) -> None:
     kinds = {t.type for t in tokens} | {c.type for t in tokens for c in t.children or []}
     assert not kinds & {"link_open", "html_inline", "html_block", "ordered_list_open"}
     emphasised = set(re.findall(r"<em>(.*?)</em>", md.render(text)))
-    assert emphasised == {"query: is:tagged", "derived title"}  # the digest's own, only
+    # the digest's own, only (the robust paper is under two tags: said under the heading)
+    assert emphasised == {
+        "query: is:tagged",
+        "derived title",
+        "a paper with several tags is listed under each",
+    }
+    assert text.startswith("# Reading digest: 3 papers, 4 entries\n")
     shown = _rendered_text(text)
     # rendered as the reader shows it: emphasis markers dropped, the math span becomes x
     assert HOSTILE.replace("$x$", "x").replace("*bold*", "bold") in shown
@@ -297,3 +303,102 @@ def test_a_digest_emptied_by_since_says_it_was_since(tmp_path: Path) -> None:
         f"before 2026-02-01; {out} not written"
     ]
     assert not out.exists()
+
+
+def _tagged_library(tmp_path: Path) -> tuple[Path, Path]:
+    """Five papers tagged `reading`, one of them also `robust`, one also `ensemble`, and a
+    sixth tagged `later` only."""
+    dump = write_dump(
+        tmp_path / "d.txt",
+        *(f"Paper number {n} is about topic {n}. More." for n in range(1, 7)),
+    )
+    db = tmp_path / "lib.sqlite3"
+    library = Library(db)
+    ids = [p.id for p in load_corpus([dump]).papers]
+    library.add_tags(ids[:5], ["reading"])
+    library.add_tags(ids[:1], ["robust"])
+    library.add_tags(ids[1:2], ["ensemble"])
+    library.add_tags(ids[5:], ["later"])
+    library.close()
+    return dump, db
+
+
+def _h2(text: str) -> list[str]:
+    tokens = MarkdownIt("commonmark").parse(text)
+    return [
+        tokens[i + 1].content
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.tag == "h2"
+    ]
+
+
+@pytest.mark.parametrize("selection", [("-q", "#reading"), ("--tag", "reading")])
+def test_a_digest_of_a_tag_groups_under_that_tag_only(
+    tmp_path: Path, selection: tuple[str, str]
+) -> None:
+    """`digest -q '#reading'` had groups for #ensemble and #robust too, and 7 entries under
+    a header of "5 papers": the tag asked for is the one grouped by."""
+    dump, db = _tagged_library(tmp_path)
+    result = cli("digest", "-d", str(dump), *selection, db=db)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# Reading digest: 5 papers\n")
+    assert _h2(result.stdout) == ["\\#reading (5)"]
+    assert result.stdout.count("\n### ") == 5
+    # the paper's other tags are still said, on its line of facts
+    assert "tags: reading, robust" in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text", "html"])
+def test_a_paper_under_two_tags_asked_for_is_counted_as_entries_too(
+    tmp_path: Path, fmt: str
+) -> None:
+    """A paper with two of the tags asked for is under both: the header counts papers and
+    entries, and says why they differ."""
+    dump, db = _tagged_library(tmp_path)
+    result = cli("digest", "-d", str(dump), "-q", "#reading | #robust", "-f", fmt, db=db)
+    assert result.returncode == 0, result.stderr
+    head = "Reading digest: 5 papers, 6 entries"
+    why = "a paper with several of the tags asked for is listed under each"
+    if fmt == "markdown":
+        assert result.stdout.startswith(f"# {head}\n")
+        assert f"*{why}*" in result.stdout
+        assert _h2(result.stdout) == ["\\#reading (5)", "\\#robust (1)"]
+    elif fmt == "text":
+        assert result.stdout.startswith(f"{head}\n")
+        assert f"\n{why}\n" in result.stdout
+        assert "#ensemble" not in result.stdout
+    else:
+        assert f"<title>{head}</title>" in result.stdout and f"<h1>{head}</h1>" in result.stdout
+        assert why in result.stdout
+        assert re.findall(r"<h2>(.*?)</h2>", result.stdout) == ["#reading (5)", "#robust (1)"]
+
+
+def test_a_digest_of_a_tag_or_a_word_puts_the_others_last(tmp_path: Path) -> None:
+    """A paper matched by the word, not the tag, is under "Other matches", not its own tags."""
+    dump, db = _tagged_library(tmp_path)
+    result = cli("digest", "-d", str(dump), "-q", "#robust | '6", db=db)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# Reading digest: 2 papers\n")
+    assert _h2(result.stdout) == ["\\#robust (1)", "Other matches (1)"]
+
+
+def test_a_digest_without_tags_in_the_query_counts_its_entries(tmp_path: Path) -> None:
+    """Grouped by every tag, as before; the header no longer says "6 papers" over 8 entries."""
+    dump, db = _tagged_library(tmp_path)
+    result = cli("digest", "-d", str(dump), "-q", "!#robust", db=db)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# Reading digest: 5 papers, 6 entries\n")
+    assert "*a paper with several tags is listed under each*" in result.stdout
+    assert _h2(result.stdout) == ["\\#ensemble (1)", "\\#later (1)", "\\#reading (4)"]
+    alone = cli("digest", "-d", str(dump), "-q", "#later", db=db)
+    assert alone.stdout.startswith("# Reading digest: 1 paper\n")
+    assert "listed under each" not in alone.stdout
+
+
+def test_a_tag_named_untagged_is_a_group_of_its_own(tmp_path: Path) -> None:
+    """A tag named "Untagged" was merged with the papers that have no tag."""
+    corpus = load_corpus([write_dump(tmp_path / "d.txt", "Tagged paper here.", "Bare one.")])
+    library = Library(tmp_path / "lib.sqlite3")
+    library.add_tags([corpus.papers[0].id], ["Untagged"])
+    text = digest([record(p, library.snapshot) for p in corpus.papers], "markdown")
+    assert _h2(text) == ["\\#Untagged (1)", "Untagged (1)"]

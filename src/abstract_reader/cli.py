@@ -544,7 +544,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .digest import FORMATS as DIGEST_FORMATS
 
-    p = sub.add_parser("digest", help="a reading digest of the matching papers, grouped by tag")
+    p = sub.add_parser(
+        "digest",
+        help="a reading digest of the matching papers, grouped by tag",
+        description="The matching papers grouped by tag, a paper with several tags under each. "
+        "When the selection names tags (-q '#a | #b', --tag a), only those tags are groups: a "
+        "paper is under each of them it has, one matched otherwise (-q '#a | word') under "
+        '"Other matches". When papers are listed more than once, the heading counts papers and '
+        'entries ("5 papers, 7 entries") and says why.',
+    )
     p.raw_epilog = QUERY_HELP
     _common(p)
     _filters(p)
@@ -1769,13 +1777,27 @@ def cmd_digest(args: argparse.Namespace) -> int:
                 f"first seen before {args.since}; {where}"
             )
         subtitle.append(f"dumps first seen since {args.since}")
-    text = digest(records, args.format, subtitle=" · ".join(subtitle))
+    text = digest(
+        records, args.format, subtitle=" · ".join(subtitle), named=_named_tags(library, args)
+    )
     if to_file:
         _write_file(args.output, text, force=args.force)
         _note(f"Wrote a digest of {papers_phrase(len(records))} to {args.output}")
     else:
         sys.stdout.write(text)
     return 1 if corpus.fatal_errors else 0
+
+
+def _named_tags(library: Library, args: argparse.Namespace) -> list[str]:
+    """The tags the selection asks for: ``--tag``, and ``#tag`` in ``-q`` (a saved search
+    expanded); the digest groups by these only."""
+    named = list(args.tag or [])
+    if args.query:
+        from .saved import expand
+        from .search import named_tags, parse_query
+
+        named += named_tags(parse_query(expand(library, args.query)))  # (`_rows` checked it)
+    return named
 
 
 def _search_name(raw: str) -> str:

@@ -4,8 +4,12 @@ Each paper, with the same fields in every format: its title, venue and year, aut
 whether it is bookmarked, whether its title is derived, the user's note, the first sentences
 of the abstract (LaTeX rendered to Unicode, emphasis markers dropped) and its citation key
 (the BibTeX key ``cite`` would give it). A paper with several tags appears under each; papers
-without tags come last, under "Untagged". Markdown is written for GitHub: every piece of
-dump or library text is escaped, so a title with ``*`` or ``#`` stays text.
+without tags come last, under "Untagged". When the selection names tags (``-q '#a | #b'``,
+``--tag a``), only those tags are groups: a paper is under each of them it has, and one it
+matched otherwise (``#a | word``) under "Other matches", last. Whenever a paper is under
+several groups, the heading counts papers and entries ("5 papers, 7 entries") and a line
+under it says why. Markdown is written for GitHub: every piece of dump or library text is
+escaped, so a title with ``*`` or ``#`` stays text.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from .record import Record
 from .text import render, shown_title
 
 FORMATS = ("markdown", "text", "html")
-UNTAGGED = "Untagged"
+UNTAGGED = "Untagged"  #: the group of papers with no tag
+OTHER = "Other matches"  #: the group of papers with none of the tags the selection named
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])")
 #: inline Markdown syntax (links and images need "[", so parentheses can stay)
@@ -48,32 +53,58 @@ class Entry:
     opening: str  #: the first sentences
 
 
-def group_by_tag(records: Sequence[Record]) -> list[tuple[str, list[Entry]]]:
-    """(tag, entries) in tag order (case-insensitive), "Untagged" last; within a tag the
-    records' own order (the query's ranking)."""
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A section of the digest: a tag's papers, or those under no tag (``tag`` None)."""
+
+    tag: str | None  #: None: `UNTAGGED` or `OTHER` (so a tag named "Untagged" stays a tag)
+    label: str  #: the tag, or UNTAGGED / OTHER
+    entries: list[Entry]
+
+
+def group_by_tag(records: Sequence[Record], named: Sequence[str] = ()) -> list[Group]:
+    """The groups in tag order (case-insensitive), then "Untagged" (or "Other matches");
+    within a group the records' own order (the query's ranking). ``named``: the tags the
+    selection asked for (`search.named_tags`, ``--tag``): only those are groups, and a
+    paper with none of them is under "Other matches"."""
     taken: set[str] = set()
     entries = [Entry(r, bibtex_key(r, taken), first_sentences(r.abstract)) for r in records]
+    wanted = {t.casefold() for t in named}
+    rest = OTHER if wanted else UNTAGGED
     groups: dict[str, list[Entry]] = {}
+    left: list[Entry] = []
     for entry in entries:
-        for tag in entry.record.tags or (UNTAGGED,):
+        tags: Sequence[str] = entry.record.tags
+        if wanted:
+            tags = [t for t in tags if t.casefold() in wanted]
+        for tag in tags:
             groups.setdefault(tag, []).append(entry)
-    names = sorted((t for t in groups if t != UNTAGGED), key=str.casefold)
-    if UNTAGGED in groups:
-        names.append(UNTAGGED)
-    return [(name, groups[name]) for name in names]
+        if not tags:
+            left.append(entry)
+    found = [Group(t, t, groups[t]) for t in sorted(groups, key=str.casefold)]
+    return found + ([Group(None, rest, left)] if left else [])
 
 
-def digest(records: Sequence[Record], fmt: str, *, subtitle: str = "") -> str:
+def digest(
+    records: Sequence[Record], fmt: str, *, subtitle: str = "", named: Sequence[str] = ()
+) -> str:
     """The digest of ``records`` in ``fmt`` (one of FORMATS). ``subtitle``: what was
-    selected (the query, the date), shown under the heading."""
-    groups = group_by_tag(records)
+    selected (the query, the date), shown under the heading. ``named``: the tags the
+    selection asked for, the only ones grouped by (see `group_by_tag`)."""
+    groups = group_by_tag(records, named)
     count = papers_phrase(len(records))
+    entries = sum(len(g.entries) for g in groups)
+    why = ""
+    if entries != len(records):  # the heading counts what it lists, and says why it differs
+        count += f", {entries:,} entries"
+        which = "of the tags asked for" if named else "tags"
+        why = f"a paper with several {which} is listed under each"
     if fmt == "markdown":
-        return _markdown(groups, count, subtitle)
+        return _markdown(groups, count, subtitle, why)
     if fmt == "text":
-        return _text(groups, count, subtitle)
+        return _text(groups, count, subtitle, why)
     if fmt == "html":
-        return _html(groups, count, subtitle)
+        return _html(groups, count, subtitle, why)
     raise ValueError(f"unknown digest format {fmt!r}")
 
 
@@ -93,14 +124,16 @@ def _md(text: str) -> str:
     return _MD_LINE_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", escaped)
 
 
-def _markdown(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> str:
+def _markdown(groups: list[Group], count: str, subtitle: str, why: str) -> str:
     lines = [f"# Reading digest: {count}", ""]
     if subtitle:
         lines += [f"*{_md(subtitle)}*", ""]
-    for tag, entries in groups:
-        heading = "Untagged" if tag == UNTAGGED else f"\\#{_md(tag)}"
-        lines += [f"## {heading} ({len(entries)})", ""]
-        for e in entries:
+    if why:
+        lines += [f"*{_md(why)}*", ""]
+    for group in groups:
+        heading = group.label if group.tag is None else f"\\#{_md(group.tag)}"
+        lines += [f"## {heading} ({len(group.entries)})", ""]
+        for e in group.entries:
             rec = e.record
             link = _link(rec)
             title = _md(shown_title(rec.title))
@@ -126,15 +159,18 @@ def _markdown(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) 
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _text(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> str:
+def _text(groups: list[Group], count: str, subtitle: str, why: str) -> str:
     head = f"Reading digest: {count}"
     lines = [head, "=" * len(head)]
     if subtitle:
         lines.append(subtitle)
-    for tag, entries in groups:
-        name = tag if tag == UNTAGGED else f"#{tag}"
-        lines += ["", f"{name} ({len(entries)})", "-" * (len(name) + 3 + len(str(len(entries))))]
-        for e in entries:
+    if why:
+        lines.append(why)
+    for group in groups:
+        name = group.label if group.tag is None else f"#{group.tag}"
+        size = len(group.entries)
+        lines += ["", f"{name} ({size})", "-" * (len(name) + 3 + len(str(size)))]
+        for e in group.entries:
             rec = e.record
             lines += ["", f"* {shown_title(rec.title)}"]
             facts = [_venue(rec)]
@@ -155,7 +191,7 @@ def _text(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
     return "\n".join(lines) + "\n"
 
 
-def _html(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> str:
+def _html(groups: list[Group], count: str, subtitle: str, why: str) -> str:
     esc = html.escape
     parts = [
         "<!DOCTYPE html>",
@@ -165,10 +201,12 @@ def _html(groups: list[tuple[str, list[Entry]]], count: str, subtitle: str) -> s
     ]
     if subtitle:
         parts.append(f"<p><em>{esc(subtitle)}</em></p>")
-    for tag, entries in groups:
-        name = tag if tag == UNTAGGED else f"#{tag}"
-        parts.append(f"<section><h2>{esc(name)} ({len(entries)})</h2>")
-        for e in entries:
+    if why:
+        parts.append(f"<p><em>{esc(why)}</em></p>")
+    for group in groups:
+        name = group.label if group.tag is None else f"#{group.tag}"
+        parts.append(f"<section><h2>{esc(name)} ({len(group.entries)})</h2>")
+        for e in group.entries:
             rec = e.record
             link = _link(rec)
             title = esc(shown_title(rec.title))

@@ -22,7 +22,7 @@ from .engine import (
     WordMatch,
 )
 from .postings import CHUNK_DOCS, PARALLEL_MIN_DOCS, Vocabulary, _FieldIndex, _Postings
-from .query import Query, Term, Word, parse_query, typo_budget
+from .query import Query, Term, Word, named_tags, parse_query, typo_budget
 
 __all__ = [
     "CHUNK_DOCS",
@@ -46,6 +46,7 @@ __all__ = [
     "_Postings",
     "cache_key_for",
     "default_cache_dir",
+    "named_tags",
     "parse_query",
     "typo_budget",
 ]

@@ -345,3 +345,22 @@ def _without_typos(query: Query) -> Query:
         )
 
     return Query(tuple(strip(t) for t in query.terms), query.ignored, query.limits)
+
+
+def named_tags(query: Query) -> tuple[str, ...]:
+    """The tags ``query`` asks for — ``#x``, also as one side of ``|`` — each once (the first
+    spelling, compared case-insensitively), in the query's order. Not ``!#x`` (papers
+    without it) nor ``like:#x`` (a ranking, not a condition)."""
+    found: dict[str, str] = {}
+
+    def visit(terms: tuple[Term, ...]) -> None:
+        for term in terms:
+            if term.negated:
+                continue
+            if term.kind == "or":
+                visit(term.alternatives)
+            elif term.kind == "tag":
+                found.setdefault(term.value.casefold(), term.value)
+
+    visit(query.terms)
+    return tuple(found.values())
