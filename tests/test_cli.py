@@ -796,3 +796,47 @@ def test_tags_of_a_library_with_none_says_so_on_stderr(
     assert result.stderr.splitlines()[-1:] == [
         "no tags yet (tag a paper: abstract-reader tag ID NAME)"
     ]
+
+
+# ---------------------------------------------------------------------------------------
+# is:marked: the reader's marks; the CLI has none
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["is:marked", "robust !is:marked", "robust | is:marked"])
+@pytest.mark.parametrize("command", ["list", "export", "digest"])
+def test_is_marked_is_refused_by_the_cli_as_a_part_it_cannot_use(
+    command: str, query: str, tmp_path: Path
+) -> None:
+    """`list -q is:marked` printed nothing, exit 0, as if no paper were marked: marks live
+    only in a running reader. Said as the CLI says any part it cannot use (exit 2)."""
+    out = tmp_path / "out"
+    fmt = ("-f", "bibtex") if command == "export" else ()
+    target = ("-o", str(out)) if command != "list" else ()
+    result = cli(command, *fmt, "-q", query, *target)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == "" and not out.exists()
+    part = "!is:marked" if "!" in query else "is:marked"
+    assert result.stderr.splitlines() == [
+        f"abstract-reader: the query cannot use {part!r} (marks are the reader's; the CLI has "
+        f"none); nothing done (the query language: abstract-reader {command} --help)"
+    ]
+
+
+def test_is_marked_is_named_with_the_other_parts_the_cli_cannot_use() -> None:
+    result = cli("list", "-q", "is:marked is:nosuch like:is:marked")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "abstract-reader: the query cannot use 'is:nosuch' (is: takes bookmarked, unread, "
+        "read, tagged, noted, marked or new), 'is:marked' (marks are the reader's; the CLI "
+        "has none), 'like:is:marked' (marks are the reader's; the CLI has none); nothing "
+        "done (the query language: abstract-reader list --help)"
+    ]
+
+
+def test_a_saved_search_with_is_marked_is_saved_for_the_reader(db: Path) -> None:
+    """The reader has marks: saving the query is fine; running it in the CLI is refused."""
+    saved = cli("searches", "--add", "picked", "is:marked robust", db=db)
+    assert saved.returncode == 0, saved.stderr
+    result = cli("list", "-q", "@picked", db=db)
+    assert result.returncode == 2 and "'is:marked' (marks are the reader's" in result.stderr

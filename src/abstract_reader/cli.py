@@ -133,7 +133,8 @@ docs/query-language.md):
   a | b                either
   "two words"          the words next to each other, in this order
   #tag  #"two words"   papers with the tag (in quotes, \\" is a " and \\\\ a \\)
-  is:STATE             bookmarked, unread, read, tagged, noted, marked or new
+  is:STATE             bookmarked, unread, read, tagged, noted, new, or marked (the
+                       reader's marks: refused here, as the CLI has none)
   venue:V  year:2026  year:2024-2026  title:word  id:d059a4d9   (the year as shown:
                        the one set with meta --year, else the record's, else the dump's;
                        the venue as shown: the one match found, else the record's or dump's)
@@ -145,11 +146,19 @@ reader's filter ignores such a part and says so in its status line.)
 """
 
 
-def _refuse_query(query: Query, command: str, nothing: str) -> _Usage:
-    """The usage error for a query with parts that cannot be used (``Query.mistakes``):
-    each part and why, and where the language is described."""
+#: why a command cannot use ``is:marked``: marks are made in a reader and live as long as it
+NO_MARKS = "marks are the reader's; the CLI has none"
+
+
+def _refuse_query(
+    query: Query, command: str, nothing: str, also: Sequence[tuple[str, str]] = ()
+) -> _Usage:
+    """The usage error for a query with parts that cannot be used (``Query.mistakes``, then
+    ``also``: parts only the reader can use): each part and why, and where the language is
+    described."""
     parts = ", ".join(
-        repr(part) + (f" ({why})" if why else "") for part, why in query.explained_mistakes()
+        repr(part) + (f" ({why})" if why else "")
+        for part, why in (*query.explained_mistakes(), *also)
     )
     return _Usage(
         f"the query cannot use {parts}; {nothing} (the query language: {PROG} {command} --help)"
@@ -812,29 +821,38 @@ def _rows(corpus: Corpus, library: Library, args: argparse.Namespace) -> Sequenc
     rows: Any = range(len(papers))
     ranked_like = ""
     if getattr(args, "query", None):
-        from .search import SearchIndex, cache_key_for, default_cache_dir
+        from .saved import SavedSearchError, expand
+        from .search import (
+            SearchIndex,
+            cache_key_for,
+            default_cache_dir,
+            parse_query,
+            parts_asking,
+        )
 
+        try:
+            parsed = parse_query(expand(library, args.query))  # -q @name: a saved search
+        except SavedSearchError as exc:
+            raise Failure(str(exc)) from None
+        # A script's typo (`is:bookmarkd`) must not turn `export` or `digest` into "every
+        # paper": a query with a part that cannot be used is a usage error here (the reader
+        # shows such parts in its status line instead). `is:marked` is one here: marks live
+        # in a running reader, so it matched nothing, silently (`!is:marked`: everything).
+        marks = [(part, NO_MARKS) for part in parts_asking(parsed, "marked")]
+        if parsed.mistakes or marks:
+            raise _refuse_query(parsed, args.command, "nothing done", marks)
         index = SearchIndex(
             corpus, cache_dir=default_cache_dir(), cache_key=cache_key_for(corpus.files)
         )
         from .metadata import title_overrides, venue_overrides, year_overrides
+        from .seen import WithNew
 
         index.set_title_overrides(title_overrides(snapshot))
         index.set_year_overrides(year_overrides(snapshot))
         index.set_venue_overrides(venue_overrides(snapshot))
-        from .saved import SavedSearchError, expand
-        from .seen import WithNew
-
-        try:
-            query = expand(library, args.query)  # -q @name: a saved search
-        except SavedSearchError as exc:
-            raise Failure(str(exc)) from None
         # exact for export (no phrase limit); WithNew answers is:new
-        result = index.search(query, WithNew(library, corpus), phrase_limit=None)
-        if result.query.mistakes:
-            # A script's typo (`is:bookmarkd`) must not turn `export` or `digest` into "every
-            # paper": a query with a part that cannot be used is a usage error here (the
-            # reader shows such parts in its status line instead).
+        result = index.search(parsed, WithNew(library, corpus), phrase_limit=None)
+        if result.query.mistakes:  # (`like:` of no paper is found searching)
             raise _refuse_query(result.query, args.command, "nothing done")
         for part in result.ignored:
             _error(f"warning: {part}")

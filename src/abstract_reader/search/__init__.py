@@ -22,7 +22,7 @@ from .engine import (
     WordMatch,
 )
 from .postings import CHUNK_DOCS, PARALLEL_MIN_DOCS, Vocabulary, _FieldIndex, _Postings
-from .query import Query, Term, Word, named_tags, parse_query, typo_budget
+from .query import Query, Term, Word, named_tags, parse_query, parts_asking, typo_budget
 
 __all__ = [
     "CHUNK_DOCS",
@@ -48,5 +48,6 @@ __all__ = [
     "default_cache_dir",
     "named_tags",
     "parse_query",
+    "parts_asking",
     "typo_budget",
 ]

@@ -364,3 +364,23 @@ def named_tags(query: Query) -> tuple[str, ...]:
 
     visit(query.terms)
     return tuple(found.values())
+
+
+def parts_asking(query: Query, state: str) -> tuple[str, ...]:
+    """The parts of ``query`` that ask for ``is:STATE`` — ``is:marked``, ``!is:marked``,
+    ``like:is:marked``, also as a side of ``|`` — written as the query language writes
+    them, each once, in the query's order (the CLI refuses ``is:marked``: marks live only in
+    a running reader)."""
+    found: dict[str, None] = {}
+
+    def visit(terms: tuple[Term, ...]) -> None:
+        for term in terms:
+            if term.kind == "or":
+                visit(term.alternatives)
+            elif term.kind == "is" and term.value == state:
+                found["!" * term.negated + f"is:{state}"] = None
+            elif term.kind == "like" and term.value == f"is:{state}":
+                found[f"like:is:{state}"] = None
+
+    visit(query.terms)
+    return tuple(found)
