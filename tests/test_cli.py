@@ -236,6 +236,10 @@ def test_tags_lists_counts_and_orphans(seeds: Corpus, db: Path, tmp_path: Path) 
             f"  {b.id}  “A Paper Known by Its Title” · tags: x, y · bookmarked",
         ]
     )
+    one = tmp_path / "one.sqlite3"
+    cli("tag", a.id, "x", db=one)
+    lines = cli("tags", "-d", str(other), db=one).stdout.splitlines()
+    assert "1 paper with records is not in the loaded dumps:" in lines
 
 
 def test_writes_to_a_damaged_library_are_refused(seeds: Corpus, tmp_path: Path) -> None:

@@ -1158,7 +1158,10 @@ def cmd_tags(args: argparse.Namespace) -> int:
     for name, count in counts:
         _say(sys.stdout, f"{count:6d}  {name}")
     if orphans:
-        _say(sys.stdout, f"{papers_phrase(len(orphans))} with records are not in the loaded dumps:")
+        are = "is" if len(orphans) == 1 else "are"
+        _say(
+            sys.stdout, f"{papers_phrase(len(orphans))} with records {are} not in the loaded dumps:"
+        )
         for pid in orphans:
             _say(sys.stdout, f"  {pid}  {_kept_for(pid, library.snapshot)}")
     return 1 if corpus.fatal_errors else 0
