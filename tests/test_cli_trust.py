@@ -86,6 +86,22 @@ def test_tag_already_on_the_paper_is_said_and_a_bad_tag_is_a_usage_error(db: Pat
         assert lib.snapshot.tags[A] == ["x", "y"]
 
 
+def test_a_second_paper_id_given_to_tag_is_refused_not_made_a_tag(db: Path) -> None:
+    """`tag A B x` reads as "tag A and B with x"; it tagged A with "B" and "x"."""
+    for command in ("tag", "untag"):
+        result = cli(command, A, B[:8], "x", db=db)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.splitlines()[-1] == (
+            f"abstract-reader: '{B[:8]}' is the id of a loaded paper ({B[:12]}), not a tag: "
+            f"{command} takes one paper, then its tags ({command} ID1 TAG, then {command} ID2 "
+            "TAG); nothing changed"
+        )
+    with Library(db, backups=False) as lib:
+        assert A not in lib.snapshot.tags
+    # hex that names no loaded paper, or too short to be taken for an id, is a tag
+    assert cli("tag", A, "deadbeef", "2026", db=db).stdout == "d059a4d9bc3b: 2026, deadbeef\n"
+
+
 def test_untag_of_a_tag_differing_beyond_ascii_case_says_nothing_removed(db: Path) -> None:
     """The library folds ASCII letters only: 'äRGER' is not the tag 'Ärger', and untag
     removed nothing without a word."""

@@ -1032,6 +1032,8 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     reading = args.command == "note" and args.text is None
     reading = reading or (args.command == "meta" and not _meta_changes(args))
     ids = list(dict.fromkeys(_resolve(corpus, i, writing=not reading) for i in raw_ids))
+    if args.command in ("tag", "untag"):
+        _refuse_ids_as_tags(corpus, args.command, args.tags)
     try:
         message = action(library, ids)
     except LibraryError as exc:
@@ -1041,6 +1043,27 @@ def _write_action(args: argparse.Namespace, action: Callable[[Library, list[str]
     if message:
         _say(sys.stdout, message)
     return 1 if corpus.fatal_errors else 0
+
+
+#: a tag argument this long, all hex digits, naming a loaded paper is taken for an id
+_ID_LIKE_TAG = re.compile(r"[0-9a-f]{8,16}")
+
+
+def _refuse_ids_as_tags(corpus: Corpus, command: str, tags: Sequence[str]) -> None:
+    """``tag A B x`` reads as "tag A and B with x" but tagged A with "B" and "x": a tag
+    argument that is a loaded paper's id (8 or more hex digits) is a usage error."""
+    for raw in tags:
+        if not _ID_LIKE_TAG.fullmatch(raw.strip().lower()):
+            continue
+        try:
+            paper = corpus.resolve(raw)
+        except LookupError:
+            continue
+        raise _Usage(
+            f"{raw!r} is the id of a loaded paper ({paper.id[:12]}), not a tag: {command} "
+            f"takes one paper, then its tags ({command} ID1 TAG, then {command} ID2 TAG); "
+            "nothing changed"
+        )
 
 
 #: tag names match as the library's do (SQLite NOCASE: only ASCII letters fold)
