@@ -23,6 +23,10 @@ WIDE = (120, 40)
 SMALL = (70, 24)
 
 
+def _preview(app: ReaderApp) -> str:
+    return str(app.screen.query_one("#export-preview", Static).render())
+
+
 def _message(app: ReaderApp) -> str:
     return str(app.screen.query_one("#export-message", Static).render())
 
@@ -116,7 +120,13 @@ async def test_overwrite_asks_and_n_leaves_the_file_alone(tmp_path: Path) -> Non
     async with app.run_test(size=WIDE) as pilot:
         await settle(app, pilot)
         await _open_dialog(app, pilot)
-        await _type_path(pilot, target)
+        await _type_path(pilot, tmp_path)  # a folder: said before Enter refuses it
+        assert _preview(app).endswith(" (a folder)")
+        await _type_path(pilot, target)  # said before Enter asks
+        assert _preview(app).endswith("x.bib (exists: Enter asks before replacing it)")
+        await pilot.press("backspace")  # x.bi: a name not there
+        assert _preview(app).endswith("x.bi")
+        await pilot.press("b")
         await pilot.press("enter")
         await until(pilot, lambda: "Overwrite x.bib? y/n" in _message(app))
         await pilot.press("n")

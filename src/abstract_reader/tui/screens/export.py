@@ -93,6 +93,19 @@ class _FileNameField(FittedInput):
         self._keep_cursor = False
 
 
+def _there_already(path: Path) -> str:
+    """What the preview adds about the file named, before Enter: it is there already (a
+    file is replaced only after asking), or it is a folder (refused)."""
+    try:
+        if path.is_dir():
+            return " (a folder)"
+        if path.is_file():
+            return " (exists: Enter asks before replacing it)"
+    except OSError:  # (a name too long, a folder that cannot be read: said on Enter)
+        pass
+    return ""
+
+
 class ExportDialog(_Editor[str]):
     """Format, what, file name; Enter or ctrl+s exports. An existing file is replaced only
     after "y" to "Overwrite …? y/n". Dismissed with the success message.
@@ -186,7 +199,7 @@ class ExportDialog(_Editor[str]):
     def _preview(self) -> None:
         paper_set = self.sets[self._what()]
         path = self._path()
-        where = f" → {shown_path(path)}" if path is not None else ""
+        where = f" → {shown_path(path)}{_there_already(path)}" if path is not None else ""
         self.query_one("#export-preview", Static).update(
             Content(
                 f"{papers_phrase(paper_set.count)} as {FORMAT_NAMES[self._format()]}{where}"
