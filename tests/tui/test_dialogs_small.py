@@ -258,7 +258,7 @@ async def test_the_tag_lists_messages_are_whole_on_screen_when_tiny(
             " #distribution-shift-benchmarks into it (its papers get that tag); Esc cancels."
         )
         await pilot.press("escape", "d")
-        await said_whole("Press d again to remove #distribution-shift-benchmarks from 1 paper(s).")
+        await said_whole("Press d again to remove #distribution-shift-benchmarks from 1 paper.")
         assert app.library.tag_counts() == [
             ("distribution-shift-benchmarks", 1),
             ("robust-ensemble-methods", 3),

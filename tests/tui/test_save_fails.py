@@ -323,3 +323,41 @@ async def test_a_search_name_typed_while_the_library_stays_busy_stays_in_the_ope
         assert app.library.setting("search:my_robust") == "robust"
     with stored(db) as lib:
         assert lib.setting("search:my_robust") == "robust"
+
+
+async def test_a_tag_rename_or_delete_the_library_does_not_take_stays_in_the_tag_list(
+    tmp_path: Path,
+) -> None:
+    """The tag list's rename and delete are written with the list still open: a library
+    that stays busy leaves the new name in the field and says so; Enter (or d) tries again.
+    (The list closed first, and the name typed went with a toast.)"""
+    from abstract_reader.tui.screens.pickers import TagList
+
+    db = tmp_path / "lib.sqlite3"
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        ids = [app.session.corpus.papers[3].id, app.session.corpus.papers[7].id]
+        app.library.add_tags(ids, ["theroy"])
+        await pilot.press("T", "r", "ctrl+u", *"theory")
+        with another_writer(db):
+            await pilot.press("enter")
+            await until(pilot, lambda: "Not renamed:" in box_text(app))
+            assert isinstance(app.screen, TagList)
+            assert "busy" in box_text(app) and "Enter tries again, Esc cancels." in box_text(app)
+            assert app.screen.query_one("#tag-rename", Input).value == "theory"
+        await pilot.press("enter")  # the lock is free: renamed, and the list closes
+        await until(pilot, lambda: not app.screen.is_modal)
+        assert app.library.tag_counts() == [("theory", 2)]
+
+        await pilot.press("T", "d")  # asks
+        with another_writer(db):
+            await pilot.press("d")
+            await until(pilot, lambda: "Not deleted:" in box_text(app))
+            assert isinstance(app.screen, TagList)
+            assert "d tries again, Esc cancels." in box_text(app)
+        await pilot.press("d")
+        await until(pilot, lambda: not app.screen.is_modal)
+        assert app.library.tag_counts() == []
+    with stored(db) as lib:
+        assert not any(lib.snapshot.tags.values())

@@ -1715,7 +1715,12 @@ class MainScreen(Screen[None]):
                 query = f"like:{query}" if action.kind == "like" else query
                 self._fill_filter(query)
                 self.query_one(PaperList).focus()
-            elif action.kind == "rename":
+
+        tag_list = TagList(self.library.tag_counts())
+
+        def save(action: TagAction) -> None:
+            """A rename or delete, written with the list still open (it closes once done)."""
+            if action.kind == "rename":
                 self._write(
                     lambda: self.library.rename_tag(
                         action.tag, action.new_name, merge=action.merge
@@ -1723,14 +1728,16 @@ class MainScreen(Screen[None]):
                     done=f"Merged {tag_query(action.tag)} into {tag_query(action.new_name)}"
                     if action.merge
                     else f"Renamed {tag_query(action.tag)} to {tag_query(action.new_name)}",
+                    editor=tag_list,
                 )
-            elif action.kind == "delete":
+            else:
                 self._write(
                     lambda: self.library.delete_tag(action.tag),
                     done=f"Deleted {tag_query(action.tag)}",
+                    editor=tag_list,
                 )
 
-        self.app.push_screen(TagList(self.library.tag_counts()), chosen)
+        self.app.push_screen(tag_list.saves_with(save), chosen)
 
     def action_match_metadata(self) -> None:
         """Match the loaded papers against the metadata files loaded with them (as the

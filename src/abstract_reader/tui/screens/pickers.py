@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from rich.cells import cell_len
 from textual import on
@@ -13,6 +13,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
@@ -109,10 +110,21 @@ class TagAction:
 
 class TagList(ModalScreen[TagAction | None]):
     """Every tag with its count. Enter filters to it; r renames it, d deletes it (on every
-    paper, after a second d to confirm)."""
+    paper, after a second d to confirm).
+
+    A rename or delete goes to the opener's write (``saves_with``), and the list stays open
+    until the library has it, as the editors do (``editors.SaveListener``): a busy library
+    is said and tried once more by itself; a change the library does not take is said on
+    one line, with the name typed still in the field, for Enter (or d) to try again. (The
+    list closed first, and a failed write lost the new name with a toast.)"""
 
     #: its keys, with ids (remappable, checked for clashes): commands.DIALOG_BINDINGS
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["taglist"])
+
+    _save: Callable[[TagAction], None] | None = None  #: the opener's write (``saves_with``)
+    _pending: TagAction | None = None  #: the rename or delete being written
+    _retry_timer: Timer | None = None  #: a busy library's second try, pending
+    _second_try = False  #: the write under way is that second try
 
     def __init__(self, counts: list[tuple[str, int]]) -> None:
         super().__init__()
@@ -213,9 +225,9 @@ class TagList(ModalScreen[TagAction | None]):
             None,
         )
         if onto is None:
-            self.dismiss(TagAction("rename", tag, new_name))
+            self._submit(TagAction("rename", tag, new_name))
         elif self._confirm_merge == (tag, onto[0]):
-            self.dismiss(TagAction("rename", tag, onto[0], merge=True))
+            self._submit(TagAction("rename", tag, onto[0], merge=True))
         else:  # asked first: the two tags become one, on every paper
             # (each tag named once: at 40×12 a question naming the existing tag twice took
             # more lines than the box shows)
@@ -250,17 +262,83 @@ class TagList(ModalScreen[TagAction | None]):
         if tag is None:
             return
         if self._confirm_delete == tag:
-            self.dismiss(TagAction("delete", tag))
+            self._submit(TagAction("delete", tag))
             return
         self._confirm_delete = tag
         count = dict(self.counts)[tag]
         self._say(
-            Content(f"Press d again to remove {self._named(tag)} from {count} paper(s).").stylize(
-                "$text-warning"
-            )
+            Content(
+                keyed(self.app, "Press {taglist_delete} again to remove ")
+                + f"{self._named(tag)} from {papers_phrase(count)}."
+            ).stylize("$text-warning")
         )
 
+    # -- the write, with the list still open ---------------------------------------------
+    def saves_with(self, save: Callable[[TagAction], None]) -> Self:
+        self._save = save
+        return self
+
+    def _submit(self, action: TagAction) -> None:
+        if self._save is None:
+            self.dismiss(action)
+            return
+        if self._retry_timer is not None:  # again while waiting to try again: now, instead
+            self._stop_retry()
+            self._second_try = True
+        self._pending = action
+        try:
+            self._save(action)
+        finally:
+            self._second_try = False
+
+    @property
+    def retrying(self) -> bool:
+        return self._second_try
+
+    def saved(self) -> None:
+        self._stop_retry()
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
+
+    def busy(self, why: str, retry_in: float) -> None:
+        self._stop_retry()
+        self._say(Content(f"{why} Trying again in {retry_in:.0f} s.").stylize("$text-warning"))
+        self._retry_timer = self.set_timer(retry_in, self._try_again)
+
+    def _try_again(self) -> None:
+        self._retry_timer = None
+        action = self._pending
+        if action is None or not (self.is_attached and self.app.screen is self):
+            return
+        self._second_try = True
+        try:
+            if action.kind == "rename":
+                self._renamed()  # the name as it is in the field now
+            else:
+                self._submit(action)
+        finally:
+            self._second_try = False
+
+    def not_saved(self, why: str) -> None:
+        self._stop_retry()
+        self._second_try = False
+        action = self._pending
+        renaming = action is not None and action.kind == "rename"
+        again = "Enter" if renaming else "{taglist_delete}"
+        self._say(
+            Content(
+                f"Not {'renamed' if renaming else 'deleted'}: {why.rstrip('.')}. "
+                + keyed(self.app, f"{again} tries again, {{taglist_close}} cancels.")
+            ).stylize("$text-error")
+        )
+
+    def _stop_retry(self) -> None:
+        if self._retry_timer is not None:
+            self._retry_timer.stop()
+            self._retry_timer = None
+
     def action_cancel(self) -> None:
+        self._stop_retry()
         field = self.query_one("#tag-rename", Input)
         if field.display:
             field.display = False
