@@ -103,3 +103,43 @@ async def test_triages_tag_editor_shows_tags_changed_elsewhere_while_open(
         await settle(app, pilot)
     with Library(tmp_path / "lib.sqlite3") as fresh:
         assert sorted(fresh.snapshot.tags[paper_id]) == ["fromcli", "mine"]
+
+
+async def test_the_tag_list_follows_the_library_and_its_questions_say_what_d_does_now(
+    tmp_path: Path,
+) -> None:
+    """`T` shows the tags as stored now while it is open, the cursor on the same tag: "d
+    again" counts the papers the tag is on now (d removed it from more papers than it
+    said), and a rename of a tag removed elsewhere is taken back, said."""
+    from abstract_reader.tui.screens.pickers import TagList
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        ids = [p.id for p in app.session.corpus.papers[:6]]
+        app.library.add_tags(ids[:2], ["alpha"])
+        app.library.add_tags(ids[2:3], ["beta"])
+        app.main.refresh_library()
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, TagList))
+        await pilot.press("down", "d")  # beta
+        await until(pilot, lambda: "remove #beta from 1 paper." in box_text(app))
+        with Library(tmp_path / "lib.sqlite3") as cli:
+            cli.add_tags(ids[3:6], ["Aardvark"])  # a new first row
+            cli.add_tags(ids[3:6], ["gamma"])
+            cli.add_tags(ids[3:5], ["beta"])
+        await until(pilot, lambda: "#gamma" in box_text(app) and "#Aardvark" in box_text(app))
+        await until(pilot, lambda: "remove #beta from 3 papers." in box_text(app))
+        await pilot.press("d")  # from the 3 papers it said
+        await until(pilot, lambda: not app.screen.is_modal)
+        assert app.library.tag_counts() == [("Aardvark", 3), ("alpha", 2), ("gamma", 3)]
+
+        await pilot.press("T", "down", "down", "r")  # renaming gamma ...
+        await until(pilot, lambda: "Enter: rename" in box_text(app))
+        with Library(tmp_path / "lib.sqlite3") as cli:
+            cli.delete_tag("gamma")  # ... which another process removes meanwhile
+        await until(pilot, lambda: "#gamma is on no paper now" in box_text(app))
+        await pilot.press("enter")  # on the list again, the cursor on its last row
+        await until(pilot, lambda: not app.screen.is_modal)
+        assert app.library.tag_counts() == [("Aardvark", 3), ("alpha", 2)]
+        assert app.session.query_text == "#alpha"

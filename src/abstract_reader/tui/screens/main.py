@@ -1716,7 +1716,7 @@ class MainScreen(Screen[None]):
                 self._fill_filter(query)
                 self.query_one(PaperList).focus()
 
-        tag_list = TagList(self.library.tag_counts())
+        tag_list = TagList(self.library.tag_counts(), current=self.library.tag_counts)
 
         def save(action: TagAction) -> None:
             """A rename or delete, written with the list still open (it closes once done)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
@@ -125,32 +125,39 @@ class TagList(ModalScreen[TagAction | None]):
     _pending: TagAction | None = None  #: the rename or delete being written
     _retry_timer: Timer | None = None  #: a busy library's second try, pending
     _second_try = False  #: the write under way is that second try
+    _saving = False  #: our own write is under way (the list closes once it is done)
 
-    def __init__(self, counts: list[tuple[str, int]]) -> None:
+    def __init__(
+        self,
+        counts: list[tuple[str, int]],
+        current: Callable[[], list[tuple[str, int]]] | None = None,
+    ) -> None:
         super().__init__()
         self.counts = counts
+        #: the tags and counts as stored now, read when the library changes (None: the list
+        #: stays as it opened)
+        self.current = current
         self._confirm_delete: str | None = None
         self._confirm_merge: tuple[str, str] | None = None  #: (tag, onto) asked about
+        self._renaming: str | None = None  #: the tag the name field renames
+
+    def _options(self) -> list[Option]:
+        if not self.counts:
+            return []
+        width = max(len(str(c)) for _, c in self.counts)
+        return [
+            Option(
+                Content.assemble((f"{count:>{width}}  ", "$text-muted"), tag_query(name)),
+                id=name,
+            )
+            for name, count in self.counts
+        ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="taglist-box", classes="modal-box"):
             yield Static("Tags", classes="modal-title")
-            if self.counts:
-                width = max(len(str(c)) for _, c in self.counts)
-                yield OrderedOptionList(
-                    *[
-                        Option(
-                            Content.assemble(
-                                (f"{count:>{width}}  ", "$text-muted"), tag_query(name)
-                            ),
-                            id=name,
-                        )
-                        for name, count in self.counts
-                    ],
-                    id="taglist",
-                )
-            else:
-                yield Static("No tags yet: press t on a paper to tag it.", id="taglist-empty")
+            yield OrderedOptionList(*self._options(), id="taglist")
+            yield Static("No tags yet: press t on a paper to tag it.", id="taglist-empty")
             yield FittedInput(
                 placeholder="new name — Enter renames, Esc cancels",
                 on_enter=self._renamed,
@@ -172,6 +179,49 @@ class TagList(ModalScreen[TagAction | None]):
 
     def on_mount(self) -> None:
         self.query_one("#tag-rename", Input).display = False
+        self._show_list()
+
+    def _show_list(self) -> None:
+        self.query_one("#taglist", OptionList).display = bool(self.counts)
+        self.query_one("#taglist-empty", Static).display = not self.counts
+
+    def library_changed(self, changed: Collection[str]) -> None:
+        """Tags changed in the library (the CLI's ``tag``, another reader, a write here):
+        the list shows the tags and counts stored now, the cursor on the same tag. A
+        question stands only about what it says: "d again" is asked again with the tag's
+        count now, a rename or merge of a tag no paper has any more is taken back. (The
+        list stood as it opened: d removed a tag from more papers than it said.)"""
+        if "tags" not in changed or self.current is None or self._saving:
+            return
+        counts = self.current()
+        if counts == self.counts:
+            return
+        options = self.query_one("#taglist", OptionList)
+        tag, at = self._selected_tag(), options.highlighted
+        self.counts = counts
+        options.clear_options()
+        options.add_options(self._options())
+        names = [name for name, _count in counts]
+        if tag in names:
+            options.highlighted = names.index(tag)
+        elif names:
+            options.highlighted = min(at or 0, len(names) - 1)
+        self._show_list()
+        gone = [t for t in (self._confirm_delete, self._renaming) if t and t not in names]
+        if self._confirm_merge is not None:  # (its counts are old: Enter asks again)
+            self._confirm_merge = None
+            self._say(Content(""))
+        if gone:
+            self._confirm_delete = None
+            if self._renaming in gone:
+                self._close_rename()
+            self._say(
+                Content.assemble(
+                    self._named(gone[0]), " is on no paper now (changed elsewhere)."
+                ).stylize("$text-warning")
+            )
+        elif self._confirm_delete is not None:
+            self._ask_delete(self._confirm_delete)
 
     def _selected_tag(self) -> str | None:
         if not self.counts:
@@ -198,6 +248,7 @@ class TagList(ModalScreen[TagAction | None]):
         field = self.query_one("#tag-rename", Input)
         field.display = True
         field.value = tag
+        self._renaming = tag
         self.query_one("#taglist-hint", Label).update(self._hint(renaming=True))
         self.set_focus(field)  # now, not after the keys queued behind r: the name goes in
         # below the list: in a short terminal the box scrolls to show it, once it is laid out
@@ -205,7 +256,7 @@ class TagList(ModalScreen[TagAction | None]):
 
     def _renamed(self) -> None:
         """Enter in the name field, as it reaches the field (`FittedInput.on_enter`)."""
-        tag = self._selected_tag()
+        tag = self._renaming or self._selected_tag()
         if tag is None:
             return
         try:
@@ -264,6 +315,9 @@ class TagList(ModalScreen[TagAction | None]):
         if self._confirm_delete == tag:
             self._submit(TagAction("delete", tag))
             return
+        self._ask_delete(tag)
+
+    def _ask_delete(self, tag: str) -> None:
         self._confirm_delete = tag
         count = dict(self.counts)[tag]
         self._say(
@@ -286,10 +340,11 @@ class TagList(ModalScreen[TagAction | None]):
             self._stop_retry()
             self._second_try = True
         self._pending = action
+        self._saving = True
         try:
             self._save(action)
         finally:
-            self._second_try = False
+            self._second_try = self._saving = False
 
     @property
     def retrying(self) -> bool:
@@ -339,15 +394,18 @@ class TagList(ModalScreen[TagAction | None]):
 
     def action_cancel(self) -> None:
         self._stop_retry()
-        field = self.query_one("#tag-rename", Input)
-        if field.display:
-            field.display = False
-            self._confirm_merge = None
+        if self.query_one("#tag-rename", Input).display:
+            self._close_rename()
             self._say(Content(""))
-            self.query_one("#taglist-hint", Label).update(self._hint())
-            self.set_focus(self.query_one("#taglist", OptionList))
             return
         self.dismiss(None)
+
+    def _close_rename(self) -> None:
+        self.query_one("#tag-rename", Input).display = False
+        self._renaming = None
+        self._confirm_merge = None
+        self.query_one("#taglist-hint", Label).update(self._hint())
+        self.set_focus(self.query_one("#taglist", OptionList))
 
 
 #: The most characters the copy fallback shows. A TextArea wraps its whole text when it is
