@@ -4,6 +4,7 @@ user's data byte for byte."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from abstract_reader.corpus import Corpus
-from abstract_reader.library import SCHEMA_VERSION, Library, LibraryError
+from abstract_reader.library import SCHEMA_VERSION, Library, LibraryError, Metadata
 
 from .conftest import cli, run_as_nobody, world_dir
 
@@ -431,3 +432,67 @@ def test_a_blank_environment_override_means_the_default(monkeypatch: pytest.Monk
     monkeypatch.setenv("ABSTRACT_READER_CACHE", "")
     assert default_db_path().name == "library.sqlite3" and default_db_path().is_absolute()
     assert cache_dir().is_absolute() and str(cache_dir()).strip() == str(cache_dir())
+
+
+# -- metadata rows as another tool left them -------------------------------------------------
+
+
+def test_metadata_rows_left_blank_elsewhere_are_no_metadata(tmp_path: Path) -> None:
+    """The library's papers with metadata are those with something to show, however the rows
+    were written: a row of spaces, an empty author list or a year that is no year is none
+    (not listed as a paper the library knows, not exported), a control character shown as
+    its stand-in is something."""
+    db = tmp_path / "lib.sqlite3"
+    Library(db, backups=False).close()
+    conn = sqlite3.connect(db, isolation_level=None)  # another tool, writing what it likes
+    rows = [
+        (IDS[0], "   ", "[]", None, "", None),
+        (IDS[1], "\t\n", '["  ", ""]', " ", None, 12),
+        (IDS[2], None, '["Ada  Lovelace"]', None, None, None),
+        (IDS[3], "\x1c", "[]", None, None, None),
+        (IDS[4], " A   title ", "not json", None, None, None),
+        (IDS[5], "\u2028", "[]", None, None, "20x1"),
+        (IDS[6], None, "[]", None, None, 2021),
+        (None, "a row of no paper", "[]", None, None, None),
+    ]
+    conn.executemany("INSERT INTO metadata VALUES (?, ?, ?, ?, ?, ?, 0)", rows)
+    conn.close()
+    with Library(db, backups=False) as lib:
+        snap = lib.snapshot
+        assert sorted(snap.metadata) == [IDS[2], IDS[3], IDS[4], IDS[6]]
+        assert len(snap.metadata) == 4
+        for blank in (IDS[0], IDS[1], IDS[5], IDS[7]):
+            assert blank not in snap.metadata and snap.metadata.get(blank) is None
+        assert snap.metadata[IDS[2]].authors == ("Ada Lovelace",)
+        assert snap.metadata[IDS[3]].title == "␜"
+        assert snap.metadata[IDS[4]].title == "A title" and snap.metadata[IDS[4]].authors == ()
+        assert snap.metadata[IDS[6]].year == 2021
+        assert all(not meta.empty for meta in snap.metadata.values())
+        assert snap.paper_ids() == {IDS[2], IDS[3], IDS[4], IDS[6]}
+    out = cli("library", "export", "-", db=db)
+    assert out.returncode == 0, out.stderr
+    exported = set(json.loads(out.stdout)["papers"])
+    assert exported == {IDS[2], IDS[3], IDS[4], IDS[6]}
+
+
+def test_one_papers_metadata_written_leaves_the_others_as_they_were(tmp_path: Path) -> None:
+    """A write reads back only its paper's row: the others' metadata are the very values
+    the views had (the index follows them by identity), a cleared one is gone, and another
+    process's view of the file agrees with this one's."""
+    db = tmp_path / "lib.sqlite3"
+    with Library(db, backups=False) as lib:
+        for n, pid in enumerate(IDS[:4]):
+            lib.set_metadata(pid, Metadata(title=f"Title {n}", year=2020 + n))
+        before = lib.snapshot.metadata
+        kept = {pid: before[pid] for pid in IDS[1:3]}
+        lib.set_metadata(IDS[0], Metadata(title="Renamed", authors=("B. Author",)))
+        lib.set_metadata(IDS[3], Metadata())
+        after = lib.snapshot.metadata
+        assert after[IDS[0]] == Metadata(title="Renamed", authors=("B. Author",))
+        assert IDS[3] not in after and len(after) == 3
+        assert all(after[pid] is meta for pid, meta in kept.items())
+        assert before[IDS[0]].title == "Title 0" and IDS[3] in before  # (not changed)
+        with Library(db, backups=False) as other:
+            assert other.snapshot.metadata == after
+            assert dict(other.snapshot.metadata) == dict(after)
+            assert other.snapshot.metadata != before

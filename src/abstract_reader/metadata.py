@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -418,7 +418,7 @@ class OverridesFollower:
     tool's write) is compared by value."""
 
     def __init__(self) -> None:
-        self._metadata: dict[str, Metadata] | None = None  #: the section last followed
+        self._metadata: Mapping[str, Metadata] | None = None  #: the section last followed
         self._settings: dict[str, str] | None = None  #: (provenances are settings)
         self.titles: dict[str, str] = {}  #: as `title_overrides` of the last snapshot
         self.years: dict[str, int] = {}  #: as `year_overrides`
@@ -427,13 +427,23 @@ class OverridesFollower:
     def follow(self, snapshot: Snapshot) -> OverrideChanges:
         """Catch up with ``snapshot``: the papers whose overrides changed (all of them, the
         first time)."""
+        from .library.model import MetadataSection
+
         changes = OverrideChanges({}, {}, {})
         metadata = snapshot.metadata
         if metadata is not self._metadata:
             old = self._metadata
             patch = snapshot.metadata_patch
-            if old is not None and patch is not None and patch[0] is old:
-                changed: Iterable[str] = patch[1]  # (the papers patched in: the rest is old's)
+            if old is None and isinstance(metadata, MetadataSection):  # (the first time)
+                titles, years = metadata.titles_and_years()  # (no `Metadata` built)
+                self.titles, self.years = titles, dict(years)
+                changes.titles.update(titles)
+                changes.years.update(years)
+                changed: Iterable[str] = ()
+            elif old is not None and patch is not None and patch[0] is old:
+                changed = patch[1]  # (the papers patched in: the rest is old's)
+            elif isinstance(old, MetadataSection) and isinstance(metadata, MetadataSection):
+                changed = metadata.differs_from(old)  # (read whole: another tool's write)
             else:
                 old = old or {}
                 changed = [

@@ -271,7 +271,7 @@ class Session:
     #: the index last given the overrides, and its `overrides_version` then
     _synced: tuple[SearchIndex, int] | None = None
     #: `_library_counts`: what they were counted from (the library's sections, the table
-    #: and its length), and the counts
+    #: and its length), and the counts (papers not loaded: -1 while not counted)
     _counts: tuple[tuple[object, ...], int, tuple[int, int, int]] | None = None
     #: `library_view`'s part made from the library alone: the sections it was made from,
     #: the tag sets, the state sets and the tag names
@@ -782,7 +782,7 @@ class Session:
         could not use, warnings, the order, the library's counts, then the rest.
         ``load_progress``: files loaded (None: from the corpus cache, all at once) and
         files. ``problems_key``: the key that lists the load problems (the reader's)."""
-        read, bookmarked, orphans = self._library_counts()
+        read, bookmarked, orphans = self._library_counts(orphans=not loading)
         parts: list[str] = []
         if loading:
             parts.append(status.loading_part(*load_progress))
@@ -826,11 +826,13 @@ class Session:
             parts.append(status.orphans_part(orphans))
         return parts
 
-    def _library_counts(self) -> tuple[int, int, int]:
+    def _library_counts(self, *, orphans: bool = True) -> tuple[int, int, int]:
         """Loaded papers read, bookmarked, and papers the library has something for that
         are not loaded: counted once per change of the library or the corpus, not with each
         key typed (a vectorised look-up of every id the library names — 50,000 after a
-        `match` — took ~100 ms a key at 100,000 papers)."""
+        `match` — took ~100 ms a key at 100,000 papers). Without ``orphans`` (the status
+        shows none while loading) the last is 0 and the library's ids are not looked up:
+        the corpus changes with each batch of papers loaded."""
         snap = self.library.snapshot
         papers = self.corpus.papers
         sections = (snap.read, snap.bookmarks, snap.tags, snap.notes, snap.metadata, papers)
@@ -839,15 +841,16 @@ class Session:
             cached is not None
             and cached[1] == len(papers)
             and all(a is b for a, b in zip(cached[0], sections, strict=True))
+            and (cached[2][2] >= 0 or not orphans)
         ):
-            return cached[2]
+            read, bookmarked, missing = cached[2]
+            return read, bookmarked, max(0, missing)
         # marks of loaded papers only; one vectorised look-up each, no Paper built
         rows_of = papers.rows_of
-        saved = snap.paper_ids()
-        counts = (
-            len(rows_of(snap.read)),
-            len(rows_of(snap.bookmarks)),
-            len(saved) - len(rows_of(saved)),
-        )
+        missing = -1  # (not counted)
+        if orphans:
+            saved = snap.paper_ids()
+            missing = len(saved) - len(rows_of(saved))
+        counts = (len(rows_of(snap.read)), len(rows_of(snap.bookmarks)), missing)
         self._counts = (sections, len(papers), counts)
-        return counts
+        return counts[0], counts[1], max(0, missing)

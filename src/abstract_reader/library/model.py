@@ -7,6 +7,7 @@ import enum
 import json
 import math
 import sqlite3
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -92,6 +93,148 @@ class Metadata:
         }
 
 
+Row = tuple[
+    Any, ...
+]  #: a metadata row as SQLite gives it: (paper id, title, authors, url, doi, year)
+
+
+def metadata_of_row(row: Row) -> Metadata:
+    """A stored metadata row as the views read it (sanitised again: the file may come from
+    elsewhere)."""
+    return Metadata(
+        clean_field(row[1]),
+        tuple(a for a in map(clean_field, json_list(row[2])) if a),
+        clean_field(row[3]),
+        clean_field(row[4]),
+        as_year(row[5]),
+    )
+
+
+def _blank(row: Row) -> bool:
+    """``metadata_of_row(row).empty``, without building it for the usual row (a title of
+    printable text: `clean_field` keeps it, so the row is not empty)."""
+    title = row[1]
+    if type(title) is str and title.isprintable() and title.strip(" "):
+        return False
+    return metadata_of_row(row).empty
+
+
+class MetadataSection(Mapping[str, Metadata]):
+    """The library's metadata: paper id → `Metadata`, for the papers that have some.
+
+    Its rows are kept as SQLite gives them, and a row becomes a `Metadata` when it is first
+    asked for (then kept): reading a library where ``match`` gave 50,000 papers metadata
+    built every one before the reader's first frame (~1 s of sanitising and JSON on a slow
+    machine), which draws forty. Which papers it holds is known from the start (`_blank`:
+    one C check for nearly every row), so ``in``, ``len`` and iteration build nothing;
+    ``items()`` and ``values()`` build each row as they pass it.
+
+    Never changed once made (the rows), so one may be read from several threads: a row built
+    twice at once gives equal values, and the last one is kept."""
+
+    __slots__ = ("_made", "_rows")
+
+    def __init__(self, rows: dict[str, Row], made: dict[str, Metadata] | None = None) -> None:
+        self._rows = rows  #: paper id → its row, for the papers whose row is not blank
+        self._made: dict[str, Metadata] = {} if made is None else made
+
+    @classmethod
+    def of_rows(cls, rows: Iterator[Row] | list[Row]) -> MetadataSection:
+        """A section of rows (paper id first) as read: rows of no paper or blank are left
+        out; of two rows of one paper, the last counts."""
+        kept: dict[str, Row] = {}
+        for row in rows:
+            pid = row[0]
+            if pid is None:
+                continue
+            key = pid if type(pid) is str else as_text(pid)
+            if _blank(row):
+                kept.pop(key, None)
+            else:
+                kept[key] = row
+        return cls(kept)
+
+    def patched(self, ids: list[str], rows: Iterator[Row] | list[Row]) -> MetadataSection:
+        """A new section: this one's, with the papers ``ids`` as ``rows`` have them now
+        (a paper of ``ids`` with no row, or a blank one, has none). The others' rows and
+        the `Metadata` built for them are shared."""
+        kept = dict(self._rows)
+        made = dict(self._made)
+        for pid in ids:
+            kept.pop(pid, None)
+            made.pop(pid, None)
+        for row in rows:
+            if row[0] is not None and not _blank(row):
+                kept[as_text(row[0])] = row
+        return MetadataSection(kept, made)
+
+    def titles_and_years(self) -> tuple[dict[str, str], dict[str, int]]:
+        """Paper id → title, paper id → year, of the papers that have one: what the search
+        index takes from the library (`metadata.OverridesFollower`), read from the rows
+        without building a `Metadata` of each (their authors' JSON is most of that)."""
+        titles: dict[str, str] = {}
+        years: dict[str, int] = {}
+        for pid, row in self._rows.items():
+            title = clean_field(row[1])
+            if title:
+                titles[pid] = title
+            year = row[5]
+            if year is not None and (year := as_year(year)):
+                years[pid] = year
+        return titles, years
+
+    def differs_from(self, other: MetadataSection) -> list[str]:
+        """The papers whose rows are not the same in both (a row's values compared, not
+        built: the same row is the same metadata; another may still show the same)."""
+        mine, theirs = self._rows, other._rows
+        return [pid for pid, row in mine.items() if theirs.get(pid) != row] + [
+            pid for pid in theirs if pid not in mine
+        ]
+
+    def __getitem__(self, paper_id: str) -> Metadata:
+        made = self._made.get(paper_id)
+        if made is not None:
+            return made
+        row = self._rows[paper_id]  # (KeyError: none)
+        made = self._made[paper_id] = metadata_of_row(row)
+        return made
+
+    def get(self, paper_id: str, default: Any = None) -> Any:
+        made = self._made.get(paper_id)
+        if made is not None:
+            return made
+        row = self._rows.get(paper_id)
+        if row is None:
+            return default
+        made = self._made[paper_id] = metadata_of_row(row)
+        return made
+
+    def __contains__(self, paper_id: object) -> bool:
+        return paper_id in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MetadataSection) and (
+            other is self or other._rows == self._rows
+        ):  # (the same rows: the same metadata, nothing built to see it)
+            return True
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"MetadataSection({len(self._rows)} papers)"
+
+
+def _no_metadata() -> Mapping[str, Metadata]:
+    return MetadataSection({})
+
+
 @dataclass(slots=True)
 class Snapshot:
     """The whole library in memory (it is small): what the views read.
@@ -106,14 +249,16 @@ class Snapshot:
     #: time of each (paper, tag) pair is in ``paper_tags.added_at`` (export reads it there)
     tagged: dict[str, float] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
-    metadata: dict[str, Metadata] = field(default_factory=dict)
+    #: paper id → its metadata (a `MetadataSection` as read; any mapping in a snapshot made
+    #: by hand)
+    metadata: Mapping[str, Metadata] = field(default_factory=_no_metadata)
     settings: dict[str, str] = field(default_factory=dict)
     tag_names: list[str] = field(default_factory=list)
     #: (the ``metadata`` this one's was made from, the papers whose rows were read again)
     #: when a write's papers were patched in (`Library._patch`); None when it was read whole.
     #: A reader that followed that section checks those papers only, not every one (100,000
     #: matched papers: `metadata.OverridesFollower`). It keeps the section before alive.
-    metadata_patch: tuple[dict[str, Metadata], frozenset[str]] | None = field(
+    metadata_patch: tuple[Mapping[str, Metadata], frozenset[str]] | None = field(
         default=None, compare=False, repr=False
     )
 

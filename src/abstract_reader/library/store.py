@@ -36,6 +36,7 @@ from .model import (
     LibraryError,
     Metadata,
     MetadataConflict,
+    MetadataSection,
     NoteConflict,
     ReadOnlyLibrary,
     Snapshot,
@@ -44,12 +45,12 @@ from .model import (
     as_facts,
     as_text,
     as_time,
-    as_year,
     changed_facts,
     clean_field,
     clean_tag,
     is_busy,
     json_list,
+    metadata_of_row,
 )
 from .schema import backup, begin_write, busy_error, busy_timeout_s, open_library, shown
 
@@ -814,7 +815,7 @@ class Library:
         def build(change: _Change) -> None:
             if not isinstance(expected, Unchecked):
                 current = change._paper_row("metadata", paper_id)
-                theirs = Metadata() if current is None else _metadata((paper_id, *current))
+                theirs = Metadata() if current is None else metadata_of_row((paper_id, *current))
                 if theirs != expected:
                     raise MetadataConflict(paper_id, theirs)
             change.apply({"op": "meta", "id": paper_id, "row": row})
@@ -993,25 +994,9 @@ def _read_notes(conn: sqlite3.Connection, snap: Snapshot) -> None:
 
 
 def _read_metadata(conn: sqlite3.Connection, snap: Snapshot) -> None:
-    metadata: dict[str, Metadata] = {}
-    for row in conn.execute("SELECT paper_id, title, authors, url, doi, year FROM metadata"):
-        if row[0] is None:
-            continue
-        meta = _metadata(row)
-        if not meta.empty:
-            metadata[as_text(row[0])] = meta
-    snap.metadata = metadata
+    rows = conn.execute("SELECT paper_id, title, authors, url, doi, year FROM metadata")
+    snap.metadata = MetadataSection.of_rows(rows)  # (each `Metadata` built when asked for)
     snap.metadata_patch = None
-
-
-def _metadata(row: tuple[Any, ...]) -> Metadata:
-    return Metadata(  # sanitised again: the file may come from elsewhere
-        clean_field(row[1]),
-        tuple(a for a in map(clean_field, json_list(row[2])) if a),
-        clean_field(row[3]),
-        clean_field(row[4]),
-        as_year(row[5]),
-    )
 
 
 def _read_settings(conn: sqlite3.Connection, snap: Snapshot) -> None:
@@ -1109,17 +1094,18 @@ def _patch_notes(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> No
 
 
 def _patch_metadata(conn: sqlite3.Connection, snap: Snapshot, ids: list[str]) -> None:
-    metadata = dict(snap.metadata)
-    for pid in ids:
-        metadata.pop(pid, None)
-    for row in _rows(
-        conn, "SELECT paper_id, title, authors, url, doi, year FROM metadata WHERE paper_id IN", ids
-    ):
-        meta = _metadata(row)
-        if not meta.empty:
-            metadata[as_text(row[0])] = meta
-    snap.metadata_patch = (snap.metadata, frozenset(ids))
-    snap.metadata = metadata
+    old = snap.metadata
+    sql = "SELECT paper_id, title, authors, url, doi, year FROM metadata WHERE paper_id IN"
+    rows = list(_rows(conn, sql, ids))
+    if isinstance(old, MetadataSection):
+        snap.metadata = old.patched(ids, rows)
+    else:  # (a snapshot made by hand)
+        metadata = dict(old)
+        for pid in ids:
+            metadata.pop(pid, None)
+        metadata.update(MetadataSection.of_rows(rows).items())
+        snap.metadata = metadata
+    snap.metadata_patch = (old, frozenset(ids))
 
 
 _PATCHERS: dict[Fact, Callable[[sqlite3.Connection, Snapshot, list[str]], None]] = {
