@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from ..corpus import MIN_PREFIX, Corpus, Paper
@@ -66,6 +67,8 @@ TITLE_BONUS = 1.5
 PHRASE_CHECK_LIMIT = 2_000
 
 
+#: Derived titles' first words found per step, between pauses (`prepare_title_words`).
+FIRST_WORDS_STEP = 2_000
 #: At most this many prefix masks are made ahead (`SearchIndex.prepare_prefix_masks`).
 PREPARED_MASKS = 256
 #: Postings scattered per step while making masks ahead (a few milliseconds at a time).
@@ -342,6 +345,7 @@ class SearchIndex:
         self._title_overrides: dict[int, str] = {}
         #: case-sensitive? → (the overrides it was built for, their words → papers)
         self._override_words: dict[bool, tuple[dict[int, str], _OverrideWords]] = {}
+        self._override_building = threading.Lock()  #: held while one of those is built
         #: years set in the library: (their papers' rows, those years), for ``year:``
         self._year_overrides: tuple[IntArray, IntArray] | None = None
         self._year_of: dict[int, int] = {}  #: the same, row → year (what updates patch)
@@ -512,19 +516,29 @@ class SearchIndex:
         if not overrides:
             return None
         words = self._override_words.get(case_sensitive)
-        if words is None or words[0] is not overrides:
-            words = (overrides, _OverrideWords.build(overrides, case_sensitive))
-            if self._title_overrides is overrides:  # (not set anew meanwhile)
-                self._override_words[case_sensitive] = words
+        if words is not None and words[0] is overrides:
+            return words[1]
+        # One build at a time: a search that needs the table while the background thread
+        # builds it (`prepare_title_words`) waits for that build instead of making a second
+        # one beside it (two builds sharing the GIL: both twice as long; ~1 s at 50,000).
+        with self._override_building:
+            words = self._override_words.get(case_sensitive)
+            if words is None or words[0] is not overrides:
+                words = (overrides, _OverrideWords.build(overrides, case_sensitive))
+                if self._title_overrides is overrides:  # (not set anew meanwhile)
+                    self._override_words[case_sensitive] = words
         return words[1]
 
-    def prepare_title_words(self) -> None:
+    def prepare_title_words(self, pause: Callable[[], None] | None = None) -> None:
         """Make ahead (in a background thread) the words of the titles set in the library,
         case-insensitive (as a query typed in lower case matches them), and the derived
         titles' first words, so that the first key typed does not wait for them (~1 s at
-        50,000 titles set; the first ``^word`` ~1 s at 100,000 papers)."""
+        50,000 titles set; the first ``^word`` ~1 s at 100,000 papers). ``pause``: called
+        between steps of the first words (`FIRST_WORDS_STEP` titles): the background's
+        wait while keys are typed (`similar.prepare`). The titles' words are one step: a
+        search that needs them waits for them (`_override_table`), so they never pause."""
         self._override_table(False)
-        self._first_title_ids(False)
+        self._first_title_ids(False, pause)
 
     def _titles_changed(self) -> None:
         self._phrase_cache.clear()  # phrases are also checked in titles
@@ -1368,20 +1382,28 @@ class SearchIndex:
             table.title_start(mask, word)
         return mask
 
-    def _first_title_ids(self, case_sensitive: bool) -> IntArray:
-        """Vocabulary id of each derived title's first word (-1: none); computed once."""
+    def _first_title_ids(
+        self, case_sensitive: bool, pause: Callable[[], None] | None = None
+    ) -> IntArray:
+        """Vocabulary id of each derived title's first word (-1: none); computed once.
+        ``pause``: called every `FIRST_WORDS_STEP` titles (a pass in Python holding the GIL:
+        ~1–4 s at 100,000 papers, which slowed every key typed meanwhile ~2×)."""
         key = "cased" if case_sensitive else "folded"
         cached = self._first_ids.get(key)
         if cached is None:
             postings = self.titles.cased if case_sensitive else self.titles.folded
-            cached = np.full(self.n, -1, np.int64)
-            for doc, title in enumerate(self.corpus.papers.titles()):
-                m = _WORD_RE.search(title)
-                if m:
-                    form = fold_accents(m.group()) if case_sensitive else fold(m.group())
-                    form = form[:MAX_WORD]
-                    cached[doc] = postings.find(form)
-            self._first_ids[key] = cached
+            norm = fold_accents if case_sensitive else fold
+            search, find = _WORD_RE.search, postings.find
+            made = np.full(self.n, -1, np.int64)
+            titles = self.corpus.papers.titles(between=pause)
+            for start in range(0, len(titles), FIRST_WORDS_STEP):
+                if pause is not None and start:
+                    pause()
+                for doc in range(start, min(len(titles), start + FIRST_WORDS_STEP)):
+                    m = search(titles[doc])
+                    if m:
+                        made[doc] = find(norm(m.group())[:MAX_WORD])
+            cached = self._first_ids.setdefault(key, made)  # (one made meanwhile: kept)
         return cached
 
     def _phrase_mask(self, term: Term, candidates: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
@@ -1727,9 +1749,19 @@ class _OverrideWords:
         if word.typos:
             typo_forms = {postings.words[i]: edits for i, edits in match.typos}
             for length in range(len(text) - word.typos, len(text) + word.typos + 1):
-                for form in self.by_length.get(length, ()):
-                    if Levenshtein.distance(form, text, score_cutoff=word.typos) <= word.typos:
-                        values.append((TYPO / max(1, typo_forms.get(form, 1)), form))
+                same_length = self.by_length.get(length)
+                if not same_length:
+                    continue
+                # (one pass in C over the forms of a length: one call a form, in Python,
+                # took ~15 ms a key at 50,000 titles set)
+                for form, _edits, _at in process.extract(
+                    text,
+                    same_length,
+                    scorer=Levenshtein.distance,
+                    score_cutoff=word.typos,
+                    limit=None,
+                ):
+                    values.append((TYPO / max(1, typo_forms.get(form, 1)), form))
         if word.prefix:
             i = bisect.bisect_left(forms, text)
             while i < len(forms) and forms[i].startswith(text):

@@ -443,7 +443,7 @@ def prepare(index: SearchIndex, busy: Callable[[], bool] | None = None) -> None:
     pause = None if busy is None else functools.partial(wait_while, busy)
     if pause is not None:
         pause()
-    index.prepare_title_words()
+    index.prepare_title_words(pause)
     index.prepare_prefix_masks()
     for_index(index, pause)
     index.release_pages()
