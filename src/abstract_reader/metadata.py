@@ -16,6 +16,7 @@ equals what was written has been edited by hand since, and ``match`` leaves it a
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -250,7 +251,15 @@ def provenance(snapshot: Snapshot | None, paper_id: str) -> Provenance | None:
     if snapshot is None:
         return None
     raw = snapshot.settings.get(PROVENANCE_PREFIX + paper_id)
-    return Provenance.from_json(raw) if raw else None
+    return _parsed(raw) if raw else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(raw: str) -> Provenance | None:
+    """`Provenance.from_json`, kept for the texts last asked for: each row drawn asks for
+    its paper's (a frame of a matched library parsed forty JSON texts); a `Provenance` is
+    frozen, and a changed one is another text."""
+    return Provenance.from_json(raw)
 
 
 def set_by_hand(meta: Metadata | None, prov: Provenance | None) -> bool:
