@@ -192,12 +192,16 @@ def run_as_nobody(code: str, env: dict[str, str] | None = None) -> subprocess.Co
     )
 
 
-def world_dir() -> Path:
-    """A fresh directory under /tmp that ``nobody`` can enter and write."""
+def world_dir(prefix: str = "ar-nobody-") -> Path:
+    """A fresh directory under /tmp that ``nobody`` can enter and write (removed when the
+    test process ends: each run left hundreds of them in /tmp)."""
+    import atexit
+    import shutil
     import tempfile
 
-    path = Path(tempfile.mkdtemp(prefix="ar-nobody-"))
+    path = Path(tempfile.mkdtemp(prefix=prefix))
     path.chmod(0o777)
+    atexit.register(shutil.rmtree, path, True)
     return path
 
 

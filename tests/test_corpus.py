@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from abstract_reader import corpus as corpus_module
 from abstract_reader.corpus import Corpus, load_corpus, paper_id, parse_text
 
-from .conftest import DATA, SEEDS, cli, paper_with, write_dump
+from .conftest import DATA, SEEDS, cli, paper_with, world_dir, write_dump
 
 # -- the seeds ------------------------------------------------------------------------------
 
@@ -375,10 +375,7 @@ def test_permission_denied_even_as_root(tmp_path: Path) -> None:
         nobody = pwd.getpwnam("nobody")
     except KeyError:
         pytest.skip("no unprivileged user")
-    import tempfile
-
-    base = Path(tempfile.mkdtemp(prefix="ar-perm-"))  # /tmp: reachable by nobody
-    base.chmod(0o777)
+    base = world_dir("ar-perm-")  # /tmp: reachable by nobody
     locked = write_dump(base / "locked.txt", "Secret.")
     locked.chmod(0)
     good = _good(base)

@@ -145,8 +145,9 @@ async def test_in_unread_first_order_a_paper_just_read_keeps_its_row(
         # it did not jump down among the read papers: j goes on to the next unread one
         assert _current(app) == reading and app.query_one(PaperList).cursor == 1
         assert _rows(app) == order
+        assert order[2] not in app.library.snapshot.read  # (the next one is unread) …
         await pilot.press("j")
-        assert _current(app) == order[2] and order[2] not in app.library.snapshot.read
+        assert _current(app) == order[2]  # … and j goes on to it
 
 
 # -- 2. a paper reached through the filter is read ----------------------------------------------

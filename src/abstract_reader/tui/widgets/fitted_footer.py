@@ -30,10 +30,37 @@ class FittedFooter(Footer):
         super().__init__(show_command_palette=show_command_palette)
         self.priority = tuple(priority)
         self.palette_after = palette_after
+        self._made_for: tuple[object, ...] | None = None  #: the keys the children are of
 
     async def recompose(self) -> None:
+        """Made again only when the keys it would show changed: Textual recomposes the
+        footer whenever the screen's bindings are updated (each focus change, each
+        ``refresh_bindings``), mostly to the same keys — a new set of widgets styled and
+        laid out each time, ~15% of the UI thread's work in a short session."""
+        shown = self._keys_shown()
+        if shown is not None and shown == self._made_for and self.children:
+            return
+        self._made_for = shown
         await super().recompose()
         self.fit_keys()
+
+    def _keys_shown(self) -> tuple[object, ...] | None:
+        """What `compose` makes its keys of (None: the bindings are not ready yet)."""
+        if not self._bindings_ready:
+            return None
+        app = self.app
+        keys = tuple(
+            (binding, app.get_key_display(binding), enabled, tooltip)
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show
+        )
+        palette = None
+        if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
+            found = self.screen.active_bindings.get(app.COMMAND_PALETTE_BINDING)
+            if found is not None:
+                _node, binding, enabled, tooltip = found
+                palette = (binding, app.get_key_display(binding), enabled, tooltip)
+        return (keys, palette)
 
     def on_resize(self, _event: events.Resize) -> None:
         self.fit_keys()
