@@ -93,9 +93,8 @@ class Metadata:
         }
 
 
-Row = tuple[
-    Any, ...
-]  #: a metadata row as SQLite gives it: (paper id, title, authors, url, doi, year)
+#: a metadata row as SQLite gives it: (paper id, title, authors, url, doi, year)
+Row = tuple[Any, ...]
 
 
 def metadata_of_row(row: Row) -> Metadata:
