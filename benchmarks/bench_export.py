@@ -15,8 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from abstract_reader.cite import EXPORT_FORMATS, export_to_file, format_records, record
+from abstract_reader.cite import export_to_file, format_records, record
 from abstract_reader.corpus import CorpusBuilder
+from abstract_reader.formats import EXPORT_FORMATS
 from abstract_reader.library import Library
 
 

@@ -17,22 +17,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .formats import FORMAT_NAMES
 from .library import Library
 from .metadata import normalise_doi, venue_year
 from .record import PROCEEDINGS, Record, record  # noqa: F401  (re-exported: the citations' API)
 from .text import render, sanitise, shown_title, unbrace
 from .text.links import LinkRefused, doi_link, web_link
-
-FORMATS = ("bibtex", "text", "markdown", "csl-json")
-EXPORT_FORMATS = ("bibtex", "markdown", "csl-json", "csv", "jsonl", "text")
-FORMAT_NAMES = {
-    "bibtex": "BibTeX",
-    "text": "plain text",
-    "markdown": "Markdown",
-    "csl-json": "CSL-JSON",
-    "csv": "CSV",
-    "jsonl": "JSON Lines",
-}
 
 
 def clean(text: str) -> str:

@@ -498,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--clear", action="store_true", help="remove every override first")
 
-    from .cite import EXPORT_FORMATS, FORMATS
+    from .formats import EXPORT_FORMATS, FORMATS
 
     p = sub.add_parser("cite", help="print (and copy) citations")
     _common(p)
@@ -551,7 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace metadata set by hand")
     p.add_argument("--json", action="store_true", help="one JSON line per paper")
 
-    from .digest import FORMATS as DIGEST_FORMATS
+    from .formats import DIGEST_FORMATS
 
     p = sub.add_parser(
         "digest",
@@ -1314,8 +1314,9 @@ def cmd_meta(args: argparse.Namespace) -> int:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    from .cite import FORMAT_NAMES, FORMATS, format_records
+    from .cite import format_records
     from .clipboard import copy
+    from .formats import FORMAT_NAMES, FORMATS
     from .record import record
 
     corpus = _load(args)

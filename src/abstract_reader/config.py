@@ -104,7 +104,7 @@ def _line_of(text: str, key: str, table: str | None = None) -> int | None:
 
 
 def _citation_formats() -> tuple[str, ...]:
-    from .cite import FORMATS
+    from .formats import FORMATS
 
     return FORMATS
 

@@ -20,12 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cite import bibtex_key, doi_url, web_url
+from .formats import DIGEST_FORMATS
 from .metadata import venue_label
 from .plural import papers_phrase
 from .record import Record
 from .text import render, shown_title
 
-FORMATS = ("markdown", "text", "html")
+FORMATS = DIGEST_FORMATS
 UNTAGGED = "Untagged"  #: the group of papers with no tag
 OTHER = "Other matches"  #: the group of papers with none of the tags the selection named
 

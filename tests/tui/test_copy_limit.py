@@ -18,8 +18,9 @@ from textual.notifications import Notification
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
-from abstract_reader.cite import FORMAT_NAMES, FORMATS, format_records
+from abstract_reader.cite import format_records
 from abstract_reader.clipboard import OSC52_MAX, OSC52_NOTE
+from abstract_reader.formats import FORMAT_NAMES, FORMATS
 from abstract_reader.library import Metadata
 from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.pickers import CitePicker, CopyFallback

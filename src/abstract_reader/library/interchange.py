@@ -81,7 +81,7 @@ def _one_of(*allowed: str) -> Callable[[str], str | None]:
 
 
 def _cite_format(value: str) -> str | None:
-    from ..cite import FORMATS  # cite imports the library: import it late
+    from ..formats import FORMATS
 
     return _one_of(*FORMATS)(value)
 

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
-from ...cite import EXPORT_FORMATS, FORMAT_NAMES
+from ...formats import EXPORT_FORMATS, FORMAT_NAMES
 from ...outfile import OutputError, TargetError, TargetExists
 from ...plural import papers_phrase
 from ...text import escape_for_terminal

@@ -2013,7 +2013,7 @@ class MainScreen(Screen[None]):
 
     # -- actions: citations -------------------------------------------------------------------
     def default_format(self) -> str:
-        from ...cite import FORMATS
+        from ...formats import FORMATS
 
         # chosen in the reader (C, then d) > the config file > BibTeX
         for fmt in (self.library.setting("cite_format"), self.citation_format):
@@ -2025,7 +2025,8 @@ class MainScreen(Screen[None]):
         """The citation of the papers (marked ones too) in ``fmt`` or the default format; its
         BibTeX carries abstracts and tags when the library's ``cite_abstract`` is on, as
         ``cite`` and the export dialog give it."""
-        from ...cite import FORMAT_NAMES, abstract_setting, format_records
+        from ...cite import abstract_setting, format_records
+        from ...formats import FORMAT_NAMES
 
         papers = self._targets()
         if not papers:

@@ -17,7 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...cite import FORMAT_NAMES, FORMATS
+from ...formats import FORMAT_NAMES, FORMATS
 from ...library import LibraryError, clean_tag, tag_query
 from ...plural import papers_phrase
 from ...text import sanitise
