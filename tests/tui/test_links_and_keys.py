@@ -303,6 +303,27 @@ async def test_the_paper_screens_footer_keeps_back_help_and_quit_whole_when_smal
         await until(pilot, lambda: not isinstance(app.screen, PaperScreen))
 
 
+async def test_a_footer_whose_screen_closed_is_not_made_again(tmp_path: Path) -> None:
+    """Textual recomposes a footer after the next refresh when its screen's keys change: a
+    screen closed meanwhile (the paper screen, Esc right after a key) left its footer with
+    no screen, and the reader stopped on "NoScreen: node has no screen" (seen once in CI)."""
+    from abstract_reader.tui.screens.paper import PaperScreen
+    from abstract_reader.tui.widgets.fitted_footer import FittedFooter
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PaperScreen))
+        footer = app.screen.query_one(FittedFooter)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, PaperScreen))
+        await footer.recompose()  # (what the callback Textual queued does)
+        await pilot.press("j")
+        await settle(app, pilot)
+        assert app.is_running and "q Quit" in app.screen._compositor.render_strips()[-1].text
+
+
 MAIN_FOOTER_KEYS = (
     *("⏎ Open", "space Mark", "/ Filter", "s Sort", "b Bookmark"),
     *("r Read", "t Tags", "c Copy", "? Help", "q Quit"),

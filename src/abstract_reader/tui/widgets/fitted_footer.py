@@ -37,6 +37,8 @@ class FittedFooter(Footer):
         footer whenever the screen's bindings are updated (each focus change, each
         ``refresh_bindings``), mostly to the same keys — a new set of widgets styled and
         laid out each time, ~15% of the UI thread's work in a short session."""
+        if not self.is_attached:  # (its screen closed before the call came: nothing to do,
+            return  # as Textual's own recompose does then)
         shown = self._keys_shown()
         if shown is not None and shown == self._made_for and self.children:
             return
