@@ -20,13 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cite import bibtex_key, doi_url, web_url
-from .formats import DIGEST_FORMATS
 from .metadata import venue_label
 from .plural import papers_phrase
 from .record import Record
 from .text import render, shown_title
 
-FORMATS = DIGEST_FORMATS
 UNTAGGED = "Untagged"  #: the group of papers with no tag
 OTHER = "Other matches"  #: the group of papers with none of the tags the selection named
 
@@ -89,7 +87,7 @@ def group_by_tag(records: Sequence[Record], named: Sequence[str] = ()) -> list[G
 def digest(
     records: Sequence[Record], fmt: str, *, subtitle: str = "", named: Sequence[str] = ()
 ) -> str:
-    """The digest of ``records`` in ``fmt`` (one of FORMATS). ``subtitle``: what was
+    """The digest of ``records`` in ``fmt`` (one of `formats.DIGEST_FORMATS`). ``subtitle``: what was
     selected (the query, the date), shown under the heading. ``named``: the tags the
     selection asked for, the only ones grouped by (see `group_by_tag`)."""
     groups = group_by_tag(records, named)

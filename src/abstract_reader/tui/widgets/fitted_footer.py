@@ -51,14 +51,15 @@ class FittedFooter(Footer):
         if not self._bindings_ready:
             return None
         app = self.app
+        active = self.screen.active_bindings  # (made anew on each read: every check_action)
         keys = tuple(
             (binding, app.get_key_display(binding), enabled, tooltip)
-            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            for (_, binding, enabled, tooltip) in active.values()
             if binding.show
         )
         palette = None
         if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
-            found = self.screen.active_bindings.get(app.COMMAND_PALETTE_BINDING)
+            found = active.get(app.COMMAND_PALETTE_BINDING)
             if found is not None:
                 _node, binding, enabled, tooltip = found
                 palette = (binding, app.get_key_display(binding), enabled, tooltip)
