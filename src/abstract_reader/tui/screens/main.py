@@ -194,20 +194,12 @@ def _save_corpus(
     errors: list[LoadError],
 ) -> None:
     """Write the parsed corpus's cache (in a thread of its own). The abstracts it reads
-    leave the resident set as it goes (every 0.1 s: at a million papers they are 1.3 GB).
-    Failing to save is no error: the next start parses."""
-    done = threading.Event()
-
-    def drop_pages() -> None:
-        while not done.wait(0.1):
-            corpus.papers.release_pages()
-
-    threading.Thread(target=drop_pages, name="corpus-save-pages", daemon=True).start()
+    leave the resident set chunk by chunk as it goes (`corpus_cache._save`: at a million
+    papers they are 1.3 GB). Failing to save is no error: the next start parses."""
     try:
         with contextlib.suppress(Exception):
             save(cache, key, corpus, errors)
     finally:
-        done.set()
         corpus.papers.release_pages()
 
 
