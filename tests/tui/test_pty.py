@@ -372,3 +372,49 @@ def test_bundled_adds_the_bundled_dumps_to_the_paths_given(tmp_path: Path) -> No
     term.read_until(b"2 papers")
     term.send("q")
     assert term.wait() == 0
+
+
+def test_a_note_typed_when_the_terminal_closes_is_offered_again(tmp_path: Path) -> None:
+    """The terminal window closed (the pty's other end gone: SIGHUP) with the note editor
+    open and nothing saved: the next start says a note was kept, and that paper's note
+    opens with what was typed; ctrl+s saves it."""
+    from abstract_reader.corpus import load_corpus
+    from abstract_reader.library.drafts import Drafts
+
+    from ..conftest import SEEDS
+
+    db = tmp_path / "lib.sqlite3"
+    env = reader_env(tmp_path, db)
+    paper_id = load_corpus([SEEDS]).papers[0].id
+    drafts = Drafts.beside(db)
+    term = Terminal(installed_script(), env)
+    term.read_until(b"55 papers")
+    term.send("o")
+    term.read_until(b"Note on")
+    term.send("typed before the window closed")
+    term.until(
+        lambda: (d := drafts.get(paper_id)) is not None and d.text.endswith("closed"),
+        "the draft was not kept",
+    )
+    os.close(term.fd)  # the window closed
+    deadline = time.monotonic() + 20
+    while not os.waitpid(term.pid, os.WNOHANG)[0]:
+        if time.monotonic() > deadline:
+            os.kill(term.pid, 9)
+            raise AssertionError("the reader did not end when its terminal closed")
+        time.sleep(0.05)
+    with Library(db) as library:
+        assert paper_id not in library.snapshot.notes
+
+    again = Terminal(installed_script(), env)
+    again.read_until(b"A note you did not save is kept")
+    again.send("o")
+    again.read_until(b"Restored what you typed")
+    again.read_until(b"typed before the window closed")
+    again.send("\x13")  # ctrl+s
+    again.read_until(b"note: typed before the window closed")
+    again.send("q")
+    assert again.wait() == 0
+    with Library(db) as library:
+        assert library.snapshot.notes[paper_id] == "typed before the window closed"
+    assert drafts.paper_ids() == []

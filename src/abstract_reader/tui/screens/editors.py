@@ -39,6 +39,8 @@ from ..widgets.keys_in_order import OrderedOptionList
 from ..widgets.ordered_text_area import OrderedTextArea
 
 if TYPE_CHECKING:
+    from textual.await_complete import AwaitComplete
+
     from ...match import Candidate
     from ...paper import Paper
 
@@ -801,20 +803,77 @@ class NoteResult:
     text: str
 
 
+#: How soon the note editor keeps what was typed as a draft (``keep``), at the latest,
+#: while typing goes on: at most this much typing is lost if the terminal closes.
+DRAFT_EVERY_S = 0.5
+
+
 class NoteEditor(_Editor[NoteResult]):
     """A TextArea; ctrl+s saves, Esc cancels (asking first when the text changed), ctrl+o
-    edits the text in $VISUAL / $EDITOR (the reader is suspended meanwhile)."""
+    edits the text in $VISUAL / $EDITOR (the reader is suspended meanwhile).
+
+    With ``keep``, what is typed is handed to it as a draft (`library.drafts`) within
+    `DRAFT_EVERY_S` of each change, when the editor opens with a text that is not the
+    stored note, and when the reader closes with the editor open; the opener drops the
+    draft once the editor closes (saved, or dropped with Esc)."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["note"])
 
-    def __init__(self, note: str, what: str, *, hint: str = "", stored: str | None = None) -> None:
+    def __init__(
+        self,
+        note: str,
+        what: str,
+        *,
+        hint: str = "",
+        stored: str | None = None,
+        keep: Callable[[str], object] | None = None,
+    ) -> None:
         """``stored``: the stored note, when ``note`` (the text to edit) is not it (a text
-        that could not be saved): Esc asks before dropping the difference."""
+        that could not be saved, a draft): Esc asks before dropping the difference."""
         super().__init__()
         self.draft = note
         self.note = note if stored is None else stored
         self.what = what
         self.hint = hint
+        self._keep = keep
+        self._keep_timer: Timer | None = None
+        self._kept: str | None = None  #: the text last handed to ``keep``
+        self._typed = note  #: the text as the last change left it
+        #: dismissed: nothing is kept any more (not ``_closing``: Textual's message pump
+        #: has one, and setting it kept the screen's queue from ever closing)
+        self._dismissed = False
+
+    def dismiss(self, result: NoteResult | None = None) -> AwaitComplete:
+        self._dismissed = True
+        self._stop_keeping()
+        return super().dismiss(result)
+
+    def keep_draft(self) -> None:
+        """Hand the text as it is now to ``keep`` (if it changed since it last did)."""
+        self._keep_timer = None
+        if self._keep is None or self._dismissed or not self.is_mounted:
+            return
+        text = self.query_one("#note-text", TextArea).text
+        if text != self._kept:
+            self._kept = text
+            self._keep(text)
+
+    def _stop_keeping(self) -> None:
+        if self._keep_timer is not None:
+            self._keep_timer.stop()
+            self._keep_timer = None
+
+    @on(TextArea.Changed, "#note-text")
+    def _text_changed(self, event: TextArea.Changed) -> None:
+        self._typed = event.text_area.text
+        if self._keep is not None and self._keep_timer is None and not self._dismissed:
+            self._keep_timer = self.set_timer(DRAFT_EVERY_S, self.keep_draft)
+
+    def on_unmount(self) -> None:
+        """The reader closing with the editor open (not dismissed): the text is kept as it
+        is, the last keys too (as the last change said it: the widgets may be gone)."""
+        if not self._dismissed and self._keep is not None and self._typed != self._kept:
+            self._keep(self._typed)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box", classes="modal-box"):
@@ -838,6 +897,8 @@ class NoteEditor(_Editor[NoteResult]):
         area = self.query_one("#note-text", TextArea)
         area.focus()
         area.move_cursor(area.document.end)
+        if self.draft != self.note:  # (a draft restored, a text not saved: kept at once)
+            self.keep_draft()
         # in a short terminal the box scrolls: the text area whole in view, once laid out
         self.call_after_refresh(area.scroll_visible, animate=False)
 

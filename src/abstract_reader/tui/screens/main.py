@@ -90,6 +90,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ...clipboard import CopyResult
+    from ...library.drafts import Drafts
     from ...search import SearchIndex, SearchResult
     from ...search.engine import EarlyIndex
     from ...sorting import TitleOrder
@@ -389,6 +390,7 @@ class MainScreen(Screen[None]):
         #: the background work after the index (the similarity model) is done: the corpus
         #: cache's second check waits for it (`corpus_cache.save_and_vouch`)
         self._background_done = threading.Event()
+        self._drafts_told = False  #: the unsaved notes of earlier sessions were said
         self._generation = 0
         self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
         self._search_again = False  #: a newer query came while it ran
@@ -773,6 +775,33 @@ class MainScreen(Screen[None]):
         self._show_current()
         self._update_status()
         self.call_after_refresh(self._begin_session)  # off the first frame's path
+        self.call_after_refresh(self._tell_drafts)
+
+    def _tell_drafts(self) -> None:
+        """Notes typed and not saved in an earlier session (the terminal closed, the reader
+        was killed): said once the dumps are loaded, for the papers loaded — their note
+        editor opens with what was typed."""
+        if self._drafts_told:
+            return
+        self._drafts_told = True
+        corpus = self.session.corpus
+        papers = [p for pid in self.drafts.paper_ids() if (p := corpus.get(pid)) is not None]
+        if not papers:
+            return
+        keys = keys_in_effect("note", getattr(self.app, "keys_in_effect", None))
+        key = next((key_label(k) for k in keys if k != NO_KEY), "")
+        where = f"its note ({key})" if key else "its note"
+        if len(papers) == 1:
+            text = f"{self.session.describe(papers)}: {where} opens with what you typed."
+            title = "A note you did not save is kept"
+        else:
+            text = (
+                f"{', '.join(self.session.describe([p]) for p in papers[:3])}"
+                f"{f' and {len(papers) - 3} more' if len(papers) > 3 else ''}: "
+                f"each paper's note opens with what you typed."
+            )
+            title = f"{len(papers)} notes you did not save are kept"
+        self.notify(text, title=title, severity="information", timeout=15, markup=False)
 
     # -- the order by title of a large corpus -----------------------------------------------
     def _want_title_order(self) -> None:
@@ -1926,7 +1955,6 @@ class MainScreen(Screen[None]):
         self.app.push_screen(MetadataConflictDialog(edited, stored, conflicts), chosen)
 
     def action_note(self, start: str | None = None) -> None:
-        from .editors import NoteEditor
 
         paper = self.current_paper()
         if paper is None:
@@ -1934,10 +1962,51 @@ class MainScreen(Screen[None]):
         self._reading_current()  # a note on the paper in view: it is being read
         stored = self.library.snapshot.notes.get(paper.id, "")
         text = stored if start is None else start
-        editor = NoteEditor(text, self.session.describe([paper]))
+        hint = ""
+        if start is None:  # what was typed and not saved (the terminal closed …) comes back
+            draft = self.drafts.get(paper.id)
+            if draft is not None and draft.text != stored:
+                from ...library.drafts import draft_hint
+
+                text, hint = draft.text, draft_hint(draft, stored)
+        editor = self._note_editor(paper, text, stored, hint=hint)
         # open until saved: a failed save keeps what was typed
         editor.saves_with(lambda result: self._save_note(paper, stored, result, editor))
-        self.app.push_screen(editor)
+        self._push_note_editor(paper, editor)
+
+    @property
+    def drafts(self) -> Drafts:
+        """The unsaved notes kept beside the library (`library.drafts`)."""
+        from ...library.drafts import Drafts
+
+        return Drafts.beside(self.library.path)
+
+    def _note_editor(self, paper: Paper, text: str, stored: str, *, hint: str = "") -> NoteEditor:
+        """A note editor on ``text`` over the stored note ``stored``, keeping what is typed
+        as the paper's draft until it closes (`_push_note_editor`)."""
+        from .editors import NoteEditor
+
+        drafts = self.drafts
+
+        def keep(typed: str) -> None:
+            if typed == stored:
+                drafts.drop(paper.id)
+            else:
+                drafts.put(paper.id, typed, stored)
+
+        return NoteEditor(
+            text,
+            self.session.describe([paper]),
+            hint=hint,
+            stored=stored if text != stored else None,
+            keep=keep,
+        )
+
+    def _push_note_editor(self, paper: Paper, editor: NoteEditor) -> None:
+        """Open ``editor``; once it closes — saved, or dropped with Esc — the paper's draft
+        goes (a conflict keeps it again until the user chooses: `_note_conflict`)."""
+        drafts = self.drafts
+        self.app.push_screen(editor, lambda _result: drafts.drop(paper.id))
 
     def _save_note(
         self,
@@ -1976,28 +2045,31 @@ class MainScreen(Screen[None]):
     def _reopen_note(self, paper: Paper, started_from: str, result: NoteResult, why: str) -> None:
         """The note editor again, with a text the library did not take (see
         ``_ReopenOnFailure``), saying why; saved over ``started_from`` as before."""
-        from .editors import NoteEditor
-
-        editor = NoteEditor(result.text, self.session.describe([paper]), stored=started_from)
+        editor = self._note_editor(paper, result.text, started_from)
         editor.saves_with(lambda again: self._save_note(paper, started_from, again, editor))
-        self.app.push_screen(editor)
+        self._push_note_editor(paper, editor)
         editor.not_saved(why)  # (said once it is up)
 
     def _note_conflict(self, paper: Paper, mine: str, theirs: str) -> None:
-        from .editors import NoteConflictDialog, NoteEditor, NoteResult
+        from .editors import NoteConflictDialog, NoteResult
+
+        drafts = self.drafts
+        drafts.put(paper.id, mine, theirs)  # (until chosen: the terminal may close first)
 
         def chosen(choice: str | None) -> None:
+            drafts.drop(paper.id)  # (mine: saved, or its editor reopened and keeping it)
             if choice == "mine":
                 self._save_note(paper, theirs, NoteResult(mine))
             elif choice == "merge":
                 merged = f"{theirs.rstrip()}\n\n──── your version ────\n\n{mine.strip()}\n"
-                editor = NoteEditor(
+                editor = self._note_editor(
+                    paper,
                     merged,
-                    self.session.describe([paper]),
+                    theirs,
                     hint="Both versions, the stored one first: edit, then ctrl+s saves.",
                 )
                 editor.saves_with(lambda result: self._save_note(paper, theirs, result, editor))
-                self.app.push_screen(editor)
+                self._push_note_editor(paper, editor)
             else:  # theirs: the stored note stays
                 self.refresh_library()
 
