@@ -528,3 +528,23 @@ def test_titles_changed_a_few_at_a_time_search_as_if_set_at_once(
                 titles[pid] = title
         fresh.set_title_overrides(dict(titles))
         assert ranked(edited) == ranked(fresh)
+
+
+@given(
+    vocabulary=st.sets(st.text(st.characters(blacklist_characters="\n"), min_size=1), max_size=60),
+    asked=st.lists(st.text(st.characters(blacklist_characters="\n"), max_size=4), max_size=80),
+)
+def test_words_looked_up_together_are_found_as_one_at_a_time(
+    vocabulary: set[str], asked: list[str]
+) -> None:
+    """A vocabulary's bulk look-up (the first words of every title, looked up together)
+    answers as a look-up of each word does, with few words (bisected) or many (mapped)."""
+    from abstract_reader.search.postings import Vocabulary
+
+    words = Vocabulary.from_sorted(sorted(vocabulary, key=lambda w: w.encode()))
+    known = sorted(vocabulary)[:3]
+    for query in (asked, [*asked, *known], known[:1]):
+        assert words.find_many(query) == [words.find(w) for w in query]
+        assert [words[i] if i >= 0 else None for i in words.find_many(query)] == [
+            w if w in vocabulary else None for w in query
+        ]

@@ -132,6 +132,14 @@ class Vocabulary(Sequence[str]):
         i = bisect.bisect_left(self._at, key)
         return i if i < len(self) and self._at[i] == key else -1
 
+    def find_many(self, words: Sequence[str]) -> list[int]:
+        """`find` of each of ``words``: a bisection each for a few, else one pass that maps
+        every word of the vocabulary (a bisection decodes ~17 words in Python: ~8 µs)."""
+        if len(words) * 16 < len(self):
+            return [self.find(word) for word in words]
+        index = dict(zip(self, range(len(self)), strict=True))
+        return [index.get(word, -1) for word in words]
+
     def prefix_range(self, prefix: str) -> tuple[int, int]:
         lo = bisect.bisect_left(self._at, prefix.encode("utf-8"))
         hi = bisect.bisect_left(self._at, (prefix + "\U0010ffff").encode("utf-8"), lo)
