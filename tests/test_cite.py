@@ -626,3 +626,27 @@ def test_cli_shows_a_braced_title_without_braces(seeds: Corpus, tmp_path: Path) 
     bib = cli("cite", rse.id[:8], "-f", "bibtex", db=db).stdout
     assert "{Sparkle: A Dataset for {GAN} Background with {Gaussian} noise}" in bib
     assert cli("meta", rse.id[:8], db=db).stdout.startswith(f"title:    {BRACED}\n")
+
+
+def test_a_markdown_export_shows_the_venue_as_typed(seeds: Corpus, library: Library) -> None:
+    """A venue (from the dumps or `match`: text from the web) with `*`, a link or an HTML
+    entity was written as it is, and read as Markdown showed emphasis, a second link and
+    `<b>`: it reads back as typed, with the title's link the only one."""
+    from dataclasses import replace
+
+    from markdown_it import MarkdownIt
+
+    paper = seeds.papers[0]
+    library.set_metadata(paper.id, Metadata(title="A title", url="https://example.org/p"))
+    venue = "Workshop on *Sparse* [Models](https://evil.example) &lt;b&gt; #1"
+    rec = replace(record(paper, library.snapshot), venue=venue, year=2026)
+    exported = format_records([rec], "markdown")
+    assert _md_links(exported) == [("https://example.org/p", "A title")]
+    shown = "".join(
+        c.content
+        for t in MarkdownIt("commonmark").parse(exported)
+        if t.type == "inline"
+        for c in t.children or []
+        if c.type == "text"
+    )
+    assert venue in shown, (exported, shown)

@@ -640,10 +640,12 @@ def markdown(rec: Record) -> str:
     bits = [head]
     if rec.authors:
         bits.append(_MD_SPECIAL.sub(r"\\\1", author_list(rec.authors)))
+    # the venue and eprint as typed too (a venue is the dumps' or `match`'s: `*`, `[…](…)`
+    # or `&lt;` in it were read as Markdown)
     if _venue_year(rec):
-        bits.append(_venue_year(rec))
+        bits.append(_MD_SPECIAL.sub(r"\\\1", _venue_year(rec)))
     elif rec.eprint:
-        bits.append(f"arXiv:{rec.eprint}")
+        bits.append(_MD_SPECIAL.sub(r"\\\1", f"arXiv:{rec.eprint}"))
     if rec.title_derived:
         bits.append("*derived title*")
     bits.append(f"`{rec.id[:12]}`")
