@@ -404,6 +404,19 @@ def _md_links(text: str) -> list[tuple[str, str]]:
     return links
 
 
+def _md_text(text: str) -> str:
+    """The text ``text`` shows once read as CommonMark (its text runs, joined)."""
+    from markdown_it import MarkdownIt
+
+    return "".join(
+        c.content
+        for t in MarkdownIt("commonmark").parse(text)
+        if t.type == "inline"
+        for c in t.children or []
+        if c.type == "text"
+    )
+
+
 @pytest.mark.parametrize("url", UNSAFE_URLS)
 def test_citations_leave_out_a_url_the_reader_would_not_open(
     seeds: Corpus, library: Library, url: str
@@ -508,19 +521,12 @@ def test_a_markdown_export_shows_an_html_entity_in_a_title_as_typed(
 ) -> None:
     """QA s17 #7: a title `&lt;b&gt; & co` was written as it is, and read as Markdown
     showed `<b>`: the `&` is escaped now, as `*`, `<` and `[` are."""
-    from markdown_it import MarkdownIt
 
     paper = seeds.papers[0]
     title = "&lt;b&gt; & co"
     library.set_metadata(paper.id, Metadata(title=title))
     exported = format_records([record(paper, library.snapshot)], "markdown")
-    shown = "".join(
-        c.content
-        for t in MarkdownIt("commonmark").parse(exported)
-        if t.type == "inline"
-        for c in t.children or []
-        if c.type == "text"
-    )
+    shown = _md_text(exported)
     assert title in shown, (exported, shown)
     assert "<b>" not in shown
 
@@ -634,19 +640,11 @@ def test_a_markdown_export_shows_the_venue_as_typed(seeds: Corpus, library: Libr
     `<b>`: it reads back as typed, with the title's link the only one."""
     from dataclasses import replace
 
-    from markdown_it import MarkdownIt
-
     paper = seeds.papers[0]
     library.set_metadata(paper.id, Metadata(title="A title", url="https://example.org/p"))
     venue = "Workshop on *Sparse* [Models](https://evil.example) &lt;b&gt; #1"
     rec = replace(record(paper, library.snapshot), venue=venue, year=2026)
     exported = format_records([rec], "markdown")
     assert _md_links(exported) == [("https://example.org/p", "A title")]
-    shown = "".join(
-        c.content
-        for t in MarkdownIt("commonmark").parse(exported)
-        if t.type == "inline"
-        for c in t.children or []
-        if c.type == "text"
-    )
+    shown = _md_text(exported)
     assert venue in shown, (exported, shown)

@@ -4,12 +4,17 @@ session says so, and that paper's note opens with it."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
 from abstract_reader.library import Library
 from abstract_reader.library.drafts import Drafts
+from abstract_reader.tui.app import ReaderApp
 from abstract_reader.tui.screens.editors import NoteEditor
 from abstract_reader.tui.widgets.paper_list import PaperList
 
@@ -20,6 +25,18 @@ WIDE = (140, 40)
 
 def _drafts(tmp_path: Path) -> Drafts:
     return Drafts.beside(tmp_path / "lib.sqlite3")  # (make_app's library)
+
+
+@asynccontextmanager
+async def _reader(tmp_path: Path) -> AsyncIterator[tuple[ReaderApp, Pilot[Any], str]]:
+    """The reader on the bundled dumps with make_app's library, loaded: (app, pilot, the
+    current paper's id)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(app, pilot)
+        paper_id = app.query_one(PaperList).current_id
+        assert paper_id is not None
+        yield app, pilot, paper_id
 
 
 def _note_text(app: object) -> str:
@@ -37,11 +54,7 @@ async def test_a_note_typed_and_not_saved_comes_back_in_the_next_session(
     tmp_path: Path,
 ) -> None:
     drafts = _drafts(tmp_path)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        await settle(app, pilot)
-        paper_id = app.query_one(PaperList).current_id
-        assert paper_id is not None
+    async with _reader(tmp_path) as (app, pilot, paper_id):
         await pilot.press("o", *"half a thought about lemma 2")
         # kept while the editor is still open: a terminal closed now loses nothing
         await until(pilot, lambda: (d := drafts.get(paper_id)) is not None and d.text.endswith("2"))
@@ -72,11 +85,7 @@ async def test_the_last_keys_before_the_reader_closes_are_kept(tmp_path: Path) -
     """Keys typed just before the reader goes (within the draft's half second) are kept
     as it closes."""
     drafts = _drafts(tmp_path)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        await settle(app, pilot)
-        paper_id = app.query_one(PaperList).current_id
-        assert paper_id is not None
+    async with _reader(tmp_path) as (app, pilot, paper_id):
         await pilot.press("o", *"quick")
         assert _note_text(app) == "quick"
     found = drafts.get(paper_id)
@@ -85,11 +94,7 @@ async def test_the_last_keys_before_the_reader_closes_are_kept(tmp_path: Path) -
 
 async def test_a_dropped_edit_and_a_saved_note_leave_no_draft(tmp_path: Path) -> None:
     drafts = _drafts(tmp_path)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        await settle(app, pilot)
-        paper_id = app.query_one(PaperList).current_id
-        assert paper_id is not None
+    async with _reader(tmp_path) as (app, pilot, paper_id):
         await pilot.press("o", *"not wanted")
         await until(pilot, lambda: drafts.get(paper_id) is not None)
         await pilot.press("escape")  # asks first
@@ -119,11 +124,7 @@ async def test_a_draft_over_a_note_changed_since_says_so_and_esc_asks(tmp_path: 
     the draft is offered, the editor says the stored note changed, and Esc asks before
     dropping what was typed; dropping it keeps the stored note."""
     drafts = _drafts(tmp_path)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        await settle(app, pilot)
-        paper_id = app.query_one(PaperList).current_id
-        assert paper_id is not None
+    async with _reader(tmp_path) as (app, pilot, paper_id):
         assert drafts.put(paper_id, "old note, and my addition", "old note")
         app.library.set_note(paper_id, "rewritten elsewhere")
         await pilot.pause()
@@ -142,11 +143,7 @@ async def test_a_draft_over_a_note_changed_since_says_so_and_esc_asks(tmp_path: 
 async def test_a_draft_that_is_the_stored_note_is_not_offered(tmp_path: Path) -> None:
     """Typed back to what is stored (or saved by another reader since): nothing to offer."""
     drafts = _drafts(tmp_path)
-    app = make_app(tmp_path)
-    async with app.run_test(size=WIDE) as pilot:
-        await settle(app, pilot)
-        paper_id = app.query_one(PaperList).current_id
-        assert paper_id is not None
+    async with _reader(tmp_path) as (app, pilot, paper_id):
         app.library.set_note(paper_id, "same")
         assert drafts.put(paper_id, "same", "")
         await pilot.pause()
