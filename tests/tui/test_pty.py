@@ -29,9 +29,15 @@ _ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]
 class Terminal:
     """The program in a pty; what it writes is rendered by a terminal emulator (pyte)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(
+        self, argv: list[str], env: dict[str, str], *, ignore_hangup: bool = False
+    ) -> None:
+        """``ignore_hangup``: the program starts with SIGHUP ignored (as under ``nohup``)."""
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
+            import signal
+
+            signal.signal(signal.SIGHUP, signal.SIG_IGN if ignore_hangup else signal.SIG_DFL)
             os.execvpe(argv[0], argv, env)
         import fcntl
         import struct
@@ -374,10 +380,15 @@ def test_bundled_adds_the_bundled_dumps_to_the_paths_given(tmp_path: Path) -> No
     assert term.wait() == 0
 
 
-def test_a_note_typed_when_the_terminal_closes_is_offered_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ignore_hangup", [False, True], ids=["sighup", "nohup"])
+def test_a_note_typed_when_the_terminal_closes_is_offered_again(
+    tmp_path: Path, ignore_hangup: bool
+) -> None:
     """The terminal window closed (the pty's other end gone: SIGHUP) with the note editor
-    open and nothing saved: the next start says a note was kept, and that paper's note
-    opens with what was typed; ctrl+s saves it."""
+    open and nothing saved, the last keys shown a moment before: the reader ends (129, even
+    started with SIGHUP ignored, as under nohup: it used to spin on a terminal that reads
+    nothing), keeping what was typed; the next start says a note was kept, and that paper's
+    note opens with it; ctrl+s saves it."""
     from abstract_reader.corpus import load_corpus
     from abstract_reader.library.drafts import Drafts
 
@@ -387,22 +398,22 @@ def test_a_note_typed_when_the_terminal_closes_is_offered_again(tmp_path: Path) 
     env = reader_env(tmp_path, db)
     paper_id = load_corpus([SEEDS]).papers[0].id
     drafts = Drafts.beside(db)
-    term = Terminal(installed_script(), env)
+    term = Terminal(installed_script(), env, ignore_hangup=ignore_hangup)
     term.read_until(b"55 papers")
     term.send("o")
     term.read_until(b"Note on")
     term.send("typed before the window closed")
-    term.until(
-        lambda: (d := drafts.get(paper_id)) is not None and d.text.endswith("closed"),
-        "the draft was not kept",
-    )
-    os.close(term.fd)  # the window closed
+    term.read_until(b"typed before the window closed")  # on screen: the reader has it
+    os.close(term.fd)  # the window closed, at once
     deadline = time.monotonic() + 20
-    while not os.waitpid(term.pid, os.WNOHANG)[0]:
+    while not (ended := os.waitpid(term.pid, os.WNOHANG))[0]:
         if time.monotonic() > deadline:
             os.kill(term.pid, 9)
             raise AssertionError("the reader did not end when its terminal closed")
         time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(ended[1]) == 129
+    kept = drafts.get(paper_id)
+    assert kept is not None and kept.text == "typed before the window closed"
     with Library(db) as library:
         assert paper_id not in library.snapshot.notes
 
@@ -418,3 +429,33 @@ def test_a_note_typed_when_the_terminal_closes_is_offered_again(tmp_path: Path) 
     with Library(db) as library:
         assert library.snapshot.notes[paper_id] == "typed before the window closed"
     assert drafts.paper_ids() == []
+
+
+def test_sigterm_ends_the_reader_as_quitting_does(tmp_path: Path) -> None:
+    """`kill` (SIGTERM, as a logout or shutdown sends) with the note editor open: the reader
+    ends with 143, keeps the note typed as a draft, and gives the terminal back — out of
+    its screen, mouse reports off, the cursor shown (it used to die, leaving all three)."""
+    import signal
+
+    from abstract_reader.corpus import load_corpus
+    from abstract_reader.library.drafts import Drafts
+
+    from ..conftest import SEEDS
+
+    db = tmp_path / "lib.sqlite3"
+    paper_id = load_corpus([SEEDS]).papers[0].id
+    term = Terminal(installed_script(), reader_env(tmp_path, db))
+    term.read_until(b"55 papers")
+    term.send("o")
+    term.read_until(b"Note on")
+    term.send("typed before kill")
+    term.read_until(b"typed before kill")
+    shown = len(term.output)
+    os.kill(term.pid, signal.SIGTERM)
+    assert term.wait() == 143
+    after = term.output[shown:]
+    assert b"\x1b[?1049l" in after  # the alternate screen left
+    assert b"\x1b[?1003l" in after or b"\x1b[?1000l" in after  # mouse reports off
+    assert b"\x1b[?25h" in after  # the cursor shown
+    kept = Drafts.beside(db).get(paper_id)
+    assert kept is not None and kept.text == "typed before kill"

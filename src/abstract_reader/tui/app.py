@@ -44,6 +44,10 @@ SHORT_HEIGHT = 32
 SWITCH_INTERVAL_S = 0.001
 #: The garbage collector's first threshold while the reader runs (see ``run``).
 GC_YOUNG_THRESHOLD = 20_000
+#: The reader's exit status when its terminal went away, or when SIGTERM ended it (128 + the
+#: signal, as a shell reports a command a signal ended).
+HANGUP_EXIT = 129
+TERMINATED_EXIT = 143
 
 
 class ReaderApp(App[int]):
@@ -58,6 +62,8 @@ class ReaderApp(App[int]):
     # high (`Screen.-short` in app.tcss): hints and messages stay on screen.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_HEIGHT, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
+    #: the exit status of a session ended by SIGHUP or SIGTERM (0: it was not)
+    ended_by_signal = 0
     #: When the last key arrived (`time.monotonic`): background work that can wait, waits
     #: while keys are arriving (`MainScreen.keys_arriving`).
     last_key_at = 0.0
@@ -220,6 +226,7 @@ class ReaderApp(App[int]):
         return super().get_key_display(binding)
 
     def on_mount(self) -> None:
+        self._end_on_hangup()
         self.app_resume_signal.subscribe(self, self._resumed)
         self.screen_change_signal.subscribe(self, self._toasts_on_the_top_screen)
         if self.config_warnings:  # (one notice, however many: config --show lists them)
@@ -232,6 +239,30 @@ class ReaderApp(App[int]):
                 timeout=15,
                 markup=False,
             )
+
+    def _end_on_hangup(self) -> None:
+        """The terminal went away (its window closed, the ssh link dropped: SIGHUP) or the
+        reader was asked to stop (SIGTERM: ``kill``, a logout, a system shutdown): it ends
+        as if quit — a note being typed is kept as a draft (`NoteEditor`), the library
+        closed, the terminal given back as it was — instead of dying mid-way (their
+        default: the terminal left in the reader's screen, mouse reports on, no cursor) or,
+        with SIGHUP ignored (a reader started under ``nohup``), spinning for good on a
+        terminal whose reads all come back empty. Not in a headless (test) session."""
+        import asyncio
+        import signal
+
+        if self.is_headless:
+            return
+        loop = asyncio.get_running_loop()
+        for name, code in (("SIGHUP", HANGUP_EXIT), ("SIGTERM", TERMINATED_EXIT)):
+            number = getattr(signal, name, None)
+            if number is not None:
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.add_signal_handler(number, self._signalled, code)
+
+    def _signalled(self, code: int) -> None:
+        self.ended_by_signal = code
+        self.exit(return_code=code)
 
     def _toasts_on_the_top_screen(self, _screen: Screen[object]) -> None:
         """Notifications show on the current screen only. A dialog shows them at its top
@@ -399,6 +430,8 @@ def run(
         gc.set_threshold(*thresholds)
         gc.unfreeze()
     app.library.close()
+    if app.ended_by_signal:  # (the terminal may be gone: no load errors written to it)
+        return app.ended_by_signal
     if app.return_code:  # an unexpected error ended the session
         return 1
     fatal = app.main.session.corpus.fatal_errors
