@@ -412,8 +412,7 @@ def test_a_note_typed_when_the_terminal_closes_is_offered_again(
             raise AssertionError("the reader did not end when its terminal closed")
         time.sleep(0.05)
     assert os.waitstatus_to_exitcode(ended[1]) == 129
-    kept = drafts.get(paper_id)
-    assert kept is not None and kept.text == "typed before the window closed"
+    assert [d.text for d in drafts.left(paper_id)] == ["typed before the window closed"]
     with Library(db) as library:
         assert paper_id not in library.snapshot.notes
 
@@ -428,7 +427,7 @@ def test_a_note_typed_when_the_terminal_closes_is_offered_again(
     assert again.wait() == 0
     with Library(db) as library:
         assert library.snapshot.notes[paper_id] == "typed before the window closed"
-    assert drafts.paper_ids() == []
+    assert drafts.left_papers() == []
 
 
 def test_sigterm_ends_the_reader_as_quitting_does(tmp_path: Path) -> None:
@@ -457,5 +456,4 @@ def test_sigterm_ends_the_reader_as_quitting_does(tmp_path: Path) -> None:
     assert b"\x1b[?1049l" in after  # the alternate screen left
     assert b"\x1b[?1003l" in after or b"\x1b[?1000l" in after  # mouse reports off
     assert b"\x1b[?25h" in after  # the cursor shown
-    kept = Drafts.beside(db).get(paper_id)
-    assert kept is not None and kept.text == "typed before kill"
+    assert [d.text for d in Drafts.beside(db).left(paper_id)] == ["typed before kill"]

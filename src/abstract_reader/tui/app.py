@@ -242,12 +242,12 @@ class ReaderApp(App[int]):
 
     def _end_on_hangup(self) -> None:
         """The terminal went away (its window closed, the ssh link dropped: SIGHUP) or the
-        reader was asked to stop (SIGTERM: ``kill``, a logout, a system shutdown): it ends
-        as if quit — a note being typed is kept as a draft (`NoteEditor`), the library
-        closed, the terminal given back as it was — instead of dying mid-way (their
-        default: the terminal left in the reader's screen, mouse reports on, no cursor) or,
-        with SIGHUP ignored (a reader started under ``nohup``), spinning for good on a
-        terminal whose reads all come back empty. Not in a headless (test) session."""
+        reader was asked to stop (SIGTERM: ``kill``, a logout, a system shutdown): a note
+        being typed is kept as a draft (`NoteEditor`), the library closed, and — SIGTERM —
+        the reader ends as if quit, the terminal given back as it was, instead of dying
+        mid-way (their default: the terminal left in the reader's screen, mouse reports on,
+        no cursor) or — SIGHUP ignored, a reader started under ``nohup`` — spinning for good
+        on a terminal whose reads all come back empty. Not in a headless (test) session."""
         import asyncio
         import signal
 
@@ -262,6 +262,19 @@ class ReaderApp(App[int]):
 
     def _signalled(self, code: int) -> None:
         self.ended_by_signal = code
+        if code == HANGUP_EXIT:
+            # The terminal is gone: nothing can be given back to it, and Textual's shutdown
+            # could wait for good on writes to it (its writer's queue full, seen once in ten
+            # hangups). What was typed is kept and the process ends here. The library needs
+            # no closing: every write is a transaction, and none runs now (they run on this
+            # thread); closing its connection under a worker reading it could crash. The
+            # helper processes end with their pipes.
+            from .screens.editors import NoteEditor
+
+            for screen in self.screen_stack:
+                if isinstance(screen, NoteEditor):
+                    screen.keep_now()
+            os._exit(HANGUP_EXIT)
         self.exit(return_code=code)
 
     def _toasts_on_the_top_screen(self, _screen: Screen[object]) -> None:

@@ -814,8 +814,9 @@ class NoteEditor(_Editor[NoteResult]):
 
     With ``keep``, what is typed is handed to it as a draft (`library.drafts`) within
     `DRAFT_EVERY_S` of each change, when the editor opens with a text that is not the
-    stored note, and when the reader closes with the editor open; the opener drops the
-    draft once the editor closes (saved, or dropped with Esc)."""
+    stored note, before an external editor runs, and when the reader closes with the
+    editor open; the opener drops the draft once the editor closes (saved, or dropped with
+    Esc). ``keep`` answers None, or why the text could not be kept: said once."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(DIALOG_BINDINGS["note"])
 
@@ -826,7 +827,7 @@ class NoteEditor(_Editor[NoteResult]):
         *,
         hint: str = "",
         stored: str | None = None,
-        keep: Callable[[str], object] | None = None,
+        keep: Callable[[str], str | None] | None = None,
     ) -> None:
         """``stored``: the stored note, when ``note`` (the text to edit) is not it (a text
         that could not be saved, a draft): Esc asks before dropping the difference."""
@@ -839,6 +840,10 @@ class NoteEditor(_Editor[NoteResult]):
         self._keep_timer: Timer | None = None
         self._kept: str | None = None  #: the text last handed to ``keep``
         self._typed = note  #: the text as the last change left it
+        #: why the text last handed to ``keep`` was not kept (None: it was)
+        self.keep_failed: str | None = None
+        self._told_keep_failed = False
+        self.draft_slot = ""  #: the opener's name for this editor's draft
         #: dismissed: nothing is kept any more (not ``_closing``: Textual's message pump
         #: has one, and setting it kept the screen's queue from ever closing)
         self._dismissed = False
@@ -851,12 +856,20 @@ class NoteEditor(_Editor[NoteResult]):
     def keep_draft(self) -> None:
         """Hand the text as it is now to ``keep`` (if it changed since it last did)."""
         self._keep_timer = None
-        if self._keep is None or self._dismissed or not self.is_mounted:
+        self._read_text()
+        if self._keep is None or self._dismissed or self._typed == self._kept:
             return
-        text = self.query_one("#note-text", TextArea).text
-        if text != self._kept:
-            self._kept = text
-            self._keep(text)
+        self._kept = self._typed
+        self.keep_failed = self._keep(self._typed)
+        self._tell_keep_failed()
+
+    def _tell_keep_failed(self) -> None:
+        """Say (once: the next keys would say it again) that the text is not kept."""
+        why = self.keep_failed
+        if why is not None and not self._told_keep_failed and self.is_attached:
+            self._told_keep_failed = True
+            save = keyed(self.app, "{editor_save}")
+            self.warn(f"Not kept as a draft should the reader close ({why}): {save} saves it.")
 
     def _stop_keeping(self) -> None:
         if self._keep_timer is not None:
@@ -870,10 +883,22 @@ class NoteEditor(_Editor[NoteResult]):
             self._keep_timer = self.set_timer(DRAFT_EVERY_S, self.keep_draft)
 
     def on_unmount(self) -> None:
-        """The reader closing with the editor open (not dismissed): the text is kept as it
-        is, the last keys too (as the last change said it: the widgets may be gone)."""
+        """The reader closing with the editor open (not dismissed): the text is kept."""
+        self.keep_now()
+
+    def keep_now(self) -> None:
+        """Keep the text as it is, the last keys too (as the last change said it: the
+        widgets may be gone), unless the editor was closed (saved or dropped)."""
+        self._read_text()
         if not self._dismissed and self._keep is not None and self._typed != self._kept:
+            self._kept = self._typed
             self._keep(self._typed)
+
+    def _read_text(self) -> None:
+        """The text from the text area itself while it is there: the last keys' Changed
+        messages may not have reached this screen yet (SIGHUP came right after them)."""
+        with contextlib.suppress(Exception):  # (gone: the last change's text stands)
+            self._typed = self.query_one("#note-text", TextArea).text
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box", classes="modal-box"):
@@ -899,6 +924,7 @@ class NoteEditor(_Editor[NoteResult]):
         area.move_cursor(area.document.end)
         if self.draft != self.note:  # (a draft restored, a text not saved: kept at once)
             self.keep_draft()
+        self._tell_keep_failed()  # (a failure before it was up)
         # in a short terminal the box scrolls: the text area whole in view, once laid out
         self.call_after_refresh(area.scroll_visible, animate=False)
 
@@ -937,6 +963,8 @@ class NoteEditor(_Editor[NoteResult]):
             self.warn("Set $VISUAL or $EDITOR to edit notes in your editor.")
             return
         area = self.query_one("#note-text", TextArea)
+        self._stop_keeping()
+        self.keep_draft()  # (what was typed: the draft waits while the editor runs)
         fd, name = tempfile.mkstemp(prefix="abstract-reader-note-", suffix=".md")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -90,7 +90,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ...clipboard import CopyResult
-    from ...library.drafts import Drafts
+    from ...library.drafts import Draft, Drafts
     from ...search import SearchIndex, SearchResult
     from ...search.engine import EarlyIndex
     from ...sorting import TitleOrder
@@ -780,28 +780,54 @@ class MainScreen(Screen[None]):
     def _tell_drafts(self) -> None:
         """Notes typed and not saved in an earlier session (the terminal closed, the reader
         was killed): said once the dumps are loaded, for the papers loaded — their note
-        editor opens with what was typed."""
+        editor opens with what was typed — and counted for the others. A draft that is the
+        stored note now (saved since, elsewhere) goes without a word."""
         if self._drafts_told:
             return
         self._drafts_told = True
-        corpus = self.session.corpus
-        papers = [p for pid in self.drafts.paper_ids() if (p := corpus.get(pid)) is not None]
-        if not papers:
+        corpus, notes = self.session.corpus, self.library.snapshot.notes
+        papers: list[Paper] = []
+        elsewhere = 0
+        for pid in self.drafts.left_papers(self._live_draft_slots()):
+            paper = corpus.get(pid)
+            if paper is None:
+                elsewhere += 1
+            elif self._left_draft(paper, notes.get(pid, "")) is not None:
+                papers.append(paper)
+        if not papers and not elsewhere:
             return
         keys = keys_in_effect("note", getattr(self.app, "keys_in_effect", None))
         key = next((key_label(k) for k in keys if k != NO_KEY), "")
         where = f"its note ({key})" if key else "its note"
+        lines: list[str] = []
         if len(papers) == 1:
-            text = f"{self.session.describe(papers)}: {where} opens with what you typed."
-            title = "A note you did not save is kept"
-        else:
-            text = (
-                f"{', '.join(self.session.describe([p]) for p in papers[:3])}"
-                f"{f' and {len(papers) - 3} more' if len(papers) > 3 else ''}: "
-                f"each paper's note opens with what you typed."
+            lines.append(f"{self.session.describe(papers)}: {where} opens with what you typed.")
+        elif papers:
+            more = f" and {len(papers) - 3} more" if len(papers) > 3 else ""
+            named = ", ".join(self.session.describe([p]) for p in papers[:3])
+            lines.append(f"{named}{more}: each paper's note opens with what you typed.")
+        if elsewhere:
+            lines.append(
+                f"{elsewhere} {'is' if elsewhere == 1 else 'are'} on papers not loaded now: "
+                "opening their dumps offers them."
             )
-            title = f"{len(papers)} notes you did not save are kept"
-        self.notify(text, title=title, severity="information", timeout=15, markup=False)
+        count = len(papers) + elsewhere
+        title = (
+            "A note you did not save is kept"
+            if count == 1
+            else f"{count} notes you did not save are kept"
+        )
+        self._drafts_notice = (title, "\n".join(lines))
+        self.notify(
+            self._drafts_notice[1], title=title, severity="information", timeout=15, markup=False
+        )
+
+    def _unnotify_drafts(self) -> None:
+        """The notice of the drafts left goes once a note editor opens with one (at 70×24
+        it covered the editor's title, at 40×12 its text)."""
+        for notice in list(self.app._notifications):
+            if self._drafts_notice == (notice.title, notice.message):
+                self.app._unnotify(notice)
 
     # -- the order by title of a large corpus -----------------------------------------------
     def _want_title_order(self) -> None:
@@ -877,6 +903,7 @@ class MainScreen(Screen[None]):
     _problems_key_shown: str | None = None
     #: the load notice shown (title, message): it goes when the problems' dialog opens
     _load_notice: tuple[str, str] | None = None
+    _drafts_notice: tuple[str, str] | None = None  #: (title, text) of `_tell_drafts`' notice
 
     def _problems_key(self) -> str:
         """The key in effect that lists the load problems ("L"; "" when a remap left it
@@ -1955,7 +1982,6 @@ class MainScreen(Screen[None]):
         self.app.push_screen(MetadataConflictDialog(edited, stored, conflicts), chosen)
 
     def action_note(self, start: str | None = None) -> None:
-
         paper = self.current_paper()
         if paper is None:
             return
@@ -1963,16 +1989,44 @@ class MainScreen(Screen[None]):
         stored = self.library.snapshot.notes.get(paper.id, "")
         text = stored if start is None else start
         hint = ""
+        started_from = stored  #: what the save is checked against (a conflict otherwise)
+        restored = None
         if start is None:  # what was typed and not saved (the terminal closed …) comes back
-            draft = self.drafts.get(paper.id)
-            if draft is not None and draft.text != stored:
+            restored = self._left_draft(paper, stored)
+            if restored is not None:
                 from ...library.drafts import draft_hint
 
-                text, hint = draft.text, draft_hint(draft, stored)
-        editor = self._note_editor(paper, text, stored, hint=hint)
-        # open until saved: a failed save keeps what was typed
-        editor.saves_with(lambda result: self._save_note(paper, stored, result, editor))
+                text, hint, started_from = (
+                    restored.text,
+                    draft_hint(restored, stored),
+                    restored.base,
+                )
+                self._unnotify_drafts()
+        editor = self._note_editor(paper, text, stored, base=started_from, hint=hint)
+        if restored is not None:  # taken over: this editor keeps it now (then it goes)
+            editor.keep_draft()
+            if editor.keep_failed is None:
+                self.drafts.drop(paper.id, restored.slot)
+        # open until saved: a failed save keeps what was typed; a draft typed over a note
+        # that changed since is saved over what it was typed over: both are shown
+        editor.saves_with(lambda result: self._save_note(paper, started_from, result, editor))
         self._push_note_editor(paper, editor)
+
+    def _left_draft(self, paper: Paper, stored: str) -> Draft | None:
+        """The newest draft of the paper's note left by an ended session, if it is not the
+        stored note (one that is — saved since by another reader or the CLI — goes)."""
+        drafts = self.drafts
+        for draft in drafts.left(paper.id, self._live_draft_slots()):
+            if draft.text != stored:
+                return draft
+            drafts.drop(paper.id, draft.slot)
+        return None
+
+    def _live_draft_slots(self) -> set[str]:
+        """The drafts of the note editors open in this reader (never offered as left)."""
+        from .editors import NoteEditor
+
+        return {s.draft_slot for s in self.app.screen_stack if isinstance(s, NoteEditor)}
 
     @property
     def drafts(self) -> Drafts:
@@ -1981,32 +2035,40 @@ class MainScreen(Screen[None]):
 
         return Drafts.beside(self.library.path)
 
-    def _note_editor(self, paper: Paper, text: str, stored: str, *, hint: str = "") -> NoteEditor:
+    def _note_editor(
+        self, paper: Paper, text: str, stored: str, *, base: str | None = None, hint: str = ""
+    ) -> NoteEditor:
         """A note editor on ``text`` over the stored note ``stored``, keeping what is typed
-        as the paper's draft until it closes (`_push_note_editor`)."""
+        as its own draft of the paper's note (typed over ``base``, default ``stored``) until
+        it closes (`_push_note_editor`)."""
+        from ...library.drafts import new_slot
         from .editors import NoteEditor
 
         drafts = self.drafts
+        slot = new_slot()
+        typed_over = stored if base is None else base
 
-        def keep(typed: str) -> None:
-            if typed == stored:
-                drafts.drop(paper.id)
-            else:
-                drafts.put(paper.id, typed, stored)
+        def keep(typed: str) -> str | None:
+            if typed == stored:  # nothing unsaved
+                drafts.drop(paper.id, slot)
+                return None
+            return drafts.put(paper.id, typed, typed_over, slot)
 
-        return NoteEditor(
+        editor = NoteEditor(
             text,
             self.session.describe([paper]),
             hint=hint,
             stored=stored if text != stored else None,
             keep=keep,
         )
+        editor.draft_slot = slot
+        return editor
 
     def _push_note_editor(self, paper: Paper, editor: NoteEditor) -> None:
-        """Open ``editor``; once it closes — saved, or dropped with Esc — the paper's draft
-        goes (a conflict keeps it again until the user chooses: `_note_conflict`)."""
-        drafts = self.drafts
-        self.app.push_screen(editor, lambda _result: drafts.drop(paper.id))
+        """Open ``editor``; once it closes — saved, or dropped with Esc — its draft goes (a
+        conflict keeps the text again until the user chooses: `_note_conflict`)."""
+        drafts, slot = self.drafts, editor.draft_slot
+        self.app.push_screen(editor, lambda _result: drafts.drop(paper.id, slot))
 
     def _save_note(
         self,
@@ -2051,13 +2113,15 @@ class MainScreen(Screen[None]):
         editor.not_saved(why)  # (said once it is up)
 
     def _note_conflict(self, paper: Paper, mine: str, theirs: str) -> None:
+        from ...library.drafts import new_slot
         from .editors import NoteConflictDialog, NoteResult
 
-        drafts = self.drafts
-        drafts.put(paper.id, mine, theirs)  # (until chosen: the terminal may close first)
+        drafts, slot = self.drafts, new_slot()
+        drafts.put(paper.id, mine, theirs, slot)  # (until chosen: the terminal may close)
 
         def chosen(choice: str | None) -> None:
-            drafts.drop(paper.id)  # (mine: saved, or its editor reopened and keeping it)
+            # (mine: saved, or its editor reopened and keeping it; merge: its editor keeps it)
+            drafts.drop(paper.id, slot)
             if choice == "mine":
                 self._save_note(paper, theirs, NoteResult(mine))
             elif choice == "merge":
