@@ -91,11 +91,16 @@ def test_a_draft_of_a_reader_that_still_runs_is_not_offered_until_it_ends(
     try:
         assert writer.stdout is not None and writer.stdout.readline() == "kept\n"
         assert drafts.left(A) == [] and drafts.left_papers() == []  # being typed
+        assert drafts.being_typed()
     finally:
         assert writer.stdin is not None
         writer.stdin.close()
         writer.wait(timeout=30)
     assert [d.text for d in drafts.left(A)] == ["typed in another reader"]
+    assert not drafts.being_typed()
+    mine = new_slot()
+    assert drafts.put(B, "typed here", "", mine) is None
+    assert not drafts.being_typed(live={mine})  # this reader's own open editor
 
 
 def test_a_process_id_taken_by_another_process_is_not_its_writer(tmp_path: Path) -> None:

@@ -166,7 +166,13 @@ class Drafts:
         """The papers with drafts left (see `left`), the newest draft's first."""
         return list(dict.fromkeys(d.paper_id for d in self._read_all(live)))
 
-    def _read_all(self, live: Collection[str]) -> list[Draft]:
+    def being_typed(self, live: Collection[str] = ()) -> bool:
+        """Is a draft being typed in another reader that still runs (or in this one's
+        editors other than ``live``'s — none: they are left)? A reader whose window closed
+        a moment ago may still be ending."""
+        return any(d.paper_id for d in self._read_all(live, ended=False) if d.slot not in live)
+
+    def _read_all(self, live: Collection[str], *, ended: bool = True) -> list[Draft]:
         if self.folder is None:
             return []
         found: list[Draft] = []
@@ -175,15 +181,17 @@ class Drafts:
                 named = _FILE.fullmatch(entry.name)
                 if named is not None:
                     paper_id, slot = named.group(1), named.group(2)
-                    draft = self._read(Path(entry.path), paper_id, slot, live)
+                    draft = self._read(Path(entry.path), paper_id, slot, live, ended)
                     if draft is not None:
                         found.append(draft)
         return sorted(found, key=lambda d: d.saved_at, reverse=True)
 
     @staticmethod
-    def _read(path: Path, paper_id: str, slot: str, live: Collection[str]) -> Draft | None:
-        """The draft in ``path``, if it reads back whole and its writer has ended. Its
-        texts are sanitised: they are shown."""
+    def _read(
+        path: Path, paper_id: str, slot: str, live: Collection[str], ended: bool
+    ) -> Draft | None:
+        """The draft in ``path``, if it reads back whole and its writer has ended (with
+        ``ended``; else if it has not). Its texts are sanitised: they are shown."""
         # no link followed, and a fifo planted there neither blocks nor is read
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
         try:
@@ -199,8 +207,8 @@ class Drafts:
         text, base, saved_at = data.get("text"), data.get("base"), data.get("saved_at")
         if not (isinstance(text, str) and isinstance(base, str)):
             return None
-        if not _writer_gone(data.get("pid"), data.get("started"), slot, live):
-            return None  # being typed in a reader that still runs
+        if _writer_gone(data.get("pid"), data.get("started"), slot, live) != ended:
+            return None  # (being typed in a reader that still runs, or not)
         if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
             saved_at = 0.0
         return Draft(paper_id, sanitise(text), sanitise(base), float(saved_at), slot)

@@ -109,6 +109,11 @@ EARLY_INDEX_ROWS = 8192
 HAND_OVER_FIRST = 400_000
 INDEX_AFTER_S = 0.5  #: the index build starts after the first abstract is drawn, or this
 POLL_S = 1.0  # how often the library is asked whether another process wrote
+#: Unsaved notes of earlier sessions: looked for this many times at most, this far apart,
+#: while one is being typed in another reader (whose window closed a moment ago, it may
+#: still be ending: `_tell_drafts`)
+DRAFTS_LOOKS = 30
+DRAFTS_LOOK_AGAIN_S = 2.0
 KEYS_QUIET_S = 0.4  # background work that can wait starts again this long after a key
 #: … and a large index's cache save this long: it takes seconds (a pause of the typist's
 #: between two words is not the end of the query), and nothing the user can ask for while
@@ -391,6 +396,7 @@ class MainScreen(Screen[None]):
         #: cache's second check waits for it (`corpus_cache.save_and_vouch`)
         self._background_done = threading.Event()
         self._drafts_told = False  #: the unsaved notes of earlier sessions were said
+        self._drafts_looks = 0  #: times the drafts folder was looked at for them
         self._generation = 0
         self._searching: Future[SearchResult] | None = None  #: a search that outlasted the wait
         self._search_again = False  #: a newer query came while it ran
@@ -784,7 +790,6 @@ class MainScreen(Screen[None]):
         stored note now (saved since, elsewhere) goes without a word."""
         if self._drafts_told:
             return
-        self._drafts_told = True
         corpus, notes = self.session.corpus, self.library.snapshot.notes
         papers: list[Paper] = []
         elsewhere = 0
@@ -795,7 +800,16 @@ class MainScreen(Screen[None]):
             elif self._left_draft(paper, notes.get(pid, "")) is not None:
                 papers.append(paper)
         if not papers and not elsewhere:
+            # a reader whose window was closed a moment ago may still be ending (its drafts
+            # are offered only once it has): looked at again a little later while a draft
+            # is being typed elsewhere (for a while: it may be another reader left open)
+            self._drafts_looks += 1
+            if self._drafts_looks < DRAFTS_LOOKS and self.drafts.being_typed(
+                self._live_draft_slots()
+            ):
+                self.set_timer(DRAFTS_LOOK_AGAIN_S, self._tell_drafts)
             return
+        self._drafts_told = True
         keys = keys_in_effect("note", getattr(self.app, "keys_in_effect", None))
         key = next((key_label(k) for k in keys if k != NO_KEY), "")
         where = f"its note ({key})" if key else "its note"
@@ -2091,11 +2105,11 @@ class MainScreen(Screen[None]):
             if not isinstance(found, NoteConflict):
                 return
             if editor is None:
-                self._note_conflict(paper, result.text, found.theirs)
+                self._note_conflict(paper, result.text, found.theirs, started_from)
             else:  # it closes: the dialog shows both notes (pushed from here, not from the
                 # closing editor, which would never hear its answer)
                 editor.saved()
-                self.call_later(self._note_conflict, paper, result.text, found.theirs)
+                self.call_later(self._note_conflict, paper, result.text, found.theirs, started_from)
 
         self._write(
             lambda: self.library.set_note(paper.id, result.text, expected=started_from),
@@ -2112,12 +2126,17 @@ class MainScreen(Screen[None]):
         self._push_note_editor(paper, editor)
         editor.not_saved(why)  # (said once it is up)
 
-    def _note_conflict(self, paper: Paper, mine: str, theirs: str) -> None:
+    def _note_conflict(
+        self, paper: Paper, mine: str, theirs: str, typed_over: str | None = None
+    ) -> None:
+        """Both notes side by side, the user chooses. ``typed_over``: the note ``mine`` was
+        typed over: until the choice, ``mine`` is kept as a draft over it (the terminal
+        closing now offers it again with "changed since", and saving it shows both again)."""
         from ...library.drafts import new_slot
         from .editors import NoteConflictDialog, NoteResult
 
         drafts, slot = self.drafts, new_slot()
-        drafts.put(paper.id, mine, theirs, slot)  # (until chosen: the terminal may close)
+        drafts.put(paper.id, mine, theirs if typed_over is None else typed_over, slot)
 
         def chosen(choice: str | None) -> None:
             # (mine: saved, or its editor reopened and keeping it; merge: its editor keeps it)
