@@ -236,7 +236,7 @@ async def test_the_notice_counts_only_the_drafts_that_are_offered(tmp_path: Path
         await until(pilot, lambda: any("did not save" in n for n in notices()))
         (notice,) = [n for n in notices() if "did not save" in n]
         assert notice.startswith("2 notes you did not save are kept")
-        assert "1 is on papers not loaded now" in notice
+        assert "1 on papers not loaded now" in notice
         assert again.session.describe([again.session.corpus.papers[0]]) in notice
         assert [d.text for d in drafts.left(saved_since)] == []  # gone: it is the note
         await pilot.press("o")

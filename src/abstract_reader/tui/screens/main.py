@@ -821,10 +821,8 @@ class MainScreen(Screen[None]):
             named = ", ".join(self.session.describe([p]) for p in papers[:3])
             lines.append(f"{named}{more}: each paper's note opens with what you typed.")
         if elsewhere:
-            lines.append(
-                f"{elsewhere} {'is' if elsewhere == 1 else 'are'} on papers not loaded now: "
-                "opening their dumps offers them."
-            )
+            # (short: at 70×24 a notice shows four lines; their dumps opened offer them)
+            lines.append(f"{elsewhere} on papers not loaded now.")
         count = len(papers) + elsewhere
         title = (
             "A note you did not save is kept"
