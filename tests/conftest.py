@@ -145,6 +145,46 @@ def cli(
     )
 
 
+_DRAFT_WRITER = """
+import sys
+from pathlib import Path
+from abstract_reader.library.drafts import Drafts, new_slot
+drafts = Drafts.beside(Path(sys.argv[1]))
+assert drafts.put(sys.argv[2], sys.argv[3], "", new_slot()) is None
+print("kept", flush=True)
+sys.stdin.read()  # until the test lets it end
+"""
+
+
+class DraftWriter:
+    """Another process that kept a note's draft (as another reader's editor does) and runs
+    until `end` (or the ``with`` block's end)."""
+
+    def __init__(self, library: Path, paper_id: str, text: str) -> None:
+        import sys
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _DRAFT_WRITER, str(library), paper_id, text],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        assert self.process.stdout.readline() == "kept\n"
+
+    def end(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+
+    def __enter__(self) -> DraftWriter:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.end()
+
+
 def installed_script() -> list[str]:
     """The console script installed next to this interpreter (a venv's ``bin/``, found even
     when the venv is not activated), else ``python -m abstract_reader``."""

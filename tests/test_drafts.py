@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,8 @@ from abstract_reader.library.drafts import (
     draft_hint,
     new_slot,
 )
+
+from .conftest import DraftWriter
 
 A = "0123456789abcdef"
 B = "fedcba9876543210"
@@ -67,35 +67,13 @@ def test_two_editors_of_one_note_keep_and_drop_only_their_own(tmp_path: Path) ->
     assert [d.text for d in drafts.left(A)] == ["typed in the second"]
 
 
-_WRITER = """
-import sys
-from pathlib import Path
-from abstract_reader.library.drafts import Drafts, new_slot
-drafts = Drafts.beside(Path(sys.argv[1]))
-assert drafts.put(sys.argv[2], "typed in another reader", "", new_slot()) is None
-print("kept", flush=True)
-sys.stdin.read()  # until the test lets it end
-"""
-
-
 def test_a_draft_of_a_reader_that_still_runs_is_not_offered_until_it_ends(
     tmp_path: Path,
 ) -> None:
     drafts = _drafts(tmp_path)
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(tmp_path / "lib.sqlite3"), A],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert writer.stdout is not None and writer.stdout.readline() == "kept\n"
+    with DraftWriter(tmp_path / "lib.sqlite3", A, "typed in another reader"):
         assert drafts.left(A) == [] and drafts.left_papers() == []  # being typed
         assert drafts.being_typed()
-    finally:
-        assert writer.stdin is not None
-        writer.stdin.close()
-        writer.wait(timeout=30)
     assert [d.text for d in drafts.left(A)] == ["typed in another reader"]
     assert not drafts.being_typed()
     mine = new_slot()

@@ -245,39 +245,19 @@ async def test_the_notice_counts_only_the_drafts_that_are_offered(tmp_path: Path
         assert [d.text for d in drafts.left(other_dumps_paper)] == ["elsewhere"]
 
 
-_WRITER = """
-import sys
-from pathlib import Path
-from abstract_reader.library.drafts import Drafts, new_slot
-drafts = Drafts.beside(Path(sys.argv[1]))
-assert drafts.put(sys.argv[2], "typed in the reader whose window just closed", "", new_slot()) is None
-print("kept", flush=True)
-sys.stdin.read()  # until the test lets it end
-"""
-
-
 async def test_a_draft_of_a_reader_still_ending_is_told_once_it_has_ended(
     tmp_path: Path,
 ) -> None:
     """The window of a reader closed a moment ago and a new one started at once: the old
     one may still be ending when the new one looks (its drafts are offered only once it
     has ended). The new reader looks again a little later and tells of it then."""
-    import subprocess
-    import sys
-
     from abstract_reader.corpus import load_corpus
 
-    from ..conftest import SEEDS
+    from ..conftest import SEEDS, DraftWriter
 
     paper_id = load_corpus([SEEDS]).papers[0].id
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(tmp_path / "lib.sqlite3"), paper_id],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert writer.stdout is not None and writer.stdout.readline() == "kept\n"
+    text = "typed in the reader whose window just closed"
+    with DraftWriter(tmp_path / "lib.sqlite3", paper_id, text) as writer:
         async with _reader(tmp_path) as (app, pilot, _current):
 
             def told() -> bool:
@@ -285,12 +265,7 @@ async def test_a_draft_of_a_reader_still_ending_is_told_once_it_has_ended(
 
             await pilot.pause()
             assert not told()  # its writer still runs
-            assert writer.stdin is not None
-            writer.stdin.close()
-            writer.wait(timeout=30)
+            writer.end()
             await until(pilot, told)
             await pilot.press("o")
-            assert _note_text(app) == "typed in the reader whose window just closed"
-    finally:
-        if writer.poll() is None:
-            writer.kill()
+            assert _note_text(app) == text
