@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import pty
 import select
@@ -138,6 +139,7 @@ def tmux_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     name = f"abstract-reader-test-{os.getpid()}-{time.monotonic_ns()}"
     base = ["tmux", "-L", name, "-f", "/dev/null"]
     subprocess.run([*base, "new-session", "-d", "-s", "t"], check=True, timeout=30)
+    socket = ""
     try:
         info = subprocess.run(
             [*base, "display-message", "-p", "#{socket_path},#{pid}"],
@@ -146,12 +148,16 @@ def tmux_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
             check=True,
             timeout=30,
         ).stdout.strip()
+        socket = info.rsplit(",", 1)[0]
         monkeypatch.setenv("TMUX", f"{info},0")
         monkeypatch.delenv("DISPLAY", raising=False)
         monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
         yield name
     finally:
         subprocess.run([*base, "kill-server"], check=False, timeout=30)
+        if socket:  # (kill-server leaves the socket file: one per test in /tmp/tmux-UID)
+            with contextlib.suppress(OSError):
+                os.unlink(socket)
 
 
 def _tmux_buffer(name: str) -> str:
