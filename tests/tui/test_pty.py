@@ -457,3 +457,68 @@ def test_sigterm_ends_the_reader_as_quitting_does(tmp_path: Path) -> None:
     assert b"\x1b[?1003l" in after or b"\x1b[?1000l" in after  # mouse reports off
     assert b"\x1b[?25h" in after  # the cursor shown
     assert [d.text for d in Drafts.beside(db).left(paper_id)] == ["typed before kill"]
+
+
+def test_an_editor_that_fails_leaves_the_note_as_it_was(tmp_path: Path) -> None:
+    """$VISUAL writing to the file, then exiting 1 (`:cq`, an abort): the note editor
+    keeps its text and says so."""
+    editor = tmp_path / "abort.sh"
+    editor.write_text('#!/bin/sh\nprintf " not wanted" >> "$1"\nexit 1\n', encoding="utf-8")
+    editor.chmod(0o755)
+    term = Terminal(installed_script(), reader_env(tmp_path, VISUAL=str(editor)))
+    term.read_until(b"55 papers")
+    term.send("o")
+    term.read_until(b"Note on")
+    term.send("kept as typed")
+    term.read_until(b"kept as typed")
+    term.send("\x0f")  # ctrl+o
+    term.read_until(b"exited with code 1")
+    assert "not wanted" not in term.text()
+    term.send("\x13")  # ctrl+s
+    term.read_until(b"note: kept as typed")
+    term.send("q")
+    assert term.wait() == 0
+
+
+def test_what_the_editor_wrote_is_kept_when_the_window_closes_while_it_runs(
+    tmp_path: Path,
+) -> None:
+    """The terminal window closed while $VISUAL ran, after it wrote the file (a `:w`): the
+    editor ends with the window (its reads of the terminal end), the reader too (129), and
+    what the editor wrote is the draft offered next time (it was lost: the draft held the
+    text before ctrl+o)."""
+    from abstract_reader.corpus import load_corpus
+    from abstract_reader.library.drafts import Drafts
+
+    from ..conftest import SEEDS
+
+    written = tmp_path / "written"
+    editor = tmp_path / "slow.sh"
+    # (as an editor does, it reads the terminal: the read ends when the window closes)
+    editor.write_text(
+        '#!/bin/sh\nprintf " and what the editor wrote" >> "$1"\n'
+        f'touch "{written}"\nread answer\nexit 3\n',
+        encoding="utf-8",
+    )
+    editor.chmod(0o755)
+    db = tmp_path / "lib.sqlite3"
+    paper_id = load_corpus([SEEDS]).papers[0].id
+    term = Terminal(installed_script(), reader_env(tmp_path, db, VISUAL=str(editor)))
+    term.read_until(b"55 papers")
+    term.send("o")
+    term.read_until(b"Note on")
+    term.send("typed first")
+    term.read_until(b"typed first")
+    term.send("\x0f")  # ctrl+o
+    term.until(written.exists, "the editor did not write the file")
+    os.close(term.fd)  # the window closed while the editor runs
+    deadline = time.monotonic() + 20
+    while not (ended := os.waitpid(term.pid, os.WNOHANG))[0]:
+        if time.monotonic() > deadline:
+            os.kill(term.pid, 9)
+            raise AssertionError("the reader did not end when its terminal closed")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(ended[1]) == 129
+    assert [d.text for d in Drafts.beside(db).left(paper_id)] == [
+        "typed first and what the editor wrote"
+    ]

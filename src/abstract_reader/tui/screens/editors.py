@@ -986,6 +986,17 @@ class NoteEditor(_Editor[NoteResult]):
             if failure is not None:
                 self.warn(f"Could not run {editor}: {failure.strerror or failure}")
                 return
+            if code != 0 and _terminal_gone():
+                # The window closed while the editor ran (it ended with it): what the editor
+                # wrote to the file (a `:w`) is the text now, kept as the draft at once — the
+                # reader ends next (SIGHUP).
+                with (
+                    contextlib.suppress(OSError),
+                    open(name, encoding="utf-8", errors="replace") as handle,
+                ):
+                    area.text = _from_editor(handle.read(), area.text)
+                    self.keep_now()
+                return
             if code != 0:
                 self.warn(f"{editor} exited with code {code}; the note is unchanged.")
                 return
@@ -994,12 +1005,31 @@ class NoteEditor(_Editor[NoteResult]):
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(name)
-        if text.endswith("\n") and not area.text.endswith("\n"):
-            text = text[:-1]  # the newline editors add at the end of a file
-        from ...text import sanitise
-
-        area.text = sanitise(text.replace("\r\n", "\n"))  # nothing the terminal would run
+        area.text = _from_editor(text, area.text)
         area.move_cursor(area.document.end)
+
+
+def _from_editor(text: str, before: str) -> str:
+    """A note as an external editor left its file: without the newline editors add at the
+    end of a file, and sanitised (nothing the terminal would run)."""
+    from ...text import sanitise
+
+    if text.endswith("\n") and not before.endswith("\n"):
+        text = text[:-1]
+    return sanitise(text.replace("\r\n", "\n"))
+
+
+def _terminal_gone() -> bool:
+    """Is the reader's terminal gone (hung up: its window closed)? Its settings can no
+    longer be read then."""
+    import sys
+    import termios
+
+    try:
+        termios.tcgetattr(sys.__stdin__.fileno())  # type: ignore[union-attr]
+    except (termios.error, OSError, ValueError, AttributeError):
+        return True
+    return False
 
 
 NoteChoice = Literal["mine", "theirs", "merge"]
