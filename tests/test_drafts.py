@@ -73,7 +73,8 @@ def test_a_draft_of_a_reader_that_still_runs_is_not_offered_until_it_ends(
     drafts = _drafts(tmp_path)
     with DraftWriter(tmp_path / "lib.sqlite3", A, "typed in another reader"):
         assert drafts.left(A) == [] and drafts.left_papers() == []  # being typed
-        assert drafts.being_typed()
+        assert drafts.being_typed() and drafts.being_typed(paper_id=A)
+        assert not drafts.being_typed(paper_id=B)
     assert [d.text for d in drafts.left(A)] == ["typed in another reader"]
     assert not drafts.being_typed()
     mine = new_slot()

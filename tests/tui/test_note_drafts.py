@@ -269,3 +269,21 @@ async def test_a_draft_of_a_reader_still_ending_is_told_once_it_has_ended(
             await until(pilot, told)
             await pilot.press("o")
             assert _note_text(app) == text
+
+
+async def test_a_note_being_edited_in_another_reader_is_said(tmp_path: Path) -> None:
+    """Another reader has the note open with unsaved text: this one's editor says so (its
+    text is not offered: it is that reader's, still being typed)."""
+    from ..conftest import DraftWriter
+
+    async with _reader(tmp_path) as (app, pilot, paper_id):
+        with DraftWriter(tmp_path / "lib.sqlite3", paper_id, "typed over there"):
+            await pilot.press("o")
+            assert _note_text(app) == ""
+            said = _editor_says(app)
+            assert "being edited in another reader" in said and "Restored" not in said
+            await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, NoteEditor))
+        await pilot.press("o")  # that reader gone: its text is offered now
+        assert _note_text(app) == "typed over there"
+        assert "Restored what you typed" in _editor_says(app)

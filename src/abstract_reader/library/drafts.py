@@ -166,11 +166,14 @@ class Drafts:
         """The papers with drafts left (see `left`), the newest draft's first."""
         return list(dict.fromkeys(d.paper_id for d in self._read_all(live)))
 
-    def being_typed(self, live: Collection[str] = ()) -> bool:
-        """Is a draft being typed in another reader that still runs (or in this one's
-        editors other than ``live``'s — none: they are left)? A reader whose window closed
-        a moment ago may still be ending."""
-        return any(d.paper_id for d in self._read_all(live, ended=False) if d.slot not in live)
+    def being_typed(self, live: Collection[str] = (), paper_id: str | None = None) -> bool:
+        """Is a draft (of the note of ``paper_id``, if given) being typed in another reader
+        that still runs? (This one's editors other than ``live``'s have none: theirs are
+        left.) A reader whose window closed a moment ago may still be ending."""
+        return any(
+            d.slot not in live and paper_id in (None, d.paper_id)
+            for d in self._read_all(live, ended=False)
+        )
 
     def _read_all(self, live: Collection[str], *, ended: bool = True) -> list[Draft]:
         if self.folder is None:

@@ -2005,6 +2005,9 @@ class MainScreen(Screen[None]):
         restored = None
         if start is None:  # what was typed and not saved (the terminal closed …) comes back
             restored = self._left_draft(paper, stored)
+            if restored is None and self.drafts.being_typed(self._live_draft_slots(), paper.id):
+                # (saving here then shows both, should the other save first)
+                hint = "This note is being edited in another reader too, not saved there yet."
             if restored is not None:
                 from ...library.drafts import draft_hint
 
