@@ -79,6 +79,18 @@ class Terminal:
     def send(self, data: str) -> None:
         os.write(self.fd, data.encode())
 
+    def close_window(self, timeout: float = 20.0) -> int:
+        """Close the terminal (its window: the pty's other end goes), then wait for the
+        program to end; its exit status."""
+        os.close(self.fd)
+        deadline = time.monotonic() + timeout
+        while not (ended := os.waitpid(self.pid, os.WNOHANG))[0]:
+            if time.monotonic() > deadline:
+                os.kill(self.pid, 9)
+                raise AssertionError("the reader did not end when its terminal closed")
+            time.sleep(0.05)
+        return os.waitstatus_to_exitcode(ended[1])
+
     def wait(self, timeout: float = 20.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -404,14 +416,7 @@ def test_a_note_typed_when_the_terminal_closes_is_offered_again(
     term.read_until(b"Note on")
     term.send("typed before the window closed")
     term.read_until(b"typed before the window closed")  # on screen: the reader has it
-    os.close(term.fd)  # the window closed, at once
-    deadline = time.monotonic() + 20
-    while not (ended := os.waitpid(term.pid, os.WNOHANG))[0]:
-        if time.monotonic() > deadline:
-            os.kill(term.pid, 9)
-            raise AssertionError("the reader did not end when its terminal closed")
-        time.sleep(0.05)
-    assert os.waitstatus_to_exitcode(ended[1]) == 129
+    assert term.close_window() == 129  # at once
     assert [d.text for d in drafts.left(paper_id)] == ["typed before the window closed"]
     with Library(db) as library:
         assert paper_id not in library.snapshot.notes
@@ -427,7 +432,7 @@ def test_a_note_typed_when_the_terminal_closes_is_offered_again(
     assert again.wait() == 0
     with Library(db) as library:
         assert library.snapshot.notes[paper_id] == "typed before the window closed"
-    assert drafts.left_papers() == []
+    assert drafts.all_left() == []
 
 
 def test_sigterm_ends_the_reader_as_quitting_does(tmp_path: Path) -> None:
@@ -511,14 +516,7 @@ def test_what_the_editor_wrote_is_kept_when_the_window_closes_while_it_runs(
     term.read_until(b"typed first")
     term.send("\x0f")  # ctrl+o
     term.until(written.exists, "the editor did not write the file")
-    os.close(term.fd)  # the window closed while the editor runs
-    deadline = time.monotonic() + 20
-    while not (ended := os.waitpid(term.pid, os.WNOHANG))[0]:
-        if time.monotonic() > deadline:
-            os.kill(term.pid, 9)
-            raise AssertionError("the reader did not end when its terminal closed")
-        time.sleep(0.05)
-    assert os.waitstatus_to_exitcode(ended[1]) == 129
+    assert term.close_window() == 129  # while the editor runs
     assert [d.text for d in Drafts.beside(db).left(paper_id)] == [
         "typed first and what the editor wrote"
     ]

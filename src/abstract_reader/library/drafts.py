@@ -162,9 +162,9 @@ class Drafts:
         slots) is not among them."""
         return [d for d in self._read_all(live) if d.paper_id == paper_id]
 
-    def left_papers(self, live: Collection[str] = ()) -> list[str]:
-        """The papers with drafts left (see `left`), the newest draft's first."""
-        return list(dict.fromkeys(d.paper_id for d in self._read_all(live)))
+    def all_left(self, live: Collection[str] = ()) -> list[Draft]:
+        """Every draft left (see `left`), of any paper, newest first: one look."""
+        return self._read_all(live)
 
     def being_typed(self, live: Collection[str] = (), paper_id: str | None = None) -> bool:
         """Is a draft (of the note of ``paper_id``, if given) being typed in another reader

@@ -243,8 +243,8 @@ class ReaderApp(App[int]):
     def _end_on_hangup(self) -> None:
         """The terminal went away (its window closed, the ssh link dropped: SIGHUP) or the
         reader was asked to stop (SIGTERM: ``kill``, a logout, a system shutdown): a note
-        being typed is kept as a draft (`NoteEditor`), the library closed, and — SIGTERM —
-        the reader ends as if quit, the terminal given back as it was, instead of dying
+        being typed is kept as a draft (`NoteEditor`), and — SIGTERM — the reader ends as
+        if quit, the library closed and the terminal given back as it was, instead of dying
         mid-way (their default: the terminal left in the reader's screen, mouse reports on,
         no cursor) or — SIGHUP ignored, a reader started under ``nohup`` — spinning for good
         on a terminal whose reads all come back empty. Not in a headless (test) session."""

@@ -854,14 +854,21 @@ class NoteEditor(_Editor[NoteResult]):
         return super().dismiss(result)
 
     def keep_draft(self) -> None:
-        """Hand the text as it is now to ``keep`` (if it changed since it last did)."""
+        """Hand the text as it is now to ``keep`` (if it changed since it last did), and
+        say if it could not be kept."""
         self._keep_timer = None
+        if self._hand_over():
+            self._tell_keep_failed()
+
+    def _hand_over(self) -> bool:
+        """Hand the text to ``keep`` unless it did already or the editor was closed (saved
+        or dropped); whether it did now."""
         self._read_text()
         if self._keep is None or self._dismissed or self._typed == self._kept:
-            return
+            return False
         self._kept = self._typed
         self.keep_failed = self._keep(self._typed)
-        self._tell_keep_failed()
+        return True
 
     def _tell_keep_failed(self) -> None:
         """Say (once: the next keys would say it again) that the text is not kept."""
@@ -887,12 +894,9 @@ class NoteEditor(_Editor[NoteResult]):
         self.keep_now()
 
     def keep_now(self) -> None:
-        """Keep the text as it is, the last keys too (as the last change said it: the
-        widgets may be gone), unless the editor was closed (saved or dropped)."""
-        self._read_text()
-        if not self._dismissed and self._keep is not None and self._typed != self._kept:
-            self._kept = self._typed
-            self._keep(self._typed)
+        """Keep the text as it is, the last keys too, as the reader ends (nothing said: the
+        widgets may be gone; the last change's text then stands)."""
+        self._hand_over()
 
     def _read_text(self) -> None:
         """The text from the text area itself while it is there: the last keys' Changed

@@ -791,13 +791,14 @@ class MainScreen(Screen[None]):
         if self._drafts_told:
             return
         corpus, notes = self.session.corpus, self.library.snapshot.notes
+        left = self.drafts.all_left(self._live_draft_slots())  # (one look at the folder)
         papers: list[Paper] = []
         elsewhere = 0
-        for pid in self.drafts.left_papers(self._live_draft_slots()):
+        for pid in dict.fromkeys(d.paper_id for d in left):
             paper = corpus.get(pid)
             if paper is None:
                 elsewhere += 1
-            elif self._left_draft(paper, notes.get(pid, "")) is not None:
+            elif self._left_draft(paper, notes.get(pid, ""), left) is not None:
                 papers.append(paper)
         if not papers and not elsewhere:
             # a reader whose window was closed a moment ago may still be ending (its drafts
@@ -2027,11 +2028,18 @@ class MainScreen(Screen[None]):
         editor.saves_with(lambda result: self._save_note(paper, started_from, result, editor))
         self._push_note_editor(paper, editor)
 
-    def _left_draft(self, paper: Paper, stored: str) -> Draft | None:
+    def _left_draft(
+        self, paper: Paper, stored: str, left: list[Draft] | None = None
+    ) -> Draft | None:
         """The newest draft of the paper's note left by an ended session, if it is not the
-        stored note (one that is — saved since by another reader or the CLI — goes)."""
+        stored note (one that is — saved since by another reader or the CLI — goes).
+        ``left``: the drafts left, already read (`Drafts.all_left`)."""
         drafts = self.drafts
-        for draft in drafts.left(paper.id, self._live_draft_slots()):
+        if left is None:
+            left = drafts.left(paper.id, self._live_draft_slots())
+        for draft in left:
+            if draft.paper_id != paper.id:
+                continue
             if draft.text != stored:
                 return draft
             drafts.drop(paper.id, draft.slot)
